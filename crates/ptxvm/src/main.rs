@@ -1,0 +1,234 @@
+//! The `ptxvm` command line: `check`, `fmt` and `info` over PTX files. This is the only
+//! place diagnostics are rendered (rustc style or JSON lines).
+//!
+//! Exit codes: 0 success, 1 bad input (diagnostics were printed), 2 usage error.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ptxvm_ir::Checked;
+use ptxvm_syntax::{Diagnostic, Severity, Source};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod info;
+
+#[derive(Parser)]
+#[command(
+    name = "ptxvm",
+    version,
+    about = "Check, format, inspect and run NVIDIA PTX on the CPU",
+    after_help = "Examples:\n  ptxvm check kernel.ptx\n  ptxvm check --message-format json a.ptx b.ptx\n  ptxvm fmt kernel.ptx > canonical.ptx\n  ptxvm info kernel.ptx"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Parse and check PTX files as strictly as ptxas; print diagnostics.
+    #[command(after_help = "Exit status: 0 when every file is valid, 1 when any has errors.")]
+    Check {
+        /// PTX files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Diagnostic format: `human` (rustc style) or `json` (one object per line).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        message_format: Format,
+    },
+    /// Print a PTX file in canonical form.
+    Fmt { file: PathBuf },
+    /// Summarise a module: version, target, kernels and functions with their parameters,
+    /// register counts, directives and module variables.
+    Info { file: PathBuf },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.cmd {
+        Cmd::Check {
+            files,
+            message_format,
+        } => {
+            let mut bad = false;
+            for f in &files {
+                match load(f) {
+                    Ok((src, checked)) => {
+                        render_all(&src, &checked.diags, message_format);
+                        bad |= checked.has_errors();
+                    }
+                    Err(code) => return code,
+                }
+            }
+            if bad {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Cmd::Fmt { file } => match load(&file) {
+            Ok((src, checked)) => {
+                if checked
+                    .diags
+                    .iter()
+                    .any(|d| d.kind == ptxvm_syntax::DiagKind::Syntax && d.is_error())
+                {
+                    render_all(&src, &checked.diags, Format::Human);
+                    return ExitCode::from(1);
+                }
+                let out = ptxvm_syntax::printer::print(&checked.ast, &src.text);
+                let _ = std::io::stdout().write_all(out.as_bytes());
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        },
+        Cmd::Info { file } => match load(&file) {
+            Ok((src, checked)) => {
+                if checked.has_errors() {
+                    render_all(&src, &checked.diags, Format::Human);
+                    return ExitCode::from(1);
+                }
+                let _ = std::io::stdout().write_all(info::render(&checked.module).as_bytes());
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        },
+    }
+}
+
+/// Loads, preprocesses and checks a file; I/O errors are printed and become exit code 1.
+fn load(path: &Path) -> Result<(Source, Checked), ExitCode> {
+    match Source::load(path) {
+        Ok((src, pre)) => {
+            let mut checked = ptxvm_ir::check(&src);
+            if !pre.is_empty() {
+                checked.diags.extend(pre);
+                checked.diags.sort_by_key(|d| (d.span.start, d.kind));
+            }
+            Ok((src, checked))
+        }
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", path.display());
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+fn render_all(src: &Source, diags: &[Diagnostic], fmt: Format) {
+    let mut out = std::io::stdout().lock();
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    for d in diags {
+        let text = match fmt {
+            Format::Human => render_human(src, d),
+            Format::Json => render_json(src, d),
+        };
+        let _ = out.write_all(text.as_bytes());
+    }
+    if fmt == Format::Human && errors > 0 {
+        let _ = writeln!(
+            out,
+            "error: could not check `{}` due to {errors} previous error{}\n",
+            src.files[0],
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+}
+
+/// rustc-style rendering: message, location arrow, the source line with a caret, notes.
+pub fn render_human(src: &Source, d: &Diagnostic) -> String {
+    let loc = src.locate(d.span);
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let lno = loc.line.to_string();
+    let pad = " ".repeat(lno.len());
+    let width = (d.span.end.saturating_sub(d.span.start) as usize).clamp(
+        1,
+        loc.line_text
+            .len()
+            .saturating_sub(loc.col as usize - 1)
+            .max(1),
+    );
+    let col = (loc.col as usize - 1).min(loc.line_text.len());
+    let lead: String = loc.line_text[..col.min(loc.line_text.len())]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let mut s = format!(
+        "{sev}[{}]: {}\n{pad}--> {}:{}:{}\n{pad} |\n{lno} | {}\n{pad} | {lead}{}\n",
+        d.kind.as_str(),
+        d.message,
+        loc.file,
+        loc.line,
+        loc.col,
+        loc.line_text,
+        "^".repeat(width)
+    );
+    for (sp, note) in &d.notes {
+        match sp {
+            Some(sp) => {
+                let l = src.locate(*sp);
+                s.push_str(&format!(
+                    "{pad} = note: {note} ({}:{}:{})\n",
+                    l.file, l.line, l.col
+                ));
+            }
+            None => s.push_str(&format!("{pad} = note: {note}\n")),
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// One JSON object per diagnostic.
+pub fn render_json(src: &Source, d: &Diagnostic) -> String {
+    let loc = src.locate(d.span);
+    let end = src.locate(ptxvm_syntax::Span {
+        start: d.span.end,
+        end: d.span.end,
+    });
+    let notes: Vec<serde_json::Value> = d
+        .notes
+        .iter()
+        .map(|(sp, n)| {
+            let mut o = serde_json::json!({ "message": n });
+            if let Some(sp) = sp {
+                let l = src.locate(*sp);
+                o["file"] = l.file.into();
+                o["line"] = l.line.into();
+                o["column"] = l.col.into();
+            }
+            o
+        })
+        .collect();
+    let v = serde_json::json!({
+        "severity": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+        "kind": d.kind.as_str(),
+        "message": d.message,
+        "file": loc.file,
+        "line": loc.line,
+        "column": loc.col,
+        "end_line": end.line,
+        "end_column": end.col,
+        "source_line": loc.line_text,
+        "notes": notes,
+    });
+    format!("{v}\n")
+}
