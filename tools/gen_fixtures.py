@@ -325,8 +325,9 @@ def clang_jobs(clang: str) -> list[Job]:
             else:
                 cmd = ["-x", "cuda", "-std=c++17", "--cuda-device-only", f"--cuda-gpu-arch=sm_{arch}",
                        "-nocudainc", "-nocudalib"]
-            if arch.endswith("a") or arch_num(arch) >= 90:
-                cmd += ["-Xclang", "-target-feature", "-Xclang", "+ptx80"]
+            # clang without a CUDA install defaults to an old PTX ISA; pick one per arch (varied on purpose).
+            ptx_isa = "+ptx80" if arch_num(arch) >= 90 else ("+ptx75" if arch_num(arch) >= 80 else "+ptx64")
+            cmd += ["-Xclang", "-target-feature", "-Xclang", ptx_isa]
             cmd += extra + ["-I", "fixtures-src/clang", "-S", "-o", "-", rel]
 
             def produce(cmd=cmd):

@@ -670,7 +670,17 @@ pub fn primary_type(t: &Table, form: &Form, b: &Bindings) -> Option<Type> {
             found = Some(ty);
         }
     }
-    found
+    if found.is_some() {
+        return found;
+    }
+    // Else the single bound group whose value is a type (`mov.atype`).
+    let mut tys = b
+        .iter()
+        .filter_map(|(g, v)| Type::from_dot(&groups[*g].values[*v].text));
+    match (tys.next(), tys.next()) {
+        (Some(t), None) => Some(t),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

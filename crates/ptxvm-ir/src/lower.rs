@@ -83,6 +83,7 @@ impl<'a> Cx<'a> {
         let mut seen_version = false;
         let mut seen_target = false;
         let mut seen_other = false;
+        let mut seen_address_size = false;
         for (idx, it) in m.items.iter().enumerate() {
             match it {
                 ast::Item::Directive(d) => {
@@ -132,6 +133,14 @@ impl<'a> Cx<'a> {
                             self.target(d);
                         }
                         ".address_size" => {
+                            if seen_address_size {
+                                self.push(err(
+                                    DiagKind::Directive,
+                                    d.span,
+                                    "duplicate `.address_size` directive",
+                                ));
+                            }
+                            seen_address_size = true;
                             if !seen_target {
                                 self.push(err(
                                     DiagKind::Directive,
@@ -162,6 +171,17 @@ impl<'a> Cx<'a> {
                                 let name = self.t(*s).trim_matches('"').to_string();
                                 self.out.files.push((n, name));
                             }
+                        }
+                        ".alias" => {
+                            self.gate(
+                                Gate {
+                                    ptx: 63,
+                                    sm: 30,
+                                    arch_specific: false,
+                                },
+                                d.name,
+                                ".alias",
+                            );
                         }
                         _ => {}
                     }
@@ -252,7 +272,7 @@ impl<'a> Cx<'a> {
             Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?))
         });
         match parsed {
-            Some((maj, min)) if (1..=9).contains(&maj) && min <= 9 => self.out.version = (maj, min),
+            Some((maj, min)) if is_known_version(maj, min) => self.out.version = (maj, min),
             _ => {
                 self.push(err(
                     DiagKind::Directive,
@@ -313,7 +333,14 @@ impl<'a> Cx<'a> {
             }
         }
         match sm {
-            Some(v) => self.out.sm = v,
+            Some(v) => {
+                self.out.sm = v;
+                let need = target_min_ptx(v, self.out.arch_specific);
+                let have = self.out.version.0 * 10 + self.out.version.1;
+                if have > 0 && need > have {
+                    self.push(err(DiagKind::Version, d.span, format!("target `sm_{v}{}` requires PTX ISA version {}.{} or later (module has `.version {}.{}`)", if self.out.arch_specific { "a" } else { "" }, need / 10, need % 10, self.out.version.0, self.out.version.1)));
+                }
+            }
             None => {
                 self.push(err(
                     DiagKind::Directive,
@@ -436,6 +463,16 @@ impl<'a> Cx<'a> {
                 }
             },
         };
+        if vector > 1 && ty.bits() * vector > 128 && space != Space::Reg {
+            self.push(err(
+                DiagKind::Declaration,
+                v.vector.unwrap_or(v.span),
+                format!(
+                    "vector type `.v{vector} {ty}` is {} bits, over the 128-bit limit",
+                    ty.bits() * vector
+                ),
+            ));
+        }
         if vector > 1 && (ty == Type::Pred || ty.class() == Class::Opaque) {
             self.push(err(
                 DiagKind::Declaration,
@@ -526,10 +563,21 @@ impl<'a> Cx<'a> {
             let mut init = None;
             if let Some(i) = &d.init {
                 if !matches!(space, Space::Global | Space::Const) {
+                    let kind = if space == Space::Reg {
+                        DiagKind::Declaration
+                    } else {
+                        DiagKind::StateSpace
+                    };
                     self.push(err(
-                        DiagKind::StateSpace,
+                        kind,
                         i.span(),
                         format!("variables in `{}` cannot have initialisers", space.name()),
+                    ));
+                } else if vector > 1 && matches!(i, ast::Init::Expr(_)) {
+                    self.push(err(
+                        DiagKind::Declaration,
+                        i.span(),
+                        format!("a `.v{vector}` variable needs a braced initialiser `{{...}}`"),
                     ));
                 } else if linkage == Linkage::Extern {
                     self.push(err(
@@ -628,6 +676,16 @@ impl<'a> Cx<'a> {
                     (None, _) => {
                         // A symbol: `sym`, `sym+off`, `generic(sym)`.
                         match sym_expr(e, self.src) {
+                            Some((name, _, _))
+                                if !self.globals.contains_key(name)
+                                    && !self.funcs.contains_key(name) =>
+                            {
+                                self.push(err(
+                                    DiagKind::Declaration,
+                                    e.span(),
+                                    format!("initialiser names `{name}`, which is not declared"),
+                                ));
+                            }
                             Some((name, addend, generic)) => {
                                 data.relocs.push((off, name.to_string(), addend, generic));
                                 data.bytes
@@ -771,7 +829,8 @@ impl<'a> Cx<'a> {
                 .collect();
             let entry_only = matches!(
                 name,
-                ".maxntid"
+                ".maxnreg"
+                    | ".maxntid"
                     | ".reqntid"
                     | ".minnctapersm"
                     | ".maxnctapersm"
@@ -878,28 +937,47 @@ impl<'a> Cx<'a> {
 
     /// Reports a version/target gate violation.
     fn gate(&mut self, g: Gate, span: Span, what: &str) -> bool {
+        match self.gate_err(g, span, what) {
+            Some(d) => {
+                self.push(d);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// The diagnostic for a version/target gate the module does not meet.
+    fn gate_err(&self, g: Gate, span: Span, what: &str) -> Option<Diagnostic> {
         if !self.gate_ok {
-            return true;
+            return None;
         }
         let v = self.out.version.0 * 10 + self.out.version.1;
         if g.ptx > v {
-            self.push(err(DiagKind::Version, span, format!("`{what}` requires PTX ISA version {}.{} or later (module has `.version {}.{}`)", g.ptx / 10, g.ptx % 10, self.out.version.0, self.out.version.1)));
-            return false;
+            let (a, b) = self.out.version;
+            return Some(err(
+                DiagKind::Version,
+                span,
+                format!(
+                    "`{what}` requires PTX ISA version {}.{} or later (module has `.version {a}.{b}`)",
+                    g.ptx / 10,
+                    g.ptx % 10
+                ),
+            ));
         }
         if g.sm > self.out.sm || (g.arch_specific && !self.out.arch_specific) {
             let need = format!("sm_{}{}", g.sm, if g.arch_specific { "a" } else { "" });
-            self.push(err(
+            let have = format!(
+                "sm_{}{}",
+                self.out.sm,
+                if self.out.arch_specific { "a" } else { "" }
+            );
+            return Some(err(
                 DiagKind::Target,
                 span,
-                format!(
-                    "`{what}` requires target `{need}` or later (module targets `sm_{}{}`)",
-                    self.out.sm,
-                    if self.out.arch_specific { "a" } else { "" }
-                ),
+                format!("`{what}` requires target `{need}` or later (module targets `{have}`)"),
             ));
-            return false;
         }
-        true
+        None
     }
 
     fn func_body(&mut self, f: &ast::Function, fi: usize) {
@@ -1110,7 +1188,23 @@ impl<'a> Cx<'a> {
         for ((var, span), d) in vars.into_iter().zip(&v.declarators) {
             let name = self.t(span);
             let scope = fx.scopes.len() - 1;
-            let dup = fx.scopes[scope].contains_key(name) || fx.ranges[scope].contains_key(name);
+            let dup = fx.scopes[scope].contains_key(name)
+                || fx.ranges[scope].contains_key(name)
+                || range_member(&fx.ranges[scope], name).is_some()
+                || (d.range.is_some() && {
+                    let n = d
+                        .range
+                        .as_ref()
+                        .and_then(|(_, e)| const_int(e))
+                        .unwrap_or(0)
+                        .clamp(0, 1 << 20) as u32;
+                    fx.scopes[scope].keys().any(|k| {
+                        k.strip_prefix(name).is_some_and(|num| {
+                            num.parse::<u32>()
+                                .is_ok_and(|v| v < n && (num == "0" || !num.starts_with('0')))
+                        })
+                    })
+                });
             if dup {
                 self.push(err(
                     DiagKind::Duplicate,
@@ -1189,18 +1283,8 @@ impl<'a> Cx<'a> {
                     Local::Var(v) => Res::Var(v),
                 });
             }
-            if !fx.ranges[k].is_empty() {
-                let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-                if digits < name.len() {
-                    let (prefix, num) = name.split_at(digits);
-                    if let Some(&(first, count)) = fx.ranges[k].get(prefix)
-                        && let Ok(n) = num.parse::<u32>()
-                        && n < count
-                        && (num == "0" || !num.starts_with('0'))
-                    {
-                        return Some(Res::Reg(first + n));
-                    }
-                }
+            if let Some(r) = range_member(&fx.ranges[k], name) {
+                return Some(Res::Reg(r));
             }
         }
         if let Some(&g) = self.globals.get(name) {
@@ -1243,6 +1327,10 @@ impl<'a> Cx<'a> {
                     p,
                     format!("guard `{n}` is not a predicate register"),
                 )),
+                None if self.table.has_opcode(n) => {
+                    self.push(err(DiagKind::Syntax, p, format!("`@` must be followed by a predicate register, found the instruction `{n}`")));
+                    return None;
+                }
                 None => self.push(err(
                     DiagKind::Undeclared,
                     p,
@@ -1270,6 +1358,24 @@ impl<'a> Cx<'a> {
             .filter_map(|&fi| table.match_mods(&table.forms[fi], &mods).map(|b| (fi, b)))
             .collect();
         if matched.is_empty() {
+            // A state space the instruction cannot use (`st.const`) is a state-space error.
+            for (k, m) in mods.iter().enumerate() {
+                if Space::from_dot(m).is_some() && !m.contains("::") {
+                    let mut alt = mods.clone();
+                    alt[k] = ".global";
+                    if forms
+                        .iter()
+                        .any(|&fi| table.match_mods(&table.forms[fi], &alt).is_some())
+                    {
+                        self.push(err(
+                            DiagKind::StateSpace,
+                            i.mods[k],
+                            format!("`{opcode}` cannot access the `{m}` state space"),
+                        ));
+                        return None;
+                    }
+                }
+            }
             let mut d = err(
                 DiagKind::Modifier,
                 mod_span,
@@ -1384,6 +1490,10 @@ impl<'a> Cx<'a> {
         };
         let (fi, b, ops) = passing.swap_remove(k);
         let f = &table.forms[fi];
+        self.space_checks(opcode, &mods, i, &ops, fx);
+        if opcode == "call" {
+            self.call_checks(i, &ops, fx);
+        }
         Some(Inst {
             form: fi as u32,
             opcode: opcode.to_string(),
@@ -1392,6 +1502,113 @@ impl<'a> Cx<'a> {
             guard,
             operands: ops,
         })
+    }
+
+    /// The space of a variable reference.
+    fn var_space(&self, v: VarRef, fx: &Fx<'a>) -> Option<Space> {
+        match v {
+            VarRef::Global(g) => self.out.vars.get(g as usize).map(|x| x.space),
+            VarRef::Local(l) => fx.func.locals.get(l as usize).map(|x| x.space),
+            VarRef::Param(p) => fx.func.params.get(p as usize).map(|x| x.space),
+            VarRef::Ret(p) => fx.func.rets.get(p as usize).map(|x| x.space),
+        }
+    }
+
+    /// An address naming a variable must use the variable's state space.
+    fn space_checks(
+        &mut self,
+        opcode: &str,
+        mods: &[&str],
+        i: &ast::Instr,
+        ops: &[Op],
+        fx: &Fx<'a>,
+    ) {
+        let Some(space) = mods.iter().find_map(|m| Space::from_dot(m)) else {
+            return;
+        };
+        for (o, op) in i.operands.iter().zip(ops) {
+            let Op::Addr {
+                base: Base::Var(v), ..
+            } = op
+            else {
+                continue;
+            };
+            let Some(vs) = self.var_space(*v, fx) else {
+                continue;
+            };
+            if vs != space {
+                self.push(err(
+                    DiagKind::StateSpace,
+                    o.span(),
+                    format!(
+                        "`{}` is a `{}` variable but `{opcode}` accesses `{}`",
+                        self.t(o.span()).trim_matches(['[', ']']),
+                        vs.name(),
+                        space.name()
+                    ),
+                ));
+            } else if opcode == "st"
+                && space == Space::Param
+                && matches!(v, VarRef::Param(_))
+                && fx.func.kind == Some(FuncKind::Entry)
+            {
+                self.push(err(
+                    DiagKind::StateSpace,
+                    o.span(),
+                    "kernel parameters are read-only: `st.param` cannot write them",
+                ));
+            }
+        }
+    }
+
+    /// A direct call must pass as many arguments and returns as the callee declares.
+    fn call_checks(&mut self, i: &ast::Instr, ops: &[Op], fx: &Fx<'a>) {
+        let Some(ci) = ops.iter().position(|o| !matches!(o, Op::List(_))) else {
+            return;
+        };
+        let Op::Func(f) = ops[ci] else { return };
+        // The function being checked has been taken out of `self.out.funcs`.
+        let callee = if self.out.funcs[f as usize].name.is_empty() {
+            &fx.func
+        } else {
+            &self.out.funcs[f as usize]
+        };
+        let (np, nr) = (callee.params.len(), callee.rets.len());
+        let rets = if ci > 0 {
+            if let Op::List(v) = &ops[0] {
+                v.len()
+            } else {
+                0
+            }
+        } else {
+            0
+        };
+        let args = match ops.get(ci + 1) {
+            Some(Op::List(v)) => v.len(),
+            _ => 0,
+        };
+        let name = callee.name.clone();
+        if args != np {
+            let sp = i.operands.get(ci + 1).map_or(i.span, |o| o.span());
+            self.push(err(
+                DiagKind::OperandCount,
+                sp,
+                format!(
+                    "`{name}` takes {np} argument{}, found {args}",
+                    if np == 1 { "" } else { "s" }
+                ),
+            ));
+        } else if rets != nr {
+            let sp = i.operands.first().map_or(i.span, |o| o.span());
+            self.push(err(
+                DiagKind::OperandCount,
+                sp,
+                format!(
+                    "`{name}` returns {nr} value{}, the call receives {rets}",
+                    if nr == 1 { "" } else { "s" }
+                ),
+            ));
+        }
     }
 
     /// Reports undeclared names inside an operand (used when the form is unknown).
@@ -1800,6 +2017,9 @@ impl<'a> Cx<'a> {
                 {
                     errs.push(self.type_error(name, n, sty, t));
                 }
+                if let Some(d) = self.gate_err(sreg_gate(n), name, n) {
+                    errs.push(d);
+                }
                 Op::SReg(SReg { id, comp: c })
             }
             Some(Res::Var(v)) if matches!(kind, Kind::RIS) => Op::Sym {
@@ -2098,6 +2318,97 @@ enum Res {
     Label(BlockId),
     Special,
     SReg(u16, Type, bool),
+}
+
+/// Version and target requirements of special registers.
+fn sreg_gate(name: &str) -> Gate {
+    let (ptx, sm) = match name {
+        "%clusterid"
+        | "%nclusterid"
+        | "%cluster_ctaid"
+        | "%cluster_nctaid"
+        | "%cluster_ctarank"
+        | "%cluster_nctarank"
+        | "%is_explicit_cluster" => (78, 90),
+        "%aggr_smem_size" => (81, 90),
+        "%current_graph_exec" => (80, 50),
+        "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap" => (76, 80),
+        "%dynamic_smem_size" | "%total_smem_size" => (41, 20),
+        "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => (31, 20),
+        "%clock_hi" => (50, 20),
+        "%nwarpid" | "%nsmid" => (20, 20),
+        _ => (10, 10),
+    };
+    Gate {
+        ptx,
+        sm,
+        arch_specific: false,
+    }
+}
+
+/// The register a name like `%r12` denotes within declared ranges (`%r<100>`).
+fn range_member(ranges: &HashMap<&str, (u32, u32)>, name: &str) -> Option<RegId> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == name.len() {
+        return None;
+    }
+    let (prefix, num) = name.split_at(digits);
+    let &(first, count) = ranges.get(prefix)?;
+    let n = num.parse::<u32>().ok()?;
+    (n < count && (num == "0" || !num.starts_with('0'))).then_some(first + n)
+}
+
+/// The lowest PTX ISA version (major*10+minor) that knows a target.
+fn target_min_ptx(sm: u32, arch: bool) -> u32 {
+    let base = match sm {
+        10..=13 => 10,
+        20 | 21 => 20,
+        30 => 30,
+        32 => 40,
+        35 => 31,
+        37 => 41,
+        50 => 40,
+        52 => 41,
+        53 => 42,
+        60..=62 => 50,
+        70 => 60,
+        72 => 61,
+        75 => 63,
+        80 => 70,
+        86 => 71,
+        87 => 74,
+        88 => 90,
+        89 => 78,
+        90 => 78,
+        100 | 101 => 86,
+        103 => 88,
+        110 => 90,
+        120 => 87,
+        121 => 88,
+        _ => 10,
+    };
+    if arch && sm == 90 { 80 } else { base }
+}
+
+/// PTX ISA versions that exist (major*10+minor), up to the newest the fixtures use.
+fn is_known_version(maj: u32, min: u32) -> bool {
+    match maj {
+        1 => min <= 5,
+        2 => min <= 3,
+        3 => min <= 2,
+        4 => min <= 3,
+        5 => min == 0,
+        6 => min <= 5,
+        7 => min <= 8,
+        8 => min <= 8,
+        9 => min <= 5,
+        _ => false,
+    }
 }
 
 fn is_known_sm(v: u32) -> bool {

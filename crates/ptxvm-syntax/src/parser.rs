@@ -174,7 +174,21 @@ impl<'a> Parser<'a> {
             Ok(s)
         } else {
             let msg = format!("expected {what}, found {}", self.describe());
-            let sp = self.span();
+            // A missing terminator or closer is reported right after the previous token, on
+            // its line, as rustc does.
+            let sp = if matches!(
+                t,
+                Tok::Semi | Tok::RParen | Tok::RBracket | Tok::RBrace | Tok::Comma
+            ) && self.pos > 0
+            {
+                let p = self.prev_span();
+                Span {
+                    start: p.end,
+                    end: p.end,
+                }
+            } else {
+                self.span()
+            };
             Err(self.error(sp, msg))
         }
     }
@@ -321,7 +335,7 @@ impl<'a> Parser<'a> {
             ".version" => {
                 let sp = self.span();
                 match self.peek() {
-                    Tok::DecFloat | Tok::Dec => {
+                    Tok::DecFloat if self.peek_text().contains('.') => {
                         let e = self.expr_primary()?;
                         args.push(DirArg::Expr(e));
                     }
