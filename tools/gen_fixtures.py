@@ -41,7 +41,7 @@ Usage (from the repository root)::
 manifest.  Options: ``--cu13-prefix`` (or env ``FIXTURES_CU13_PREFIX``), the
 CUDA 13 venv; ``--clang`` the clang binary (default ``clang-19``).
 
-Determinism: sources are passed to the compilers by their repository-relative
+Determinism: the script re-executes itself with ``PYTHONHASHSEED=0``, sources are passed to the compilers by their repository-relative
 path, Triton's cache is pointed at a fresh temporary directory, the output
 directories are emptied of ``*.ptx`` before writing, and the manifest is
 sorted.  Re-running with the same tool versions reproduces the files byte for
@@ -250,6 +250,11 @@ def triton_jobs() -> list[Job]:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    def tptx(cc):
+        return get_ptxas(cc).version
+
     jobs = []
     for src in sorted((SRC / "triton").glob("*.py")):
         mod = load_module(src, f"fixtures_triton_{src.stem}")
@@ -269,7 +274,7 @@ def triton_jobs() -> list[Job]:
                     return k.asm["ptx"]
 
                 jobs.append(Job("triton", f"triton/{src.stem}.{fx['name']}.sm_{cc}.ptx", rel,
-                                f"sm_{cc}", flags, triton.__version__, produce))
+                                f"sm_{cc}", flags, f"{triton.__version__} (bundled ptxas {tptx(cc)})", produce))
     return jobs
 
 
@@ -386,7 +391,10 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="ptxfix-"))
     os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
-    os.environ["TRITON_PTXAS_PATH"] = str(ptxas.exe12)
+    # Triton picks the PTX ISA from the ptxas it bundles (12.x below sm_90, "ptxas-blackwell" 13.x from
+    # sm_90 on); use exactly those so the output is what a stock Triton install emits.
+    for k in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_MOCK_PTX_VERSION"):
+        os.environ.pop(k, None)
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
     jobs: list[Job] = []
@@ -433,8 +441,6 @@ def main() -> int:
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         outcomes += list(ex.map(run, pooled))
     for j in serial:
-        if j.compiler == "triton":
-            os.environ["TRITON_PTXAS_PATH"] = str(ptxas.exe12)
         outcomes.append(run(j))
 
     to_check = []
@@ -504,4 +510,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    # numba emits some module-level globals in set-iteration order: pin the hash seed for byte-stable output.
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable] + sys.argv)
     sys.exit(main())
