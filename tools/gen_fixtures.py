@@ -12,7 +12,10 @@ Compilers (output directory -> tool):
 * ``nvrtc12``  NVRTC 12.9  (pip ``nvidia-cuda-nvrtc-cu12``), loaded through ctypes
 * ``nvrtc13``  NVRTC 13.x  (pip ``nvidia-cuda-nvrtc``, installed in a separate venv)
 * ``triton``   Triton 3.x  (pip ``triton``), ``triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))``
+  for cc 80 and 90 (no GPU needed); each ``fixtures-src/triton/*.py`` lists ``FIXTURES``
+  (kernel, signature, constexprs, options, optional ``divisible`` args and ``archs``)
 * ``numba``    numba-cuda  (pip ``numba-cuda``), ``numba.cuda.compile_ptx`` with NVVM from ``nvidia-cuda-nvcc-cu12``
+  for cc 7.5/8.0/9.0; each ``fixtures-src/numba/*.py`` lists ``FIXTURES`` (function, signature, options)
 * ``clang19``  clang-19 NVPTX backend (Debian ``clang-19``)
 
 ``ptxas`` 12.9 (pip ``nvidia-cuda-nvcc-cu12``) checks every file whose ``.version``
@@ -21,8 +24,10 @@ checked with ``ptxas`` 13.x (pip ``nvidia-cuda-nvcc`` in the CUDA 13 venv).
 Files ptxas rejects are not written; they are listed under ``rejected`` in the
 manifest and the script exits non-zero.
 
-Setup (exact versions used for the committed corpus are pinned in
-``tools/requirements-fixtures.txt``)::
+Setup (exact versions are pinned in ``tools/requirements-fixtures.txt``; the
+committed corpus was made with NVRTC 12.9.86 and 13.5.37, ptxas 12.9.86 and
+13.5.37, Triton 3.9.0 with its bundled ptxas 12.9 / 13.4, numba-cuda 0.30.4 on
+numba 0.68.1 with NVVM from nvidia-cuda-nvcc-cu12 12.9.86, Debian clang 19.1.7)::
 
     apt-get update && apt-get install -y clang-19
     pip install -r tools/requirements-fixtures.txt          # cu12 toolchain, triton, numba-cuda
@@ -41,11 +46,21 @@ Usage (from the repository root)::
 manifest.  Options: ``--cu13-prefix`` (or env ``FIXTURES_CU13_PREFIX``), the
 CUDA 13 venv; ``--clang`` the clang binary (default ``clang-19``).
 
-Determinism: the script re-executes itself with ``PYTHONHASHSEED=0``, sources are passed to the compilers by their repository-relative
-path, Triton's cache is pointed at a fresh temporary directory, the output
-directories are emptied of ``*.ptx`` before writing, and the manifest is
-sorted.  Re-running with the same tool versions reproduces the files byte for
-byte.
+Output names: ``nvrtc12|nvrtc13|clang19/<source-stem>.sm_<arch>[.<variant>].ptx``,
+``triton|numba/<module>.<fixture-name>.sm_<cc>.ptx``.  NVRTC compiles with
+``-std=c++17 -arch=compute_<arch>``; clang with ``-O2`` and an explicit PTX ISA
+per arch (+ptx64 for sm_70, +ptx75 for sm_80, +ptx80 for sm_90/sm_90a).
+
+Determinism: the script re-executes itself with ``PYTHONHASHSEED=0`` (numba
+orders some globals by set iteration), sources are passed to the compilers by
+their repository-relative path, Triton's cache is pointed at a fresh temporary
+directory, the output directories are emptied of ``*.ptx`` before writing, and
+the manifest is sorted.  Re-running with the same tool versions reproduces the
+files byte for byte.  Debug line tables (``.file``) in Triton output and in
+NVRTC ``-lineinfo``/``-G`` output name absolute paths (the checkout, the
+site-packages headers), so a byte-identical rebuild also needs the same paths
+(the committed files were built in ``/work/main`` with CPython under
+``/root/.pyenv/versions/3.11.7``).
 
 Source annotations: every ``fixtures-src/cuda/*.cu`` and ``fixtures-src/clang/*``
 file carries one line ``// fixture: key=value ...``:
@@ -395,7 +410,7 @@ def main() -> int:
     # sm_90 on); use exactly those so the output is what a stock Triton install emits.
     for k in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_MOCK_PTX_VERSION"):
         os.environ.pop(k, None)
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"
 
     jobs: list[Job] = []
     if "nvrtc12" in only:

@@ -174,6 +174,25 @@ pub struct Form {
 }
 
 impl Form {
+    /// The form in the manual's notation: `add{.sat}.s32 d, a, b{, c}`.
+    pub fn syntax(&self) -> String {
+        let mut s = self.pattern.clone();
+        let mut opened = false;
+        for (k, o) in self.operands.iter().enumerate() {
+            if o.optional && !opened {
+                s.push_str(if k == 0 { " {" } else { "{, " });
+                opened = true;
+            } else {
+                s.push_str(if k == 0 { " " } else { ", " });
+            }
+            s.push_str(&o.name);
+        }
+        if opened {
+            s.push('}');
+        }
+        s
+    }
+
     pub fn min_operands(&self) -> usize {
         self.operands.iter().filter(|o| !o.optional).count()
     }

@@ -1384,10 +1384,7 @@ impl<'a> Cx<'a> {
             for &fi in best_forms(table, forms, &mods).iter().take(3) {
                 d = d.with_note(
                     None,
-                    format!(
-                        "a valid form is `{}`",
-                        table.forms[fi].text.split(';').next().unwrap_or("").trim()
-                    ),
+                    format!("a valid form is `{}`", table.forms[fi].syntax()),
                 );
             }
             self.push(d);
@@ -1427,10 +1424,7 @@ impl<'a> Cx<'a> {
                     sp,
                     format!("`{whole}` takes {want} operands, found {n}"),
                 )
-                .with_note(
-                    None,
-                    format!("form: `{}`", f.text.split(';').next().unwrap_or("").trim()),
-                ),
+                .with_note(None, format!("form: `{}`", f.syntax())),
             );
             for o in &i.operands {
                 self.check_names(o, fx);
@@ -2478,23 +2472,56 @@ fn rank(e: &[Diagnostic]) -> u8 {
 
 /// Forms sharing the most modifiers with the instruction, for "a valid form is" notes.
 fn best_forms(t: &Table, forms: &[usize], mods: &[&str]) -> Vec<usize> {
-    let mut scored: Vec<(usize, usize)> = forms
+    // Score: modifiers the form knows, minus required slots left unfilled, plus a bonus when
+    // a type slot can take a type of the same size and family as one written.
+    let family = |ty: Type| (ty.bits(), ty.class() == Class::Float);
+    let mut scored: Vec<(i64, usize)> = forms
         .iter()
         .map(|&fi| {
             let f = &t.forms[fi];
             let groups = t.groups(f);
-            let score = mods
+            let accepts = |s: &Slot, m: &str| match s {
+                Slot::Lit { text, .. } => text == m,
+                Slot::Group { group, .. } => groups[*group].values.iter().any(|v| v.text == m),
+            };
+            let values = |s: &Slot| -> Vec<String> {
+                match s {
+                    Slot::Lit { text, .. } => vec![text.clone()],
+                    Slot::Group { group, .. } => groups[*group]
+                        .values
+                        .iter()
+                        .map(|v| v.text.clone())
+                        .collect(),
+                }
+            };
+            let known = mods
                 .iter()
-                .filter(|m| {
-                    f.slots.iter().any(|s| match s {
-                        Slot::Lit { text, .. } => text == *m,
-                        Slot::Group { group, .. } => {
-                            groups[*group].values.iter().any(|v| v.text == **m)
-                        }
+                .filter(|m| f.slots.iter().any(|s| accepts(s, m)))
+                .count() as i64;
+            let unfilled = f
+                .slots
+                .iter()
+                .filter(|s| {
+                    !matches!(
+                        s,
+                        Slot::Lit { optional: true, .. } | Slot::Group { optional: true, .. }
+                    )
+                })
+                .filter(|s| !mods.iter().any(|m| accepts(s, m)))
+                .count() as i64;
+            let bonus = mods
+                .iter()
+                .filter_map(|m| Type::from_dot(m))
+                .filter(|ty| {
+                    f.slots.iter().any(|s| {
+                        values(s)
+                            .iter()
+                            .filter_map(|v| Type::from_dot(v))
+                            .any(|v| family(v) == family(*ty))
                     })
                 })
-                .count();
-            (usize::MAX - score, fi)
+                .count() as i64;
+            (-(2 * known - unfilled + bonus), fi)
         })
         .collect();
     scored.sort();

@@ -3,7 +3,8 @@
 //!
 //! Preprocessing (§4.1: PTX uses the C preprocessor's `#` lines) supports `#include
 //! "file"` of a sibling file, object-like `#define NAME text`, `#undef`, `#ifdef`,
-//! `#ifndef`, `#else`, `#endif`; any other `#` line is a `preprocessor` diagnostic.
+//! `#ifndef`, `#else`, `#endif`, and ignores line markers (`# 12 "k.cu"`, `#line`); any
+//! other `#` line is a `preprocessor` diagnostic.
 //! A text without `#` lines is used as it is, with no copy of its line structure.
 
 use crate::diag::{DiagKind, Diagnostic};
@@ -197,7 +198,10 @@ impl Pre {
                         self.defines.remove(arg);
                     }
                     "include" => self.include(file, line, arg),
-                    "" => {}
+                    // Line markers (`# 12 "k.cu"`, `#line 12`) are accepted and ignored, as
+                    // ptxas does.
+                    "" | "line" => {}
+                    w if w.bytes().all(|b| b.is_ascii_digit()) => {}
                     _ => self.error(
                         file,
                         line,
