@@ -722,8 +722,28 @@ mod tests {
         let f = &t.forms[0];
         assert!(t.match_mods(f, &[".rn", ".ftz", ".f32"]).is_some());
         assert!(t.match_mods(f, &[".f32"]).is_some());
-        assert!(t.match_mods(f, &[".ftz", ".rn", ".f32"]).is_none());
+        // ptxas accepts modifiers out of the manual's order.
+        assert!(t.match_mods(f, &[".ftz", ".rn", ".f32"]).is_some());
         assert!(t.match_mods(f, &[".rn"]).is_none());
+        assert!(t.match_mods(f, &[".rn", ".rn", ".f32"]).is_none());
         assert_eq!(primary_type(&t, f, &vec![]), Some(Type::F32));
+    }
+
+    #[test]
+    fn type_modifiers_keep_their_order() {
+        let src = "## cvt\n.dt = { .f32, .s32 };\n.at = { .f32, .s32 };\n.rnd = { .rn, .rz };\ncvt{.rnd}.dt.at d:r.dt, a:r.at ;\n";
+        let (t, errs) =
+            Table::parse_files(&[("t.isa", Box::leak(src.to_string().into_boxed_str()))]);
+        assert!(errs.is_empty(), "{errs:?}");
+        let f = &t.forms[0];
+        let g = t.groups(f);
+        let b = t
+            .match_mods(f, &[".f32", ".rn", ".s32"])
+            .expect("out-of-order rounding matches");
+        let names: Vec<&str> = b
+            .iter()
+            .map(|(gi, vi)| g[*gi].values[*vi].text.as_str())
+            .collect();
+        assert_eq!(names, [".rn", ".f32", ".s32"]);
     }
 }

@@ -200,7 +200,13 @@ impl Pre {
                     "include" => self.include(file, line, arg),
                     // Line markers (`# 12 "k.cu"`, `#line 12`) are accepted and ignored, as
                     // ptxas does.
-                    "" | "line" => {}
+                    "" => {}
+                    "line" if arg.starts_with(|c: char| c.is_ascii_digit()) => {}
+                    "line" => self.error(
+                        file,
+                        line,
+                        format!("`#line` needs a line number, found `{arg}`"),
+                    ),
                     w if w.bytes().all(|b| b.is_ascii_digit()) => {}
                     _ => self.error(
                         file,
