@@ -119,6 +119,9 @@ pub struct Func {
     pub params: Vec<Var>,
     pub rets: Vec<Var>,
     pub regs: Vec<Reg>,
+    /// Parameterised register declarations (`%r<100>`): (prefix, first register, count).
+    /// Their members have empty [`Reg::name`]s; see [`Func::reg_name`].
+    pub reg_ranges: Vec<(String, RegId, u32)>,
     /// Function-scope `.local`/`.shared`/`.param`/`.const` variables.
     pub locals: Vec<Var>,
     pub tuning: Tuning,
@@ -134,6 +137,23 @@ pub struct Func {
     pub inst_spans: Vec<Span>,
     pub inst_locs: Vec<Option<(u32, u32, u32)>>,
     pub span: Span,
+}
+
+impl Func {
+    /// The name of a register, including members of `%r<N>` ranges (`%r7`).
+    pub fn reg_name(&self, id: RegId) -> String {
+        let r = &self.regs[id as usize];
+        if !r.name.is_empty() {
+            return r.name.clone();
+        }
+        self.reg_ranges
+            .iter()
+            .find(|(_, first, n)| (*first..*first + *n).contains(&id))
+            .map_or_else(
+                || format!("%<reg {id}>"),
+                |(p, first, _)| format!("{p}{}", id - first),
+            )
+    }
 }
 
 /// A special register (§10).
@@ -285,9 +305,11 @@ pub enum Op {
 pub struct Inst {
     /// Index of the matched form in [`crate::isa::Table::get`]`().forms`.
     pub form: u32,
-    pub opcode: String,
-    /// Modifiers as written, in order.
-    pub mods: Vec<String>,
+    /// The opcode (text owned by the instruction table).
+    pub opcode: &'static str,
+    /// Modifiers as written, in order (text owned by the instruction table; shared by every
+    /// instruction with the same spelling).
+    pub mods: std::sync::Arc<[&'static str]>,
     /// The primary (instruction) type, when the form has one.
     pub ty: Option<Type>,
     pub guard: Option<(RegId, bool)>,
@@ -306,8 +328,8 @@ impl Module {
         }
         for f in &self.funcs {
             s.push_str(&format!(
-                "func {} {:?} {:?} defined={} params={:?} rets={:?} regs={:?} locals={:?} tuning={:?} blocks={:?} labels={:?} locs={:?}\n",
-                f.name, f.kind, f.linkage, f.defined, f.params, f.rets, f.regs, f.locals, f.tuning, f.blocks, f.block_labels, f.inst_locs
+                "func {} {:?} {:?} defined={} params={:?} rets={:?} regs={:?} ranges={:?} locals={:?} tuning={:?} blocks={:?} labels={:?} locs={:?}\n",
+                f.name, f.kind, f.linkage, f.defined, f.params, f.rets, f.regs, f.reg_ranges, f.locals, f.tuning, f.blocks, f.block_labels, f.inst_locs
             ));
             for i in &f.insts {
                 s.push_str(&format!("  {i:?}\n"));

@@ -5,7 +5,7 @@
 //! Invariant: no other part of ptxvm lists instruction forms.
 
 use crate::types::Type;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 /// The embedded table files: (file name, text).
@@ -267,36 +267,61 @@ impl Table {
     /// keep their relative order (`cvt.f32.s32` is destination then source). Bindings are
     /// always returned in slot order.
     pub fn match_mods(&self, form: &Form, mods: &[&str]) -> Option<Bindings> {
+        self.match_in_order(form, mods)
+            .or_else(|| self.match_any_order(form, mods))
+    }
+
+    /// The forms (of `forms`) whose slots the modifiers fill, with their bindings: the
+    /// forms matching in the manual's order, or if there are none, those matching in any
+    /// order (see [`Table::match_mods`]).
+    pub fn match_forms(&self, forms: &[usize], mods: &[&str]) -> Vec<(usize, Bindings)> {
+        let ordered: Vec<(usize, Bindings)> = forms
+            .iter()
+            .filter_map(|&fi| self.match_in_order(&self.forms[fi], mods).map(|b| (fi, b)))
+            .collect();
+        if !ordered.is_empty() {
+            return ordered;
+        }
+        forms
+            .iter()
+            .filter_map(|&fi| self.match_any_order(&self.forms[fi], mods).map(|b| (fi, b)))
+            .collect()
+    }
+
+    fn match_in_order(&self, form: &Form, mods: &[&str]) -> Option<Bindings> {
         let groups = &self.blocks[form.block].groups;
         let mut b = Vec::new();
-        if match_slots(&form.slots, mods, groups, &mut b) {
-            return Some(b);
-        }
-        if form.slots.len() > 64 || mods.len() > form.slots.len() {
+        match_slots(&form.slots, mods, groups, &mut b).then_some(b)
+    }
+
+    fn match_any_order(&self, form: &Form, mods: &[&str]) -> Option<Bindings> {
+        const MAX: usize = 32;
+        if form.slots.len() > 64 || mods.len() > form.slots.len() || mods.len() > MAX {
             return None;
         }
-        let mut assign = vec![usize::MAX; mods.len()];
-        let mut vals = vec![0usize; mods.len()];
-        if match_unordered(
+        let groups = &self.blocks[form.block].groups;
+        let (mut assign, mut vals) = ([usize::MAX; MAX], [0usize; MAX]);
+        let n = mods.len();
+        if !match_unordered(
             &form.slots,
             mods,
             groups,
             0,
             0,
             None,
-            &mut assign,
-            &mut vals,
+            &mut assign[..n],
+            &mut vals[..n],
         ) {
-            let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
-            for (k, &slot) in assign.iter().enumerate() {
-                if let Slot::Group { group, .. } = form.slots[slot] {
-                    pairs.push((slot, group, vals[k]));
-                }
-            }
-            pairs.sort();
-            return Some(pairs.into_iter().map(|(_, g, v)| (g, v)).collect());
+            return None;
         }
-        None
+        let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
+        for (k, &slot) in assign[..n].iter().enumerate() {
+            if let Slot::Group { group, .. } = form.slots[slot] {
+                pairs.push((slot, group, vals[k]));
+            }
+        }
+        pairs.sort();
+        Some(pairs.into_iter().map(|(_, g, v)| (g, v)).collect())
     }
 
     /// The groups visible to a form.

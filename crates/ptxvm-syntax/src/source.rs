@@ -19,7 +19,8 @@ pub struct Source {
     pub files: Vec<String>,
     /// The preprocessed text, which every span points into.
     pub text: String,
-    pub lines: LineIndex,
+    /// Built on first use (only diagnostics need it).
+    lines: std::sync::OnceLock<LineIndex>,
     /// Per preprocessed line (0-based): (file index, 1-based original line). `None` when
     /// no preprocessing happened (line n is line n of file 0).
     line_map: Option<Vec<(u32, u32)>>,
@@ -42,15 +43,14 @@ impl Source {
     /// relative to `dir` (none when `dir` is `None`). Returns the diagnostics of
     /// preprocessing (their spans point into the preprocessed text).
     pub fn new(name: &str, text: String, dir: Option<&Path>) -> (Source, Vec<Diagnostic>) {
-        let has_hash = text.lines().any(|l| l.trim_start().starts_with('#'));
+        let has_hash = text.contains('#') && text.lines().any(|l| l.trim_start().starts_with('#'));
         if !has_hash {
-            let lines = LineIndex::new(&text);
             return (
                 Source {
                     files: vec![name.to_string()],
                     originals: Vec::new(),
                     text,
-                    lines,
+                    lines: std::sync::OnceLock::new(),
                     line_map: None,
                 },
                 Vec::new(),
@@ -81,7 +81,7 @@ impl Source {
                 files: pp.files,
                 originals: pp.originals,
                 text: pp.out,
-                lines,
+                lines: lines.into(),
                 line_map: Some(pp.map),
             },
             diags,
@@ -91,7 +91,8 @@ impl Source {
     /// Reads and preprocesses a file.
     pub fn load(path: &Path) -> std::io::Result<(Source, Vec<Diagnostic>)> {
         let bytes = std::fs::read(path)?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(Source::new(
             &path.display().to_string(),
             text,
@@ -99,10 +100,16 @@ impl Source {
         ))
     }
 
+    /// The line index of the preprocessed text.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
     /// Original file, line, column and line text of a span's start.
     pub fn locate(&self, span: Span) -> Location<'_> {
-        let (pline, col) = self.lines.line_col(span.start);
-        let ptext = self.lines.line_span(pline, &self.text).text(&self.text);
+        let lines = self.lines();
+        let (pline, col) = lines.line_col(span.start);
+        let ptext = lines.line_span(pline, &self.text).text(&self.text);
         match &self.line_map {
             None => Location {
                 file: &self.files[0],

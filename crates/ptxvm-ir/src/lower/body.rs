@@ -6,10 +6,10 @@ impl<'a> Cx<'a> {
     pub(super) fn func_body(&mut self, f: &ast::Function, fi: usize) {
         let Some(body) = &f.body else { return };
         let mut fx = Fx {
-            scopes: vec![HashMap::new()],
-            ranges: vec![HashMap::new()],
-            labels: HashMap::new(),
-            specials: HashMap::new(),
+            scopes: vec![HashMap::default()],
+            ranges: vec![HashMap::default()],
+            labels: HashMap::default(),
+            specials: HashMap::default(),
             func: std::mem::take(&mut self.out.funcs[fi]),
             loc: None,
             new_block: true,
@@ -126,8 +126,8 @@ impl<'a> Cx<'a> {
 
     pub(super) fn block(&mut self, b: &ast::Block, fx: &mut Fx<'a>) {
         // Declarations of this block are visible to the whole block.
-        fx.scopes.push(HashMap::new());
-        fx.ranges.push(HashMap::new());
+        fx.scopes.push(HashMap::default());
+        fx.ranges.push(HashMap::default());
         for s in &b.stmts {
             if let ast::Stmt::Var(v) = s {
                 self.local_decl(v, fx);
@@ -185,10 +185,8 @@ impl<'a> Cx<'a> {
                         fx.new_block = false;
                     }
                     if let Some(inst) = self.instr(i, fx) {
-                        let ends_block = matches!(
-                            inst.opcode.as_str(),
-                            "bra" | "brx" | "ret" | "exit" | "trap"
-                        );
+                        let ends_block =
+                            matches!(inst.opcode, "bra" | "brx" | "ret" | "exit" | "trap");
                         fx.func.insts.push(inst);
                         fx.func.inst_spans.push(i.span);
                         fx.func.inst_locs.push(fx.loc);
@@ -263,13 +261,13 @@ impl<'a> Cx<'a> {
                             ));
                             continue;
                         }
-                        for k in 0..n {
-                            fx.func.regs.push(Reg {
-                                name: format!("{name}{k}"),
-                                ty: var.ty,
-                                vector: var.vector,
-                            });
-                        }
+                        // Members of a range are named by `Func::reg_name`, not stored.
+                        fx.func.regs.extend((0..n).map(|_| Reg {
+                            name: String::new(),
+                            ty: var.ty,
+                            vector: var.vector,
+                        }));
+                        fx.func.reg_ranges.push((name.to_string(), first, n as u32));
                         fx.ranges[scope].insert(name, (first, n as u32));
                     }
                     None => {

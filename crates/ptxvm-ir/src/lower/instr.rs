@@ -50,10 +50,15 @@ impl<'a> Cx<'a> {
         });
         let whole = self.t(i.opcode.to(mod_span));
         // Stage 1: modifiers.
-        let matched: Vec<(usize, Bindings)> = forms
-            .iter()
-            .filter_map(|&fi| table.match_mods(&table.forms[fi], &mods).map(|b| (fi, b)))
-            .collect();
+        let spelling = match self.matches.get(whole) {
+            Some(m) => m.clone(),
+            None => {
+                let sp = spelling(table, whole, forms, &mods);
+                self.matches.insert(whole, sp.clone());
+                sp
+            }
+        };
+        let matched = spelling.matched;
         if matched.is_empty() {
             // A state space the instruction cannot use (`st.const`) is a state-space error.
             for (k, m) in mods.iter().enumerate() {
@@ -187,8 +192,8 @@ impl<'a> Cx<'a> {
         }
         Some(Inst {
             form: fi as u32,
-            opcode: opcode.to_string(),
-            mods: mods.iter().map(|m| m.to_string()).collect(),
+            opcode: f.opcode.as_str(),
+            mods: spelling.mods,
             ty: primary_type(table, f, b),
             guard,
             operands: ops,
@@ -1058,6 +1063,48 @@ pub(super) fn rank(e: &[Diagnostic]) -> u8 {
 }
 
 /// Forms sharing the most modifiers with the instruction, for "a valid form is" notes.
+/// Matches an instruction spelling (`ld.global.nc.f32`) against its opcode's forms, through
+/// a process-wide cache: the set of spellings real compilers emit is small.
+fn spelling(table: &'static Table, whole: &str, forms: &[usize], mods: &[&str]) -> Spelling {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<Box<str>, Spelling>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(sp) = cache.lock().ok().and_then(|c| c.get(whole).cloned()) {
+        return sp;
+    }
+    let matched: std::sync::Arc<[(usize, Bindings)]> = table.match_forms(forms, mods).into();
+    let statics: Vec<&'static str> = match matched.first() {
+        Some((fi, _)) => {
+            let f = &table.forms[*fi];
+            let groups = table.groups(f);
+            mods.iter()
+                .filter_map(|m| {
+                    f.slots.iter().find_map(|s| match s {
+                        Slot::Lit { text, .. } if text == m => Some(text.as_str()),
+                        Slot::Group { group, .. } => groups[*group]
+                            .values
+                            .iter()
+                            .find(|v| v.text == *m)
+                            .map(|v| v.text.as_str()),
+                        _ => None,
+                    })
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let sp = Spelling {
+        matched,
+        mods: statics.into(),
+    };
+    if let Ok(mut c) = cache.lock()
+        && c.len() < 1 << 16
+    {
+        c.insert(whole.into(), sp.clone());
+    }
+    sp
+}
+
 pub(super) fn best_forms(t: &Table, forms: &[usize], mods: &[&str]) -> Vec<usize> {
     // Score: modifiers the form knows, minus required slots left unfilled, plus a bonus when
     // a type slot can take a type of the same size and family as one written.

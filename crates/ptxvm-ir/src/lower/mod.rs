@@ -9,7 +9,7 @@ use crate::isa::{Bindings, Form, Gate, Kind, Slot, Table, TyRef, primary_type};
 use crate::types::{Class, Space, Type, agrees};
 use ptxvm_syntax::ast::{self, DirArg, Expr, Operand};
 use ptxvm_syntax::{DiagKind, Diagnostic, Span};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 mod body;
 mod eval;
@@ -29,9 +29,10 @@ pub fn lower(m: &ast::Module, src: &str) -> (Module, Vec<Diagnostic>) {
             address_size: 64,
             ..Module::default()
         },
-        globals: HashMap::new(),
-        funcs: HashMap::new(),
+        globals: HashMap::default(),
+        funcs: HashMap::default(),
         gate_ok: true,
+        matches: HashMap::default(),
     };
     cx.module(m);
     (cx.out, cx.diags)
@@ -48,6 +49,18 @@ struct Cx<'a> {
     funcs: HashMap<&'a str, u32>,
     /// Whether `.version`/`.target` are known well enough to gate instructions.
     gate_ok: bool,
+    /// Modifier-match results per instruction spelling (`ld.global.nc.f32`): real code
+    /// repeats a few hundred spellings thousands of times.
+    matches: HashMap<&'a str, Spelling>,
+}
+
+/// The cached match of one instruction spelling.
+#[derive(Clone)]
+struct Spelling {
+    /// Forms whose modifier slots the spelling fills, with their bindings.
+    matched: std::sync::Arc<[(usize, Bindings)]>,
+    /// The modifiers as `'static` text from the table (empty when nothing matched).
+    mods: std::sync::Arc<[&'static str]>,
 }
 
 /// Per-function resolution state.
