@@ -51,8 +51,10 @@ Output names: ``nvrtc12|nvrtc13|clang19/<source-stem>.sm_<arch>[.<variant>].ptx`
 ``-std=c++17 -arch=compute_<arch>``; clang with ``-O2`` and an explicit PTX ISA
 per arch (+ptx64 for sm_70, +ptx75 for sm_80, +ptx80 for sm_90/sm_90a).
 
-Determinism: the script re-executes itself with ``PYTHONHASHSEED=0`` (numba
-orders some globals by set iteration), sources are passed to the compilers by
+Determinism: the script re-executes itself with ``PYTHONHASHSEED=0``, compiles
+every numba kernel in a fresh interpreter and sorts numba's ``.common .global``
+NumbaEnv declarations (emitted in object-identity order; the only change made to
+any compiler's output), sources are passed to the compilers by
 their repository-relative path, Triton's cache is pointed at a fresh temporary
 directory, the output directories are emptied of ``*.ptx`` before writing, and
 the manifest is sorted.  Re-running with the same tool versions reproduces the
@@ -252,6 +254,7 @@ def nvrtc_jobs(nv: Nvrtc, defaults: list[str]) -> list[Job]:
 
 
 def load_module(path: Path, modname: str):
+    sys.dont_write_bytecode = True   # keep fixtures-src/ free of __pycache__
     rel = path.relative_to(REPO).as_posix()   # relative filename => stable debug info
     spec = importlib.util.spec_from_file_location(modname, rel)
     mod = importlib.util.module_from_spec(spec)
@@ -294,11 +297,7 @@ def triton_jobs() -> list[Job]:
 
 
 def numba_jobs() -> list[Job]:
-    import types
-
     import numba
-    from numba import cuda
-    from numba.cuda import dispatcher as cuda_dispatcher
     try:
         from importlib.metadata import version
         ver = f"numba-cuda {version('numba-cuda')} (numba {numba.__version__})"
@@ -311,14 +310,16 @@ def numba_jobs() -> list[Job]:
         for fx in mod.FIXTURES:
             for cc in fx.get("archs", NUMBA_ARCHS):
                 kw = {k: fx[k] for k in ("device", "fastmath", "lineinfo", "debug", "opt") if k in fx}
-                flags = [f"{k}={v}" for k, v in sorted(kw.items())]
+                flags = [f"{k}={v}" for k, v in sorted(kw.items())] + ["postprocess=sort-NumbaEnv-decls"]
 
-                def produce(fx=fx, cc=cc, kw=kw):
-                    # numba-cuda asks the (absent) driver for the current device's compute capability
-                    # when it compiles a called @cuda.jit(device=True) function; answer with the target cc.
-                    cuda_dispatcher.get_current_device = lambda cc=cc: types.SimpleNamespace(compute_capability=cc)
-                    ptx, _ = cuda.compile_ptx(fx["fn"], fx["sig"], cc=cc, **kw)
-                    return ptx
+                def produce(rel=rel, name=fx["name"], cc=cc):
+                    # One fresh interpreter per kernel: numba's output (the order of its module-level
+                    # globals) depends on what the process compiled before, so isolate every compile.
+                    r = subprocess.run([sys.executable, __file__, "--numba-one", rel, name, f"{cc[0]}.{cc[1]}"],
+                                       cwd=REPO, capture_output=True, text=True)
+                    if r.returncode:
+                        raise RuntimeError(r.stderr[-4000:])
+                    return r.stdout
 
                 jobs.append(Job("numba", f"numba/{src.stem}.{fx['name']}.sm_{cc[0]}{cc[1]}.ptx", rel,
                                 f"sm_{cc[0]}{cc[1]}", flags, ver, produce))
@@ -362,6 +363,46 @@ def clang_jobs(clang: str) -> list[Job]:
     return jobs
 
 
+NUMBA_ENV_DECL = re.compile(r"^\.common \.global \.align \d+ \.u64 _ZN\d+NumbaEnv")
+
+
+def sort_numba_env_decls(ptx: str) -> str:
+    """The only post-processing in the corpus: numba emits its (unused, zero-initialised)
+    ``.common .global`` NumbaEnv pointer declarations in an order that changes from run to run
+    (it follows object identities), so each run of consecutive such lines is sorted."""
+    lines = ptx.split("\n")
+    out, run = [], []
+    for ln in lines + [None]:
+        if ln is not None and NUMBA_ENV_DECL.match(ln):
+            run.append(ln)
+            continue
+        out.extend(sorted(run))
+        run = []
+        if ln is not None:
+            out.append(ln)
+    return "\n".join(out)
+
+
+def numba_one(rel: str, name: str, cc_s: str) -> int:
+    """Compile one numba fixture and print its PTX (used in a subprocess by numba_jobs)."""
+    import types
+
+    from numba import cuda
+    from numba.cuda import dispatcher as cuda_dispatcher
+
+    os.chdir(REPO)
+    cc = tuple(int(x) for x in cc_s.split("."))
+    mod = load_module(REPO / rel, f"fixtures_numba_{Path(rel).stem}")
+    fx = next(f for f in mod.FIXTURES if f["name"] == name)
+    kw = {k: fx[k] for k in ("device", "fastmath", "lineinfo", "debug", "opt") if k in fx}
+    # numba-cuda asks the (absent) driver for the current device's compute capability when it
+    # compiles a called @cuda.jit(device=True) function; answer with the target cc instead.
+    cuda_dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=cc)
+    ptx, _ = cuda.compile_ptx(fx["fn"], fx["sig"], cc=cc, **kw)
+    sys.stdout.write(sort_numba_env_decls(ptx))
+    return 0
+
+
 # --------------------------------------------------------------------------- ptxas
 
 class Ptxas:
@@ -386,6 +427,8 @@ class Ptxas:
 # --------------------------------------------------------------------------- main
 
 def main() -> int:
+    if len(sys.argv) == 5 and sys.argv[1] == "--numba-one":
+        return numba_one(*sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default=",".join(COMPILERS), help="comma list of compilers to regenerate")
     ap.add_argument("--cu13-prefix", default=os.environ.get("FIXTURES_CU13_PREFIX", "/opt/venv-cu13"))
@@ -441,7 +484,7 @@ def main() -> int:
     rejected = [e for e in old.get("rejected", []) if e["compiler"] not in only]
     failed = [e for e in old.get("compile_failures", []) if e["compiler"] not in only]
 
-    # Compile (sequentially for the in-process Python compilers; NVRTC/clang in a pool).
+    # Compile: Triton in-process and sequentially; NVRTC, clang and numba (one subprocess each) in a pool.
     results: dict[str, str] = {}
 
     def run(job: Job):
@@ -450,7 +493,7 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001
             return job, None, f"{type(e).__name__}: {e}"[:4000]
 
-    pooled = [j for j in jobs if j.compiler in ("nvrtc12", "nvrtc13", "clang19")]
+    pooled = [j for j in jobs if j.compiler in ("nvrtc12", "nvrtc13", "clang19", "numba")]
     serial = [j for j in jobs if j not in pooled]
     outcomes = []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
