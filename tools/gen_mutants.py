@@ -124,7 +124,7 @@ def run_ptxas(text, arch, workdir, tag="m"):
             msg = clean_msg(out[0], path)
     else:
         for l in out:
-            if "warning" in l:
+            if re.search(r"\b(warning|info)\b", l):
                 msg = clean_msg(l, path)
                 break
     return verdict, msg
@@ -387,6 +387,9 @@ class Fixture:
         return len(self.text)
 
 
+SKIPPED = collections.OrderedDict()   # fixture -> reason (filled by loading)
+
+
 def discover_fixtures(max_size):
     paths = []
     FIXTURES = os.environ.get("PTXVM_FIXTURES", globals()["FIXTURES"])
@@ -399,6 +402,8 @@ def discover_fixtures(max_size):
                 p = os.path.join(d, fn)
                 if os.path.getsize(p) <= max_size:
                     paths.append(os.path.relpath(p, REPO))
+                else:
+                    SKIPPED[os.path.relpath(p, REPO)] = "size > %d" % max_size
     return paths
 
 
@@ -833,6 +838,7 @@ def load_fixtures(max_size, jobs, workdir, log):
         fx = Fixture(p, texts[p])
         if not fx.arch or not fx.instrs:
             log("skip %s: no sm_ target or no instructions" % p)
+            SKIPPED[p] = "no sm_ target or no instructions"
             continue
         cand.append(fx)
 
@@ -844,6 +850,7 @@ def load_fixtures(max_size, jobs, workdir, log):
         for fx, res in ex.map(check, enumerate(cand)):
             if res is None or res[0] != "accept":
                 log("skip %s: baseline ptxas %s" % (fx.relpath, res))
+                SKIPPED[fx.relpath] = "baseline: %s" % (res[1] if res else "timeout")
                 continue
             fixtures.append(fx)
     return fixtures
@@ -988,7 +995,7 @@ One JSON object per line:
   `null`), `insert_after` (`text` inserted as a new line after `line`).
 * `ptxas`: `accept` (exit status 0) or `reject`.
 * `ptxas_msg`: for rejects the first `error`/`fatal` line of ptxas's output,
-  for accepts the first warning (or `""`). The `ptxas <file>, ` prefix is
+  for accepts the first `warning`/`info` line (or `""`). The `ptxas <file>, ` prefix is
   stripped and whitespace collapsed, e.g. `line 12; error: Arguments mismatch
   for instruction 'mov'`. Line numbers refer to the *mutated* file (they are
   shifted by one after a `delete` / `insert_after`).
@@ -1026,6 +1033,42 @@ mutated = "\\n".join(lines)
 | `dup_decl` | insert a copy of a declaration / label / `.target` / `.version` line right after it (sometimes with another type) |
 | `opcode_change` | change the opcode to a similar real one (`add`→`sub`, `and`→`xor`, `ld`→`ldu`) or a near-miss (`addx`, `ad`) |
 
+## ptxas behaviour worth knowing (ptxas 12.9)
+
+* Feature support is checked against the module's `.target`, not just
+  `-arch`: with `-arch=sm_80`, `.target sm_60` gives per-instruction errors
+  such as `Feature '.bf16' requires .target sm_80 or higher` or `Instruction
+  'match' requires .target sm_70 or higher`, while a kernel using nothing
+  newer is accepted with any older target (even `sm_30`/`sm_20`).
+* A `.target` newer than `-arch` is a `fatal` without a line number (`SM
+  version specified by .target is higher than default SM version assumed`);
+  `.target sm_90a` under `-arch=sm_90` gives `PTX with .target 'sm_90a'
+  cannot be compiled for architecture 'sm_90'`. With `-arch=sm_90a`, a
+  `.target sm_90`/`sm_100` only fails on the arch-specific instructions
+  (`Instruction 'wgmma.fence' not supported on .target 'sm_90'`).
+* `.target` parsing is lenient: `compute_80`, `sm_80x` (!),
+  `sm_80, texmode_independent` and a duplicated `.target` line are accepted;
+  `sm_80a` and `sm_8` are `Unsupported .target`. A duplicated `.version` line
+  gives `Missing .target directive`.
+* `.version` above 8.8 is `fatal: Unsupported .version`; an older one fails
+  with `PTX .version X does not support .target sm_NN` (reported at
+  `<macro util>, line 2` rather than at a line of the file) or `... requires
+  PTX ISA .version N or later`.
+* Registers outside the declared `%r<N>` range (`%r9999`) and registers of the
+  wrong class are both reported as `Arguments mismatch for instruction 'X'`,
+  not as undeclared names.
+* A missing `;` is reported on the *next* line (`Parsing error near 'add'`);
+  a missing comma before an address (`%rd2 [p]`) is `Array indexing on
+  non-array`; `.lo`/`.hi` after the type is read as a comparison qualifier.
+* Modifier order is free (`st.f32.cg`, `add.s32.sat`, `ld.global.weak` are
+  accepted). `.b` registers take any same-size type (`add.f64` on `%rd`),
+  `.reg .b32 %r<N>` may become `.reg .f16x2`, `ld.global` -> `ld.param` on a
+  register address is accepted, and a `.param` declared narrower than the
+  `ld.param` that reads it is accepted with only an `info` (`Potential out of
+  bound access ...`).
+* Deleting an unreferenced `.param` entry or a `$L__tmp` debug label is
+  accepted.
+
 ## Generation
 
 ```
@@ -1061,6 +1104,22 @@ def write_readme(path, log, meta=None):
     s.append("\n%d mutants over %d fixtures: %d accept (%.1f%%), %d reject.\n"
              % (len(recs), len(fixtures), tot["accept"],
                 100.0 * tot["accept"] / max(len(recs), 1), tot["reject"]))
+    meta_path = os.path.join(os.path.dirname(os.path.abspath(path)), "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            skipped = json.load(f).get("skipped", {})
+        why = collections.Counter()
+        for p, reason in skipped.items():
+            comp = os.path.basename(os.path.dirname(p))
+            if "Unsupported .version" in reason:
+                reason = "`.version` newer than this ptxas supports"
+            elif reason.startswith("size"):
+                reason = "larger than --max-size"
+            why[(comp, reason)] += 1
+        if why:
+            s.append("\nFixtures not used (see `meta.json` for the list):\n\n")
+            for (comp, reason), n in sorted(why.items()):
+                s.append("* %s: %d, %s\n" % (comp, n, reason))
     s.append("\n| kind | total | accept | reject |\n|---|---:|---:|---:|\n")
     for k, c in by_kind.items():
         s.append("| `%s` | %d | %d | %d |\n" % (k, c["accept"] + c["reject"], c["accept"], c["reject"]))
@@ -1128,6 +1187,7 @@ def main():
         ("ptxas", ptxas_version()),
         ("seed", args.seed), ("count", args.count), ("limit", args.limit),
         ("max_size", args.max_size),
+        ("skipped", SKIPPED),
         ("fixtures", collections.OrderedDict(
             (p, hashlib.sha256(texts[p].encode("utf-8")).hexdigest()) for p in used)),
     ])

@@ -191,7 +191,11 @@ pub fn agrees(instr: Type, op: Type, relaxed: bool) -> bool {
     if instr == op {
         return true;
     }
-    let (ic, oc) = (instr.class(), op.class());
+    let (ic, mut oc) = (instr.class(), op.class());
+    // Packed half registers hold 32 raw bits: ptxas lets integer and bit instructions use them.
+    if matches!(op, Type::F16x2 | Type::Bf16x2) && ic != Class::Float {
+        oc = Class::Bit;
+    }
     if ic == Class::Pred || oc == Class::Pred || ic == Class::Opaque || oc == Class::Opaque {
         // Opaque handles live in 64-bit registers when loaded.
         return (ic == Class::Opaque && op.bits() == 64 && oc != Class::Pred && oc != Class::Float)

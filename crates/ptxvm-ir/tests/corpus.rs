@@ -164,6 +164,8 @@ struct Mutant {
     op: String,
     text: Option<String>,
     ptxas_accepts: bool,
+    /// The `-arch` ptxas was run with.
+    arch: Option<(u32, bool)>,
 }
 
 fn json_str(obj: &str, key: &str) -> Option<String> {
@@ -179,6 +181,10 @@ fn parse_mutant(line: &str) -> Option<Mutant> {
         op: v.get("op")?.as_str()?.to_string(),
         text: v.get("text").and_then(|t| t.as_str()).map(str::to_string),
         ptxas_accepts: json_str(line, "ptxas")? == "accept",
+        arch: v
+            .get("arch")
+            .and_then(|a| a.as_str())
+            .and_then(ptxvm_ir::CheckOptions::parse_arch),
     })
 }
 
@@ -213,7 +219,9 @@ fn mutants_agree_with_ptxas() {
             .clone();
         let text = apply(&base, &m);
         let (src, pre) = Source::new("mutant.ptx", text, None);
-        let ok = !check(&src).has_errors() && !pre.iter().any(|d| d.is_error());
+        let opts = ptxvm_ir::CheckOptions { arch: m.arch };
+        let ok =
+            !ptxvm_ir::check_with(&src, &opts).has_errors() && !pre.iter().any(|d| d.is_error());
         total += 1;
         if ok == m.ptxas_accepts {
             agree += 1;

@@ -35,6 +35,10 @@ enum Cmd {
         /// Diagnostic format: `human` (rustc style) or `json` (one object per line).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         message_format: Format,
+        /// Check as ptxas does when compiling for this architecture (`sm_80`, `sm_90a`):
+        /// a newer or foreign arch-specific `.target` is an error.
+        #[arg(long, value_parser = parse_arch)]
+        arch: Option<(u32, bool)>,
     },
     /// Print a PTX file in canonical form.
     Fmt { file: PathBuf },
@@ -65,10 +69,12 @@ fn main() -> ExitCode {
         Cmd::Check {
             files,
             message_format,
+            arch,
         } => {
             let mut bad = false;
+            let opts = ptxvm_ir::CheckOptions { arch };
             for f in &files {
-                match load(f) {
+                match load(f, &opts) {
                     Ok((src, checked)) => {
                         render_all(&src, &checked.diags, message_format);
                         bad |= checked.has_errors();
@@ -82,7 +88,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Fmt { file } => match load(&file) {
+        Cmd::Fmt { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
             Ok((src, checked)) => {
                 if checked
                     .diags
@@ -98,7 +104,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Cmd::Info { file } => match load(&file) {
+        Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
             Ok((src, checked)) => {
                 if checked.has_errors() {
                     render_all(&src, &checked.diags, Format::Human);
@@ -113,10 +119,10 @@ fn main() -> ExitCode {
 }
 
 /// Loads, preprocesses and checks a file; I/O errors are printed and become exit code 1.
-fn load(path: &Path) -> Result<(Source, Checked), ExitCode> {
+fn load(path: &Path, opts: &ptxvm_ir::CheckOptions) -> Result<(Source, Checked), ExitCode> {
     match Source::load(path) {
         Ok((src, pre)) => {
-            let mut checked = ptxvm_ir::check(&src);
+            let mut checked = ptxvm_ir::check_with(&src, opts);
             if !pre.is_empty() {
                 checked.diags.extend(pre);
                 checked.diags.sort_by_key(|d| (d.span.start, d.kind));
@@ -148,6 +154,11 @@ fn render_all(src: &Source, diags: &[Diagnostic], fmt: Format) {
             if errors == 1 { "" } else { "s" }
         );
     }
+}
+
+fn parse_arch(s: &str) -> Result<(u32, bool), String> {
+    ptxvm_ir::CheckOptions::parse_arch(s)
+        .ok_or_else(|| format!("`{s}` is not an architecture like `sm_80` or `sm_90a`"))
 }
 
 /// rustc-style rendering: message, location arrow, the source line with a caret, notes.

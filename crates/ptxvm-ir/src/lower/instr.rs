@@ -50,6 +50,9 @@ impl<'a> Cx<'a> {
         });
         let whole = self.t(i.opcode.to(mod_span));
         // Stage 1: modifiers.
+        if let Some(&fi) = forms.first() {
+            self.opcode.set(table.forms[fi].opcode.as_str());
+        }
         let spelling = match self.matches.get(whole) {
             Some(m) => m.clone(),
             None => {
@@ -187,6 +190,17 @@ impl<'a> Cx<'a> {
         let (fi, b, ops) = passing.swap_remove(k);
         let f = &table.forms[fi];
         self.space_checks(opcode, &mods, i, &ops, fx);
+        if matches!(opcode, "bar" | "barrier")
+            && let Some(Op::Imm(id)) = ops.first()
+            && *id > 15
+            && !mods.contains(&".warp")
+        {
+            self.push(err(
+                DiagKind::OperandKind,
+                i.operands[0].span(),
+                format!("barrier number {} is out of range 0..15", *id as i64),
+            ));
+        }
         if opcode == "call" {
             self.call_checks(i, &ops, fx);
         }
@@ -219,10 +233,45 @@ impl<'a> Cx<'a> {
         ops: &[Op],
         fx: &Fx<'a>,
     ) {
-        let Some(space) = mods.iter().find_map(|m| Space::from_dot(m)) else {
-            return;
-        };
+        let space = mods.iter().find_map(|m| Space::from_dot(m));
         for (o, op) in i.operands.iter().zip(ops) {
+            // ptxas allows absolute addresses (`[16]`) only in the local space.
+            if let Op::Addr {
+                base: Base::Abs, ..
+            } = op
+                && space != Some(Space::Local)
+                && matches!(
+                    opcode,
+                    "ld" | "st"
+                        | "ldu"
+                        | "atom"
+                        | "red"
+                        | "wmma"
+                        | "prefetch"
+                        | "cp"
+                        | "ldmatrix"
+                        | "stmatrix"
+                )
+            {
+                self.push(err(
+                    DiagKind::OperandKind,
+                    o.span(),
+                    "absolute addresses are allowed only in the `.local` state space",
+                ));
+                continue;
+            }
+            // A generic access cannot name a `.param` variable.
+            if space.is_none()
+                && let Op::Addr {
+                    base: Base::Var(v), ..
+                } = op
+                && self.var_space(*v, fx) == Some(Space::Param)
+                && matches!(opcode, "ld" | "st")
+            {
+                self.push(err(DiagKind::StateSpace, o.span(), format!("`{}` is a `.param` variable; `{opcode}` without `.param` uses generic addresses", self.t(o.span()).trim_matches(['[', ']']))));
+                continue;
+            }
+            let Some(space) = space else { continue };
             let Op::Addr {
                 base: Base::Var(v), ..
             } = op
@@ -365,6 +414,8 @@ impl<'a> Cx<'a> {
         for (k, o) in i.operands.iter().enumerate() {
             let spec = &f.operands[k];
             let ty = match spec.ty {
+                // An untyped immediate-only operand (a count, a scale, a flag) is unchecked.
+                TyRef::Primary if spec.kind == Kind::I => None,
                 TyRef::Primary => prim,
                 TyRef::Fixed(t) => Some(t),
                 TyRef::Group(g) => {
@@ -388,7 +439,20 @@ impl<'a> Cx<'a> {
                         .and_then(|v| Type::from_dot(&groups[g].values[*v].text))
                 }
             };
-            let is_dest = k == 0;
+            let is_dest = k == 0 && !NO_DEST.contains(&f.opcode.as_str());
+            if is_dest
+                && let Operand::Name { name, .. } = o
+                && let Some(Res::SReg(..)) = self.lookup(fx, self.t(*name))
+            {
+                errs.push(err(
+                    DiagKind::OperandKind,
+                    *name,
+                    format!(
+                        "read-only special register `{}` cannot be a destination",
+                        self.t(*name)
+                    ),
+                ));
+            }
             out.push(self.operand(o, spec.kind, ty, f.relaxed, vec_len, is_dest, fx, errs));
         }
         out
@@ -437,7 +501,12 @@ impl<'a> Cx<'a> {
                     Operand::Name { name, comp } if kind != Kind::I => {
                         self.reg_operand(*name, *comp, kind, ty, relaxed, fx, errs)
                     }
-                    Operand::Expr(e) if matches!(kind, Kind::RI | Kind::RIS | Kind::I) => {
+                    // ptxas also takes a constant where the manual says register, in source
+                    // positions (`cvta.to.global.u64 %rd1, 255`, `shfl.sync... d, 1, ...`).
+                    Operand::Expr(e)
+                        if matches!(kind, Kind::RI | Kind::RIS | Kind::I)
+                            || (!is_dest && kind == Kind::R) =>
+                    {
                         self.imm(e, kind, ty, fx, errs)
                     }
                     Operand::Vector { elems, .. } if kind == Kind::RV => {
@@ -462,10 +531,15 @@ impl<'a> Cx<'a> {
                     let b2 = self.operand(b, Kind::PSink, None, false, None, true, fx, errs);
                     Op::Pair(Box::new(a2), Box::new(b2))
                 }
-                Operand::Expr(e) if kind == Kind::PI => match eval(e) {
-                    Some(Val::Int(v)) => Op::Imm(v),
-                    _ => bad_kind(errs),
-                },
+                // Source predicates also take integer constants, as in ptxas.
+                Operand::Expr(e)
+                    if kind == Kind::PI || (!is_dest && matches!(kind, Kind::P | Kind::NP)) =>
+                {
+                    match eval(e) {
+                        Some(Val::Int(v)) => Op::Imm(v),
+                        _ => bad_kind(errs),
+                    }
+                }
                 _ => bad_kind(errs),
             },
             Kind::A => match o {
@@ -770,9 +844,62 @@ impl<'a> Cx<'a> {
         errs: &mut Vec<Diagnostic>,
     ) -> Op {
         match eval(e) {
-            Some(Val::Int(v)) => Op::Imm(v),
-            Some(Val::Float(f)) => {
+            Some(Val::Int(v)) => {
+                // ptxas takes no integer constants for floating-point operands.
                 if let Some(t) = ty
+                    && t.class() == Class::Float
+                {
+                    errs.push(err(
+                        DiagKind::OperandType,
+                        e.span(),
+                        format!(
+                            "integer constant `{}` for a `{t}` operand (write floating-point constants as `0f...`, `0d...` or `1.0`)",
+                            self.t(e.span())
+                        ),
+                    ));
+                }
+                Op::Imm(v)
+            }
+            Some(Val::Float(f)) => {
+                let hex_bits = match e {
+                    Expr::Float { single: true, .. } => Some(32),
+                    Expr::Float { span, .. }
+                        if span.text(self.src).starts_with(['0'])
+                            && span.text(self.src)[1..].starts_with(['d', 'D']) =>
+                    {
+                        Some(64)
+                    }
+                    _ => None,
+                };
+                if let Some(t) = ty
+                    && t.class() == Class::Bit
+                    && self.opcode.get() != "mov"
+                    && (hex_bits.is_none() || self.opcode.get() == "shfl")
+                {
+                    // ptxas takes decimal floating-point constants for bit types only in
+                    // `mov`, and hex ones (`0f...`) everywhere but `shfl`.
+                    errs.push(err(
+                        DiagKind::OperandType,
+                        e.span(),
+                        format!(
+                            "floating-point constant `{}` for a `{t}` operand of `{}`",
+                            self.t(e.span()),
+                            self.opcode.get()
+                        ),
+                    ));
+                } else if let (Some(t), Some(bits)) = (ty, hex_bits)
+                    && t.class() != Class::Float
+                    && t.bits() != bits
+                {
+                    errs.push(err(
+                        DiagKind::OperandType,
+                        e.span(),
+                        format!(
+                            "{bits}-bit floating-point constant `{}` for a `{t}` operand",
+                            self.t(e.span())
+                        ),
+                    ));
+                } else if let Some(t) = ty
                     && matches!(t.class(), Class::Signed | Class::Unsigned | Class::Pred)
                 {
                     errs.push(err(
@@ -1063,6 +1190,40 @@ pub(super) fn rank(e: &[Diagnostic]) -> u8 {
 }
 
 /// Forms sharing the most modifiers with the instruction, for "a valid form is" notes.
+/// Opcodes whose first operand is not written (a store address, a barrier id, a label...).
+const NO_DEST: &[&str] = &[
+    "st",
+    "red",
+    "bar",
+    "barrier",
+    "nanosleep",
+    "bra",
+    "brx",
+    "call",
+    "prefetch",
+    "prefetchu",
+    "cp",
+    "mbarrier",
+    "multimem",
+    "sust",
+    "sured",
+    "stmatrix",
+    "tcgen05",
+    "pmevent",
+    "trap",
+    "setmaxnreg",
+    "discard",
+    "applypriority",
+    "tensormap",
+    "griddepcontrol",
+    "membar",
+    "fence",
+    "ret",
+    "exit",
+    "wmma",
+    "stackrestore",
+];
+
 /// Matches an instruction spelling (`ld.global.nc.f32`) against its opcode's forms, through
 /// a process-wide cache: the set of spellings real compilers emit is small.
 fn spelling(table: &'static Table, whole: &str, forms: &[usize], mods: &[&str]) -> Spelling {

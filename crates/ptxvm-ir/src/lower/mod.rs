@@ -20,9 +20,11 @@ use eval::{const_int, push_float, sym_expr};
 
 /// Lowers and checks a module. Returns the IR and every diagnostic (the IR is complete
 /// only when there are no errors).
-pub fn lower(m: &ast::Module, src: &str) -> (Module, Vec<Diagnostic>) {
+pub fn lower(m: &ast::Module, src: &str, opts: &crate::CheckOptions) -> (Module, Vec<Diagnostic>) {
     let mut cx = Cx {
         src,
+        arch: opts.arch,
+        opcode: std::cell::Cell::new(""),
         table: Table::get(),
         diags: Vec::new(),
         out: Module {
@@ -40,6 +42,10 @@ pub fn lower(m: &ast::Module, src: &str) -> (Module, Vec<Diagnostic>) {
 
 struct Cx<'a> {
     src: &'a str,
+    /// The opcode of the instruction being checked (ptxas's constant rules depend on it).
+    opcode: std::cell::Cell<&'static str>,
+    /// The architecture compiled for (`--arch`), if given.
+    arch: Option<(u32, bool)>,
     table: &'static Table,
     diags: Vec<Diagnostic>,
     out: Module,
@@ -135,14 +141,9 @@ impl<'a> Cx<'a> {
                                 ));
                                 seen_other = true;
                             }
-                            if seen_target {
-                                self.push(err(
-                                    DiagKind::Directive,
-                                    d.span,
-                                    "duplicate `.target` directive",
-                                ));
-                            }
-                            if seen_other && seen_version {
+
+                            // ptxas accepts a repeated `.target` anywhere.
+                            if seen_other && seen_version && !seen_target {
                                 self.push(err(
                                     DiagKind::Directive,
                                     d.span,
@@ -170,7 +171,14 @@ impl<'a> Cx<'a> {
                             }
                             if let Some(DirArg::Expr(e)) = d.args.first() {
                                 match const_int(e) {
-                                    Some(32) => self.out.address_size = 32,
+                                    Some(32) => {
+                                        self.out.address_size = 32;
+                                        self.push(err(
+                                            DiagKind::Directive,
+                                            e.span(),
+                                            "`.address_size 32`: 32-bit compilation is not supported by current toolchains (ptxas rejects it)",
+                                        ));
+                                    }
                                     Some(64) => self.out.address_size = 64,
                                     _ => self.push(err(
                                         DiagKind::Directive,
@@ -313,9 +321,22 @@ impl<'a> Cx<'a> {
             let num = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_"));
             match num {
                 Some(n) => {
-                    let (digits, arch) = match n.strip_suffix('a').or_else(|| n.strip_suffix('f')) {
-                        Some(x) => (x, true),
-                        None => (n, false),
+                    let cut = n.find(|c: char| !c.is_ascii_digit()).unwrap_or(n.len());
+                    let (digits, suffix) = n.split_at(cut);
+                    let arch = matches!(suffix, "a" | "f");
+                    if !arch && !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_lowercase())
+                    {
+                        // ptxas ignores unknown suffixes; say so without failing.
+                        self.push(Diagnostic::warning(
+                            DiagKind::Directive,
+                            *s,
+                            format!("unknown suffix `{suffix}` in target `{t}` is ignored"),
+                        ));
+                    }
+                    let digits = if suffix.bytes().all(|b| b.is_ascii_lowercase()) {
+                        digits
+                    } else {
+                        n
                     };
                     match digits.parse::<u32>() {
                         Ok(v) if is_known_sm(v) => {
@@ -355,6 +376,18 @@ impl<'a> Cx<'a> {
         match sm {
             Some(v) => {
                 self.out.sm = v;
+                if let Some((a, a_spec)) = self.arch {
+                    let spec = self.out.arch_specific;
+                    if v > a || (spec && (!a_spec || v != a)) {
+                        let s = if spec { "a" } else { "" };
+                        let aa = if a_spec { "a" } else { "" };
+                        self.push(err(
+                            DiagKind::Target,
+                            d.span,
+                            format!("`.target sm_{v}{s}` cannot be compiled for architecture `sm_{a}{aa}`"),
+                        ));
+                    }
+                }
                 let need = target_min_ptx(v, self.out.arch_specific);
                 let have = self.out.version.0 * 10 + self.out.version.1;
                 if have > 0 && need > have {
@@ -459,6 +492,38 @@ impl<'a> Cx<'a> {
                 ));
             }
             _ => {}
+        }
+        if space == Space::Param
+            && matches!(
+                ty,
+                Type::F16x2
+                    | Type::Bf16x2
+                    | Type::E4m3
+                    | Type::E5m2
+                    | Type::E4m3x2
+                    | Type::E5m2x2
+                    | Type::U16x2
+                    | Type::S16x2
+                    | Type::F32x2
+                    | Type::Tf32
+            )
+        {
+            self.push(err(
+                DiagKind::Declaration,
+                v.ty.unwrap_or(v.span),
+                format!("`{ty}` variables cannot be allocated in the `.param` state space"),
+            ));
+        } else if space != Space::Reg
+            && matches!(
+                ty,
+                Type::E4m3x2 | Type::E5m2x2 | Type::U16x2 | Type::S16x2 | Type::F32x2 | Type::Tf32
+            )
+        {
+            self.push(err(
+                DiagKind::Declaration,
+                v.ty.unwrap_or(v.span),
+                format!("`{ty}` may only be used as an instruction type"),
+            ));
         }
         if ty == Type::Pred && space != Space::Reg {
             self.push(err(
