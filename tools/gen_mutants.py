@@ -38,7 +38,16 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PTXAS = ("/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/"
                  "nvidia/cuda_nvcc/bin/ptxas")
+DEFAULT_PTXAS13 = ("/opt/venv-cu13/lib/python3.11/site-packages/"
+                   "nvidia/cu13/bin/ptxas")
 PTXAS = os.environ.get("PTXAS", DEFAULT_PTXAS)
+PTXAS13 = os.environ.get("PTXAS13", DEFAULT_PTXAS13)
+# Two ptxas releases judge the mutants (see README.md, "Which ptxas"):
+# ptxas 12.9 knows PTX ISA up to 8.8; ptxas 13.5 knows up to 9.5 but dropped
+# the targets below sm_75.  A mutant is judged by 13.5 iff its fixture's or
+# the mutated module's `.version` is above 8.8 (and by 12.9 otherwise).
+PTXAS_BY_VERSION = collections.OrderedDict([("12.9", PTXAS), ("13.5", PTXAS13)])
+NEW_ISA = (8, 8)          # PTX ISA versions above this need ptxas 13.5
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 OUT_DIR = os.path.join(REPO, "tests", "mutants")
 OUT = os.path.join(OUT_DIR, "mutants.jsonl")
@@ -96,13 +105,14 @@ def clean_msg(line, path=None):
     return re.sub(r"\s+", " ", line).replace(" :", ":").strip()
 
 
-def run_ptxas(text, arch, workdir, tag="m"):
-    """Run ptxas on `text`; return (verdict, first message) or None on timeout."""
+def run_ptxas(text, arch, workdir, tag="m", ptxas="12.9"):
+    """Run ptxas `ptxas` (a key of PTXAS_BY_VERSION) on `text`; return
+    (verdict, first message) or None on timeout."""
     path = os.path.join(workdir, "%s.ptx" % tag)
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
     try:
-        p = subprocess.run([PTXAS, "-arch=" + arch, "-o", "/dev/null", path],
+        p = subprocess.run([PTXAS_BY_VERSION[ptxas], "-arch=" + arch, "-o", "/dev/null", path],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -130,14 +140,57 @@ def run_ptxas(text, arch, workdir, tag="m"):
     return verdict, msg
 
 
-def ptxas_version():
+def ptxas_version(ptxas="12.9"):
     try:
-        out = subprocess.run([PTXAS, "--version"], stdout=subprocess.PIPE,
+        out = subprocess.run([PTXAS_BY_VERSION[ptxas], "--version"], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT).stdout.decode()
     except OSError:
         return "unknown"
     m = re.search(r"release [^\n]*", out)
     return m.group(0) if m else out.strip().splitlines()[-1]
+
+
+_ARCH_OK = {}
+
+
+def arch_supported(ptxas, arch):
+    """Whether ptxas `ptxas` accepts `-arch=<arch>` at all (CUDA 13 dropped
+    sm_50..sm_72: `Value 'sm_70' is not defined for option 'gpu-name'`)."""
+    key = (ptxas, arch)
+    if key not in _ARCH_OK:
+        fd, path = tempfile.mkstemp(suffix=".ptx", prefix="ptxarch_")
+        with os.fdopen(fd, "w") as f:
+            f.write(".version 6.0\n.target sm_50\n.address_size 64\n")
+        try:
+            p = subprocess.run([PTXAS_BY_VERSION[ptxas], "-arch=" + arch, "-o", "/dev/null", path],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+            out = p.stdout.decode("utf-8", "replace")
+            _ARCH_OK[key] = "is not defined for option" not in out
+        finally:
+            os.unlink(path)
+    return _ARCH_OK[key]
+
+
+def module_version(text_or_lines):
+    """(major, minor) of the first `.version` line, or None (also for a
+    malformed one such as `.version 8`)."""
+    lines = text_or_lines.split("\n") if isinstance(text_or_lines, str) else text_or_lines
+    for l in lines:
+        m = VERSION_RE.match(l)
+        if m:
+            return (int(m.group(2)), int(m.group(3)))
+    return None
+
+
+def ptxas_for(fixture_version, mutated_text):
+    """The ptxas ("12.9" or "13.5") that judges a module: 13.5 iff the
+    fixture's or the mutated module's `.version` is above 8.8.  Versions
+    compare as (major, minor) integer pairs, as ptxas reads them, so `8.9`
+    and `8.80` count as newer than 8.8."""
+    v = module_version(mutated_text)
+    if (fixture_version and fixture_version > NEW_ISA) or (v and v > NEW_ISA):
+        return "13.5"
+    return "12.9"
 
 
 # --------------------------------------------------------------------------
@@ -575,14 +628,21 @@ def _sm_num(t):
     return int(m.group(1)) if m else 0
 
 
+# Extra targets for fixtures judged by ptxas 13.5 (PTX ISA > 8.8); the
+# <= 8.8 fixtures keep the original list so their mutants do not change.
+TARGETS_NEW = TARGETS + ["sm_100a", "sm_103", "sm_110", "sm_120", "sm_120a",
+                         "sm_121"]
+
+
 def mut_target(fx, rng):
     if fx.target_idx is None or not fx.arch:
         return None
     line = fx.lines[fx.target_idx]
     m = TARGET_RE.match(line)
     orig = fx.arch
-    older = [t for t in TARGETS if _sm_num(t) <= _sm_num(orig) and t != orig]
-    newer = [t for t in TARGETS if _sm_num(t) > _sm_num(orig)]
+    targets = TARGETS_NEW if fx.version and fx.version > NEW_ISA else TARGETS
+    older = [t for t in targets if _sm_num(t) <= _sm_num(orig) and t != orig]
+    newer = [t for t in targets if _sm_num(t) > _sm_num(orig)]
     if orig == "sm_90":
         newer.append("sm_90a")
     if orig.endswith("a"):
@@ -602,6 +662,9 @@ def mut_target(fx, rng):
 VERSIONS = [(6, 0), (6, 3), (6, 5), (7, 0), (7, 1), (7, 3), (7, 5), (7, 6),
             (7, 8), (8, 0), (8, 1), (8, 3), (8, 4), (8, 5), (8, 6), (8, 7),
             (8, 8), (8, 9), (9, 0)]
+# For fixtures judged by ptxas 13.5 (PTX ISA > 8.8): also 9.1 .. 9.6 (9.6 is
+# newer than ptxas 13.5 supports).
+VERSIONS_NEW = VERSIONS + [(9, 1), (9, 2), (9, 3), (9, 4), (9, 5), (9, 6)]
 
 
 def mut_version(fx, rng):
@@ -610,8 +673,9 @@ def mut_version(fx, rng):
     line = fx.lines[fx.version_idx]
     m = VERSION_RE.match(line)
     cur = fx.version
-    older = [v for v in VERSIONS if v < cur]
-    newer = [v for v in VERSIONS if v > cur]
+    versions = VERSIONS_NEW if cur > NEW_ISA else VERSIONS
+    older = [v for v in versions if v < cur]
+    newer = [v for v in versions if v > cur]
     r = rng.random()
     if older and r < 0.88:
         # bias towards versions close to the current one
@@ -771,18 +835,24 @@ def interleave_by_compiler(fixtures, rng):
     return out
 
 
-def plan_mutants(fixtures, count, seed):
-    rng = random.Random(seed)
+def plan_mutants(fixtures, count, seed, group="", first_id=0):
+    """Plan `count` mutants over `fixtures`.  `group` "" is the original
+    (PTX ISA <= 8.8) plan, unchanged since the first corpus; any other group
+    name seeds its own random streams and starts each kind at a different
+    offset into the fixture order, so that a quota smaller than the number of
+    fixtures still reaches all of them.  Ids start at `first_id`."""
+    gseed = seed if not group else "%s/%s" % (seed, group)
+    rng = random.Random(gseed)
     order = interleave_by_compiler(fixtures, rng)
     quota = -(-count // len(KINDS))
     seen = set()
     per_kind = {}
-    for kind in KINDS:
-        krng = random.Random("%s/%s" % (seed, kind))
+    for ki, kind in enumerate(KINDS):
+        krng = random.Random("%s/%s" % (gseed, kind))
         fn = MUTATORS[kind]
         got = []
         stall = 0
-        pos = 0
+        pos = 0 if not group else (ki * quota) % len(order)
         while len(got) < quota and stall < 20 * len(order) + 200:
             fx = order[pos % len(order)]
             pos += 1
@@ -818,7 +888,7 @@ def plan_mutants(fixtures, count, seed):
                 plan.append(per_kind[kind][i])
     plan = plan[:count]
     for n, rec in enumerate(plan):
-        rec["id"] = n
+        rec["id"] = first_id + n
     return plan
 
 
@@ -844,10 +914,20 @@ def load_fixtures(max_size, jobs, workdir, log):
 
     def check(ifx):
         i, fx = ifx
-        return fx, run_ptxas(fx.text, fx.arch, workdir, "base%d" % i)
+        px = ptxas_for(fx.version, fx.text)
+        if not arch_supported(px, fx.arch):
+            return fx, ("unsupported-arch", "ptxas %s does not support -arch=%s" % (px, fx.arch))
+        return fx, run_ptxas(fx.text, fx.arch, workdir, "base%d" % i, px)
 
+    for px in PTXAS_BY_VERSION:          # fill the cache before threading
+        for a in sorted(set(fx.arch for fx in cand)):
+            arch_supported(px, a)
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
         for fx, res in ex.map(check, enumerate(cand)):
+            if res is not None and res[0] == "unsupported-arch":
+                log("skip %s: %s" % (fx.relpath, res[1]))
+                SKIPPED[fx.relpath] = res[1]
+                continue
             if res is None or res[0] != "accept":
                 log("skip %s: baseline ptxas %s" % (fx.relpath, res))
                 SKIPPED[fx.relpath] = "baseline: %s" % (res[1] if res else "timeout")
@@ -856,13 +936,14 @@ def load_fixtures(max_size, jobs, workdir, log):
     return fixtures
 
 
-def record_json(rec, verdict, msg):
+def record_json(rec, verdict, msg, ptxas):
     out = collections.OrderedDict()
     for k in ("id", "fixture", "line", "op", "kind", "original", "text"):
         out[k] = rec[k]
     out["ptxas"] = verdict
     out["ptxas_msg"] = msg
     out["arch"] = rec["arch"]
+    out["ptxas_version"] = ptxas
     return json.dumps(out, ensure_ascii=False)
 
 
@@ -883,20 +964,32 @@ def run_plan(plan, texts, jobs, out_path, resume, log):
 
     def work(rec):
         text = apply(texts[rec["fixture"]], rec)
-        return rec, run_ptxas(text, rec["arch"], workdir, "m%d" % rec["id"])
+        px = ptxas_for(module_version(texts[rec["fixture"]]), text)
+        if not arch_supported(px, rec["arch"]):
+            return rec, px, "unsupported-arch"
+        return rec, px, run_ptxas(text, rec["arch"], workdir, "m%d" % rec["id"], px)
 
+    for px in PTXAS_BY_VERSION:          # fill the cache before threading
+        for a in sorted(set(r["arch"] for r in todo)):
+            arch_supported(px, a)
     stats = collections.Counter()
     t0 = time.time()
     with open(out_path, mode, encoding="utf-8") as out, \
             concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-        for n, (rec, res) in enumerate(ex.map(work, todo)):
+        for n, (rec, px, res) in enumerate(ex.map(work, todo)):
             if res is None:
                 log("timeout: id %d (%s line %d) dropped" % (rec["id"], rec["fixture"], rec["line"]))
                 stats["timeout"] += 1
                 continue
-            out.write(record_json(rec, *res) + "\n")
+            if res == "unsupported-arch":
+                log("id %d (%s line %d) needs ptxas %s, which does not support -arch=%s: dropped"
+                    % (rec["id"], rec["fixture"], rec["line"], px, rec["arch"]))
+                stats["unsupported-arch"] += 1
+                continue
+            out.write(record_json(rec, res[0], res[1], px) + "\n")
             out.flush()
             stats[res[0]] += 1
+            stats["ptxas " + px] += 1
             if (n + 1) % 200 == 0:
                 log("%d/%d done (%.0fs) %s" % (n + 1, len(todo), time.time() - t0, dict(stats)))
     try:
@@ -932,6 +1025,10 @@ def verify(path, sample, seed, jobs, log):
     rng = random.Random(seed)
     pick = recs if sample >= len(recs) else rng.sample(recs, sample)
     texts = {}
+    for r in pick:                       # read fixtures before threading
+        if r["fixture"] not in texts:
+            with open(os.path.join(REPO, r["fixture"]), encoding="utf-8", newline="") as f:
+                texts[r["fixture"]] = f.read()
     workdir = tempfile.mkdtemp(prefix="ptxmutv_")
     bad = 0
     bad_text = 0
@@ -944,7 +1041,11 @@ def verify(path, sample, seed, jobs, log):
             text = apply(texts[rec["fixture"]], rec)
         except (ValueError, IndexError) as e:
             return rec, ("apply-failed", str(e))
-        return rec, run_ptxas(text, rec["arch"], workdir, "v%d" % rec["id"])
+        px = rec.get("ptxas_version", "12.9")
+        want = ptxas_for(module_version(texts[rec["fixture"]]), text)
+        if px != want:
+            return rec, ("apply-failed", "recorded ptxas %s, the rule says %s" % (px, want))
+        return rec, run_ptxas(text, rec["arch"], workdir, "v%d" % rec["id"], px)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
         for rec, res in ex.map(work, pick):
@@ -963,8 +1064,9 @@ def verify(path, sample, seed, jobs, log):
         os.rmdir(workdir)
     except OSError:
         pass
-    log("verified %d records: %d verdict mismatches, %d fixture mismatches"
-        % (len(pick), bad, bad_text))
+    log("verified %d records (%s): %d verdict mismatches, %d fixture/rule mismatches"
+        % (len(pick), dict(collections.Counter(r.get("ptxas_version", "12.9") for r in pick)),
+           bad, bad_text))
     return bad == 0 and bad_text == 0
 
 
@@ -1092,18 +1194,32 @@ def write_readme(path, log, meta=None):
     recs = read_records(path)
     by_kind = collections.OrderedDict((k, collections.Counter()) for k in KINDS)
     by_comp = collections.defaultdict(collections.Counter)
+    by_px = collections.defaultdict(collections.Counter)
+    by_kind_px = collections.OrderedDict((k, collections.Counter()) for k in KINDS)
     fixtures = set()
+    fixtures_px = collections.defaultdict(set)
     for r in recs:
+        px = r.get("ptxas_version", "12.9")
         by_kind.setdefault(r["kind"], collections.Counter())[r["ptxas"]] += 1
+        by_kind_px.setdefault(r["kind"], collections.Counter())[px] += 1
         by_comp[os.path.basename(os.path.dirname(r["fixture"]))][r["ptxas"]] += 1
+        by_px[px][r["ptxas"]] += 1
         fixtures.add(r["fixture"])
+        fixtures_px[px].add(r["fixture"])
+    pxs = sorted(by_px)
     tot = collections.Counter(r["ptxas"] for r in recs)
     s = [README_HEAD, "\n## Counts\n\n"]
-    s.append("Generated with ptxas: `%s`%s.\n" % (
-        ptxas_version(), (" " + meta) if meta else ""))
+    s.append("Generated with %s%s.\n" % (
+        " and ".join("ptxas %s: `%s`" % (v, ptxas_version(v)) for v in PTXAS_BY_VERSION),
+        (" " + meta) if meta else ""))
     s.append("\n%d mutants over %d fixtures: %d accept (%.1f%%), %d reject.\n"
              % (len(recs), len(fixtures), tot["accept"],
                 100.0 * tot["accept"] / max(len(recs), 1), tot["reject"]))
+    s.append("\n| judged by | mutants | fixtures | accept | reject |\n|---|---:|---:|---:|---:|\n")
+    for px in pxs:
+        c = by_px[px]
+        s.append("| ptxas %s | %d | %d | %d | %d |\n" % (
+            px, c["accept"] + c["reject"], len(fixtures_px[px]), c["accept"], c["reject"]))
     meta_path = os.path.join(os.path.dirname(os.path.abspath(path)), "meta.json")
     if os.path.exists(meta_path):
         with open(meta_path) as f:
@@ -1120,10 +1236,15 @@ def write_readme(path, log, meta=None):
             s.append("\nFixtures not used (see `meta.json` for the list):\n\n")
             for (comp, reason), n in sorted(why.items()):
                 s.append("* %s: %d, %s\n" % (comp, n, reason))
-    s.append("\n| kind | total | accept | reject |\n|---|---:|---:|---:|\n")
+    s.append("\n| kind | total | accept | reject | %s |\n|---|---:|---:|---:|%s\n" % (
+        " | ".join("ptxas %s" % px for px in pxs), "---:|" * len(pxs)))
     for k, c in by_kind.items():
-        s.append("| `%s` | %d | %d | %d |\n" % (k, c["accept"] + c["reject"], c["accept"], c["reject"]))
-    s.append("| **all** | %d | %d | %d |\n" % (len(recs), tot["accept"], tot["reject"]))
+        s.append("| `%s` | %d | %d | %d | %s |\n" % (
+            k, c["accept"] + c["reject"], c["accept"], c["reject"],
+            " | ".join(str(by_kind_px[k][px]) for px in pxs)))
+    s.append("| **all** | %d | %d | %d | %s |\n" % (
+        len(recs), tot["accept"], tot["reject"],
+        " | ".join(str(sum(by_px[px].values())) for px in pxs)))
     s.append("\n| compiler | total | accept | reject |\n|---|---:|---:|---:|\n")
     for k in sorted(by_comp):
         c = by_comp[k]
@@ -1137,7 +1258,11 @@ def write_readme(path, log, meta=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--count", type=int, default=2640, help="mutants to plan")
+    ap.add_argument("--count", type=int, default=2640,
+                    help="mutants to plan over the fixtures with .version <= 8.8")
+    ap.add_argument("--count-new", type=int, default=1100,
+                    help="mutants to plan over the fixtures with .version > 8.8 "
+                         "(judged by ptxas 13.5); their ids follow the first --count")
     ap.add_argument("--limit", type=int, default=None, help="run only the first N planned mutants")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
@@ -1170,7 +1295,12 @@ def main():
         log("no usable fixtures")
         sys.exit(1)
     log("%d usable fixtures (%s)" % (len(fixtures), dict(collections.Counter(f.compiler for f in fixtures))))
-    plan = plan_mutants(fixtures, args.count, args.seed)
+    old_fx = [f for f in fixtures if not (f.version and f.version > NEW_ISA)]
+    new_fx = [f for f in fixtures if f.version and f.version > NEW_ISA]
+    plan = plan_mutants(old_fx, args.count, args.seed) if old_fx else []
+    if new_fx and args.count_new > 0:
+        plan += plan_mutants(new_fx, args.count_new, args.seed, group="isa9",
+                             first_id=args.count)
     if args.limit is not None:
         plan = plan[:args.limit]
     if args.plan_only:
@@ -1184,10 +1314,16 @@ def main():
     used = sorted(set(r["fixture"] for r in plan))
     meta = collections.OrderedDict([
         ("generator", "tools/gen_mutants.py"),
-        ("ptxas", ptxas_version()),
-        ("seed", args.seed), ("count", args.count), ("limit", args.limit),
+        ("ptxas", collections.OrderedDict((v, ptxas_version(v)) for v in PTXAS_BY_VERSION)),
+        ("ptxas_rule", "ptxas 13.5 if the fixture's or the mutated module's .version "
+                       "is above 8.8 (as a (major, minor) pair), else ptxas 12.9; "
+                       "mutants whose arch ptxas 13.5 does not support are dropped"),
+        ("seed", args.seed), ("count", args.count), ("count_new", args.count_new),
+        ("limit", args.limit),
         ("max_size", args.max_size),
         ("skipped", SKIPPED),
+        ("dropped_unsupported_arch", stats.get("unsupported-arch", 0)),
+        ("dropped_timeout", stats.get("timeout", 0)),
         ("fixtures", collections.OrderedDict(
             (p, hashlib.sha256(texts[p].encode("utf-8")).hexdigest()) for p in used)),
     ])
@@ -1195,8 +1331,8 @@ def main():
         json.dump(meta, f, indent=1)
         f.write("\n")
     if os.path.abspath(args.out) == os.path.abspath(OUT):
-        write_readme(args.out, log, "(seed %d, %d fixtures <= %d bytes)"
-                     % (args.seed, len(fixtures), args.max_size))
+        write_readme(args.out, log, "(seed %d, --count %d, --count-new %d, %d fixtures <= %d bytes)"
+                     % (args.seed, args.count, args.count_new, len(fixtures), args.max_size))
 
 
 if __name__ == "__main__":

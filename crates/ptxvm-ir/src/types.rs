@@ -153,8 +153,9 @@ impl Type {
             S8 | S16 | S32 | S64 => Class::Signed,
             // Packed integer and small-float storage types behave as bit types for operand
             // agreement: they are carried in `.b` registers.
-            U16x2 | S16x2 | E4m3 | E5m2 | E4m3x2 | E5m2x2 | Tf32 => Class::Bit,
-            F16 | F16x2 | Bf16 | Bf16x2 | F32 | F64 | F32x2 => Class::Float,
+            U16x2 | S16x2 | E4m3 | E5m2 | E4m3x2 | E5m2x2 => Class::Bit,
+            // `.tf32` values live in `.b32` registers only (ptxas rejects `.s32`/`.f32`).
+            F16 | F16x2 | Bf16 | Bf16x2 | Tf32 | F32 | F64 | F32x2 => Class::Float,
             Pred => Class::Pred,
             TexRef | SamplerRef | SurfRef => Class::Opaque,
         }
