@@ -15,67 +15,48 @@ impl<'a> Cx<'a> {
             new_block: true,
         };
         // Parameters are the outermost scope.
-        for (i, p) in f
-            .params
-            .iter()
-            .flatten()
-            .flat_map(|p| p.declarators.iter())
-            .enumerate()
-        {
-            let n = self.t(p.name);
-            let is_reg = fx.func.params.get(i).is_some_and(|v| v.space == Space::Reg);
-            if is_reg {
-                let v = &fx.func.params[i];
-                let id = fx.func.regs.len() as u32;
-                fx.func.regs.push(Reg {
-                    name: n.to_string(),
-                    ty: v.ty,
-                    vector: v.vector,
-                });
-                fx.scopes[0].insert(n, Local::Reg(id));
-            } else if fx.scopes[0]
-                .insert(n, Local::Var(VarRef::Param(i as u32)))
-                .is_some()
-            {
-                self.push(err(
-                    DiagKind::Duplicate,
-                    p.name,
-                    format!("parameter `{n}` is declared twice"),
-                ));
-            }
-        }
-        for (i, p) in f
-            .rets
-            .iter()
-            .flatten()
-            .flat_map(|p| p.declarators.iter())
-            .enumerate()
-        {
-            let n = self.t(p.name);
-            let is_reg = fx.func.rets.get(i).is_some_and(|v| v.space == Space::Reg);
-            if is_reg {
-                let v = &fx.func.rets[i];
-                let id = fx.func.regs.len() as u32;
-                fx.func.regs.push(Reg {
-                    name: n.to_string(),
-                    ty: v.ty,
-                    vector: v.vector,
-                });
-                fx.scopes[0].insert(n, Local::Reg(id));
-            } else if fx.scopes[0]
-                .insert(n, Local::Var(VarRef::Ret(i as u32)))
-                .is_some()
-            {
-                self.push(err(
-                    DiagKind::Duplicate,
-                    p.name,
-                    format!("parameter `{n}` is declared twice"),
-                ));
-            }
-        }
+        self.bind_params(f.params.as_deref(), false, &mut fx);
+        self.bind_params(f.rets.as_deref(), true, &mut fx);
         self.collect_labels(body, &mut fx);
         self.block(body, &mut fx);
         self.out.funcs[fi] = fx.func;
+    }
+
+    /// Puts a function's parameters (or return parameters) in the outermost scope: `.reg`
+    /// parameters become registers, `.param` ones variables.
+    fn bind_params(&mut self, decls: Option<&[ast::VarDecl]>, rets: bool, fx: &mut Fx<'a>) {
+        let names = decls
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p.declarators.iter());
+        for (i, p) in names.enumerate() {
+            let n = self.t(p.name);
+            let vars = if rets { &fx.func.rets } else { &fx.func.params };
+            let reg = vars
+                .get(i)
+                .filter(|v| v.space == Space::Reg)
+                .map(|v| (v.ty, v.vector));
+            let local = match reg {
+                Some((ty, vector)) => {
+                    let id = fx.func.regs.len() as u32;
+                    fx.func.regs.push(Reg {
+                        name: n.to_string(),
+                        ty,
+                        vector,
+                    });
+                    Local::Reg(id)
+                }
+                None if rets => Local::Var(VarRef::Ret(i as u32)),
+                None => Local::Var(VarRef::Param(i as u32)),
+            };
+            if fx.scopes[0].insert(n, local).is_some() {
+                self.push(err(
+                    DiagKind::Duplicate,
+                    p.name,
+                    format!("parameter `{n}` is declared twice"),
+                ));
+            }
+        }
     }
 
     pub(super) fn collect_labels(&mut self, b: &ast::Block, fx: &mut Fx<'a>) {
