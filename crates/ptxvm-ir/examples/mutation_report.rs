@@ -119,7 +119,7 @@ fn reason(ptxas_msg: &str, ptxas_accepts: bool) -> &'static str {
         "the reference ptxas (CUDA 12.9) predates PTX ISA 9.0; ptxvm accepts PTX 9.x, which CUDA 13 emits (our nvrtc13 fixtures use 9.5)"
     } else if ptxas_msg.contains("info_string") {
         "the label lives in a DWARF `.section` block, which ptxvm keeps verbatim without resolving its labels"
-    } else if ptxas_msg.contains("32-Bit compilation") {
+    } else if ptxas_msg.contains("32-Bit compilation") || ptxas_msg.contains("32-Bit ABI") {
         "ptxas takes a 32-bit address register in a global access as 32-bit compilation; ptxvm allows 32-bit address registers, which are valid for shared and local addresses"
     } else if ptxas_accepts {
         "ptxvm is stricter than ptxas here (not yet analysed)"

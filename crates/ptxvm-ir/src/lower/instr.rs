@@ -234,6 +234,17 @@ impl<'a> Cx<'a> {
         fx: &Fx<'a>,
     ) {
         let space = mods.iter().find_map(|m| Space::from_dot(m));
+        if space == Some(Space::Param)
+            && let Some(k) = mods
+                .iter()
+                .position(|m| m.starts_with(".L1::") || m.starts_with(".L2::"))
+        {
+            self.push(err(
+                DiagKind::Modifier,
+                i.mods[k],
+                format!("`{}` cannot be applied to the `.param` space", mods[k]),
+            ));
+        }
         for (o, op) in i.operands.iter().zip(ops) {
             // ptxas allows absolute addresses (`[16]`) only in the local space.
             if let Op::Addr {
@@ -510,7 +521,7 @@ impl<'a> Cx<'a> {
                         self.imm(e, kind, ty, fx, errs)
                     }
                     Operand::Vector { elems, .. } if kind == Kind::RV => {
-                        self.vector(elems, o.span(), ty, relaxed, vec_len, fx, errs)
+                        self.vector(is_dest, elems, o.span(), ty, relaxed, vec_len, fx, errs)
                     }
                     Operand::Pair { a, b, .. } if kind == Kind::RP => {
                         let a2 = self.operand(a, Kind::R, ty, relaxed, None, true, fx, errs);
@@ -553,7 +564,7 @@ impl<'a> Cx<'a> {
                     } else {
                         vec_len
                     };
-                    self.vector(elems, o.span(), ty, relaxed, want, fx, errs)
+                    self.vector(is_dest, elems, o.span(), ty, relaxed, want, fx, errs)
                 }
                 _ => bad_kind(errs),
             },
@@ -871,13 +882,17 @@ impl<'a> Cx<'a> {
                     }
                     _ => None,
                 };
+                let half = matches!(
+                    ty,
+                    Some(Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2)
+                );
                 if let Some(t) = ty
-                    && t.class() == Class::Bit
-                    && self.opcode.get() != "mov"
-                    && (hex_bits.is_none() || self.opcode.get() == "shfl")
+                    && (half
+                        || (t.class() == Class::Bit
+                            && (hex_bits.is_none() || self.opcode.get() == "shfl")))
                 {
-                    // ptxas takes decimal floating-point constants for bit types only in
-                    // `mov`, and hex ones (`0f...`) everywhere but `shfl`.
+                    // ptxas takes no floating-point constants for half types, no decimal
+                    // ones for bit types, and hex ones (`0f...`) for bit types except in `shfl`.
                     errs.push(err(
                         DiagKind::OperandType,
                         e.span(),
@@ -967,8 +982,10 @@ impl<'a> Cx<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn vector(
         &self,
+        is_dest: bool,
         elems: &[Operand],
         span: Span,
         ty: Option<Type>,
@@ -977,6 +994,13 @@ impl<'a> Cx<'a> {
         fx: &Fx<'a>,
         errs: &mut Vec<Diagnostic>,
     ) -> Op {
+        if is_dest && let Some(e) = elems.iter().find(|e| matches!(e, Operand::Expr(_))) {
+            errs.push(err(
+                DiagKind::OperandKind,
+                e.span(),
+                "a destination vector must hold registers or `_`, not constants",
+            ));
+        }
         if let Some(n) = want
             && elems.len() as u32 != n
         {

@@ -245,6 +245,19 @@ impl<'a> Cx<'a> {
                 }
             }
         }
+        // `.target debug` promises DWARF sections.
+        if self.out.targets.iter().any(|t| t == "debug")
+            && !m
+                .items
+                .iter()
+                .any(|it| matches!(it, ast::Item::Directive(d) if self.t(d.name) == ".section"))
+            && let Some(ast::Item::Directive(d)) = m
+                .items
+                .iter()
+                .find(|it| matches!(it, ast::Item::Directive(d) if self.t(d.name) == ".target"))
+        {
+            self.push(err(DiagKind::Directive, d.span, "`.target ... debug` requires debug information (`.section .debug_*`), and the module has none"));
+        }
         if m.items.is_empty() {
             self.push(err(
                 DiagKind::Directive,
@@ -600,6 +613,13 @@ impl<'a> Cx<'a> {
             ));
         }
         let ptr = v.ptr.as_ref().map(|p| {
+            if ty.class() == Class::Float {
+                self.push(err(
+                    DiagKind::Declaration,
+                    p.span,
+                    format!("`.ptr` cannot apply to a floating-point parameter (`{ty}`)"),
+                ));
+            }
             if scope != Scope::EntryParam {
                 self.push(err(
                     DiagKind::Declaration,
