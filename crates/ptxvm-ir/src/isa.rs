@@ -164,6 +164,9 @@ pub struct Form {
     pub operands: Vec<OperandSpec>,
     pub gate: Gate,
     pub relaxed: bool,
+    /// Whether the first operand is read, not written (a store address, a barrier id, a
+    /// branch target...): derived from the opcode.
+    pub first_is_source: bool,
     /// Index of the block (for its groups).
     pub block: usize,
     /// Where it is declared: (file, 1-based line) and the pattern text.
@@ -655,6 +658,7 @@ fn parse_form(t: &Table, block: usize, s: &str) -> Result<Form, String> {
         }
     }
     Ok(Form {
+        first_is_source: FIRST_IS_SOURCE.contains(&opcode.as_str()),
         opcode,
         slots,
         operands,
@@ -667,6 +671,40 @@ fn parse_form(t: &Table, block: usize, s: &str) -> Result<Form, String> {
         text: s.to_string(),
     })
 }
+
+/// Opcodes whose first operand is not written (a store address, a barrier id, a label...).
+const FIRST_IS_SOURCE: &[&str] = &[
+    "st",
+    "red",
+    "bar",
+    "barrier",
+    "nanosleep",
+    "bra",
+    "brx",
+    "call",
+    "prefetch",
+    "prefetchu",
+    "cp",
+    "mbarrier",
+    "multimem",
+    "sust",
+    "sured",
+    "stmatrix",
+    "tcgen05",
+    "pmevent",
+    "trap",
+    "setmaxnreg",
+    "discard",
+    "applypriority",
+    "tensormap",
+    "griddepcontrol",
+    "membar",
+    "fence",
+    "ret",
+    "exit",
+    "wmma",
+    "stackrestore",
+];
 
 /// Splits operand text on commas; a `{` starts the optional trailing operands.
 /// Returns (text, optional) per operand.

@@ -240,7 +240,8 @@ pub enum Space {
 impl Space {
     /// Parses a space token, ignoring `::` sub-qualifiers.
     pub fn from_dot(s: &str) -> Option<Space> {
-        Some(match s.split("::").next().unwrap_or(s) {
+        let base = s.find(':').map_or(s, |i| &s[..i]);
+        Some(match base {
             ".reg" => Space::Reg,
             ".sreg" => Space::Sreg,
             ".const" => Space::Const,

@@ -450,7 +450,7 @@ impl<'a> Cx<'a> {
                         .and_then(|v| Type::from_dot(&groups[g].values[*v].text))
                 }
             };
-            let is_dest = k == 0 && !NO_DEST.contains(&f.opcode.as_str());
+            let is_dest = k == 0 && !f.first_is_source;
             if is_dest
                 && let Operand::Name { name, .. } = o
                 && let Some(Res::SReg(..)) = self.lookup(fx, self.t(*name))
@@ -1214,40 +1214,6 @@ pub(super) fn rank(e: &[Diagnostic]) -> u8 {
 }
 
 /// Forms sharing the most modifiers with the instruction, for "a valid form is" notes.
-/// Opcodes whose first operand is not written (a store address, a barrier id, a label...).
-const NO_DEST: &[&str] = &[
-    "st",
-    "red",
-    "bar",
-    "barrier",
-    "nanosleep",
-    "bra",
-    "brx",
-    "call",
-    "prefetch",
-    "prefetchu",
-    "cp",
-    "mbarrier",
-    "multimem",
-    "sust",
-    "sured",
-    "stmatrix",
-    "tcgen05",
-    "pmevent",
-    "trap",
-    "setmaxnreg",
-    "discard",
-    "applypriority",
-    "tensormap",
-    "griddepcontrol",
-    "membar",
-    "fence",
-    "ret",
-    "exit",
-    "wmma",
-    "stackrestore",
-];
-
 /// Matches an instruction spelling (`ld.global.nc.f32`) against its opcode's forms, through
 /// a process-wide cache: the set of spellings real compilers emit is small.
 fn spelling(table: &'static Table, whole: &str, forms: &[usize], mods: &[&str]) -> Spelling {
