@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod info;
+mod npy;
+mod run;
 
 #[derive(Parser)]
 #[command(
@@ -42,6 +44,37 @@ enum Cmd {
     },
     /// Print a PTX file in canonical form.
     Fmt { file: PathBuf },
+    /// Run a kernel on the CPU.
+    #[command(
+        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
+    )]
+    Run {
+        file: PathBuf,
+        /// Kernel to launch (may be left out when the module has one).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Grid size in CTAs: X[,Y[,Z]].
+        #[arg(long, value_parser = run::parse_dim3)]
+        grid: [u32; 3],
+        /// Block size in threads: X[,Y[,Z]].
+        #[arg(long, value_parser = run::parse_dim3)]
+        block: [u32; 3],
+        /// Dynamic shared memory per CTA, bytes.
+        #[arg(long, default_value_t = 0)]
+        shared_mem: u32,
+        /// A kernel argument (repeat, in parameter order).
+        #[arg(long = "arg", value_name = "SPEC")]
+        args: Vec<String>,
+        /// Write every buffer argument to DIR/arg<i>.npy after the launch.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Warp-instruction budget; a launch that exceeds it fails (runaway loops).
+        #[arg(long, default_value_t = 2_000_000_000)]
+        max_steps: u64,
+        /// Print executed warp and thread instructions and wall time (to stderr).
+        #[arg(long)]
+        stats: bool,
+    },
     /// Summarise a module: version, target, kernels and functions with their parameters,
     /// register counts, directives and module variables.
     Info { file: PathBuf },
@@ -104,6 +137,36 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
+        Cmd::Run {
+            file,
+            kernel,
+            grid,
+            block,
+            shared_mem,
+            args,
+            out,
+            max_steps,
+            stats,
+        } => {
+            let o = run::RunOpts {
+                file,
+                kernel,
+                grid,
+                block,
+                shared_mem,
+                args,
+                out,
+                max_steps,
+                stats,
+            };
+            match run::run(&o) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
             Ok((src, checked)) => {
                 if checked.has_errors() {

@@ -78,3 +78,104 @@ fn fmt_output_checks_and_info_lists_parameters() {
         "{info}"
     );
 }
+
+fn npy_f32(vals: &[f32]) -> Vec<u8> {
+    let mut dict = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        vals.len()
+    );
+    let pad = (64 - (10 + dict.len() + 1) % 64) % 64;
+    dict.push_str(&" ".repeat(pad));
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    for v in vals {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn run_executes_the_bundled_kernel_and_writes_npy_outputs() {
+    let dir = std::env::temp_dir().join(format!("ptxvm-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32).collect();
+    std::fs::write(dir.join("a.npy"), npy_f32(&a)).unwrap();
+    std::fs::write(dir.join("b.npy"), npy_f32(&b)).unwrap();
+    let out = dir.join("out");
+    let (code, _) = ptxvm(&[
+        "run",
+        "examples/vector_add.ptx",
+        "--kernel",
+        "vec_add_f32",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--arg",
+        dir.join("a.npy").to_str().unwrap(),
+        "--arg",
+        dir.join("b.npy").to_str().unwrap(),
+        "--arg",
+        &format!("zeros:f32:{n}"),
+        "--arg",
+        &format!("u32:{n}"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let bytes = std::fs::read(out.join("arg2.npy")).unwrap();
+    let data = &bytes[bytes.len() - 4 * n..];
+    for i in 0..n {
+        let c = f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(c.to_bits(), (a[i] + b[i]).to_bits(), "element {i}");
+    }
+    // The inputs come back unchanged, with their dtype and shape.
+    assert_eq!(std::fs::read(out.join("arg0.npy")).unwrap(), npy_f32(&a));
+}
+
+#[test]
+fn run_reports_argument_mismatches_and_faults() {
+    let (code, _) = ptxvm(&[
+        "run",
+        "examples/vector_add.ptx",
+        "--kernel",
+        "vec_add_f32",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "u32:1",
+    ]);
+    assert_eq!(code, 1);
+    // A null buffer pointer faults with the kernel, line and thread.
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxvm"))
+        .args([
+            "run",
+            "examples/vector_add.ptx",
+            "--kernel",
+            "vec_add_f32",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+        ])
+        .args([
+            "--arg", "u64:0", "--arg", "u64:0", "--arg", "u64:0", "--arg", "u32:32",
+        ])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("outside every allocation")
+            && err.contains("in kernel `vec_add_f32`, PTX line"),
+        "{err}"
+    );
+    assert!(err.contains("thread (0, 0, 0), lane 0"), "{err}");
+}

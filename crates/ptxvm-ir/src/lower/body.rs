@@ -13,12 +13,21 @@ impl<'a> Cx<'a> {
             func: std::mem::take(&mut self.out.funcs[fi]),
             loc: None,
             new_block: true,
+            label_blocks: Vec::new(),
         };
         // Parameters are the outermost scope.
         self.bind_params(f.params.as_deref(), false, &mut fx);
         self.bind_params(f.rets.as_deref(), true, &mut fx);
         self.collect_labels(body, &mut fx);
+        fx.label_blocks = vec![0; fx.labels.len()];
         self.block(body, &mut fx);
+        // Branch operands were resolved to label ids; bind them to their blocks.
+        let lb = std::mem::take(&mut fx.label_blocks);
+        for inst in &mut fx.func.insts {
+            for op in &mut inst.operands {
+                relabel(op, &lb);
+            }
+        }
         self.out.funcs[fi] = fx.func;
     }
 
@@ -119,6 +128,12 @@ impl<'a> Cx<'a> {
                 ast::Stmt::Var(_) => {}
                 ast::Stmt::Label(l) => {
                     let n = self.t(*l);
+                    if let Some(&id) = fx.labels.get(n) {
+                        let b = fx.func.blocks.len() as u32;
+                        if let Some(slot) = fx.label_blocks.get_mut(id as usize) {
+                            *slot = b;
+                        }
+                    }
                     fx.func.blocks.push(fx.func.insts.len() as u32);
                     fx.func.block_labels.push(n.to_string());
                     fx.new_block = false;
@@ -323,4 +338,17 @@ pub(super) fn range_member(ranges: &HashMap<&str, (u32, u32)>, name: &str) -> Op
     let &(first, count) = ranges.get(prefix)?;
     let n = num.parse::<u32>().ok()?;
     (n < count && (num == "0" || !num.starts_with('0'))).then_some(first + n)
+}
+
+/// Rewrites label ids to block indices inside an operand.
+fn relabel(op: &mut Op, lb: &[u32]) {
+    match op {
+        Op::Label(l) => *l = lb.get(*l as usize).copied().unwrap_or(*l),
+        Op::Vector(v) | Op::List(v) | Op::TexAddr(v) => v.iter_mut().for_each(|o| relabel(o, lb)),
+        Op::Pair(a, b) => {
+            relabel(a, lb);
+            relabel(b, lb);
+        }
+        _ => {}
+    }
 }

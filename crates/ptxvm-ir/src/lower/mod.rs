@@ -82,6 +82,9 @@ struct Fx<'a> {
     loc: Option<(u32, u32, u32)>,
     /// Whether the next instruction starts a new block.
     new_block: bool,
+    /// Block index of each label id (labels are numbered in source order; blocks also
+    /// include unlabelled fall-through blocks).
+    label_blocks: Vec<u32>,
 }
 
 #[derive(Clone, Copy)]

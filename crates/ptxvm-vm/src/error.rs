@@ -1,0 +1,92 @@
+//! Errors of the runtime. A [`Fault`] is a failure of the guest program (out-of-bounds
+//! access, trap, deadlock, ...) and carries where it happened; everything else is a usage
+//! error of the API (bad launch configuration, unknown kernel, bad arguments).
+
+use std::fmt;
+
+/// What went wrong in the guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultKind {
+    /// A memory access outside any live allocation or window.
+    OutOfBounds,
+    /// A misaligned access.
+    Misaligned,
+    /// An access to freed memory.
+    UseAfterFree,
+    /// `trap` or a failed `__assertfail`.
+    Trap,
+    /// A barrier that can never complete.
+    Deadlock,
+    /// A `.sync` instruction whose membermask is violated.
+    MemberMask,
+    /// The instruction budget (`--max-steps`) ran out.
+    StepLimit,
+    /// An instruction or form the interpreter does not implement yet.
+    Unsupported,
+    /// Local stack or call depth exhausted.
+    StackOverflow,
+}
+
+/// Where in the guest a fault happened.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Site {
+    pub kernel: String,
+    /// Function the faulting instruction is in (may differ from the kernel).
+    pub function: String,
+    /// PTX source line (1-based; 0 when unknown).
+    pub line: u32,
+    /// `.loc` position in force: (file name, line).
+    pub loc: Option<(String, u32)>,
+    pub cta: [u32; 3],
+    pub tid: [u32; 3],
+    pub lane: u32,
+}
+
+/// A guest failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub message: String,
+    pub site: Site,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.site;
+        write!(f, "{}\n  in kernel `{}`", self.message, s.kernel)?;
+        if !s.function.is_empty() && s.function != s.kernel {
+            write!(f, ", function `{}`", s.function)?;
+        }
+        if s.line > 0 {
+            write!(f, ", PTX line {}", s.line)?;
+        }
+        if let Some((file, line)) = &s.loc {
+            write!(f, " (source {file}:{line})")?;
+        }
+        write!(
+            f,
+            "\n  CTA ({}, {}, {}), thread ({}, {}, {}), lane {}",
+            s.cta[0], s.cta[1], s.cta[2], s.tid[0], s.tid[1], s.tid[2], s.lane
+        )
+    }
+}
+
+/// Any runtime error.
+#[derive(Debug, thiserror::Error)]
+pub enum VmError {
+    /// The guest failed.
+    #[error("{0}")]
+    Fault(Box<Fault>),
+    /// The module did not check; the diagnostics are in the message.
+    #[error("the module has errors:\n{0}")]
+    Invalid(String),
+    /// A misuse of the API (launch configuration, parameters, unknown kernel, ...).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl VmError {
+    pub fn usage(msg: impl Into<String>) -> VmError {
+        VmError::Usage(msg.into())
+    }
+}

@@ -1,0 +1,1424 @@
+//! The reference interpreter: runs one kernel launch over its grid with the PTX machine
+//! model — CTAs of warps of 32 threads, independent thread scheduling (§3.2), barriers —
+//! executing the decoded [`crate::program`] instructions through the shared numerics of
+//! `ptxvm-fp`.
+//!
+//! Scheduling: each warp runs the group of its threads that share the lowest PC (so
+//! diverged paths reconverge where they meet); a group that keeps branching backwards is
+//! made to yield to the warp's other groups after [`SPIN_YIELD`] iterations, so a lane
+//! spinning on a lock held by another lane of its warp cannot starve it. Warps of a CTA
+//! take turns in quanta; barriers are scheduler state.
+//!
+//! Invariant: every guest memory access is bounds-checked (global through
+//! [`GlobalMemory`], shared/local/param against their buffers); a failure becomes a
+//! [`Fault`] naming kernel, line, CTA, thread and lane.
+
+use crate::error::{Fault, FaultKind, Site};
+use crate::memory::{
+    AccessError, GlobalMemory, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
+};
+use crate::program::*;
+use ptxvm_fp::Rnd;
+use ptxvm_fp::arith as fa;
+use ptxvm_ir::types::{Class, Type};
+
+/// Consecutive backward branches after which a group yields to its warp's other groups.
+pub const SPIN_YIELD: u32 = 64;
+/// Instructions a warp runs before the next warp of its CTA gets a turn.
+const QUANTUM: u32 = 256;
+/// Maximum call depth per thread.
+const MAX_DEPTH: usize = 1024;
+
+/// A kernel launch's configuration and limits.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub kernel: u32,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dyn_shared: u32,
+    /// The kernel parameter buffer, laid out per the `.param` declarations.
+    pub params: Vec<u8>,
+    /// Warp-instruction budget for the whole launch.
+    pub max_steps: u64,
+    /// Local memory per thread in bytes.
+    pub local_size: u32,
+}
+
+/// Counters of a launch.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stats {
+    /// Warp-level instructions issued (one per group step).
+    pub warp_insts: u64,
+    /// Thread-level instructions executed (active threads per step, summed).
+    pub thread_insts: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TState {
+    Ready,
+    Barrier(u8),
+    Exited,
+}
+
+#[derive(Debug)]
+struct Frame {
+    func: u32,
+    regs: Vec<u64>,
+    local_base: u32,
+    param_base: u32,
+    /// Where to continue in the caller.
+    ret_pc: u32,
+    /// The caller's return-variable locations and this callee's return offsets.
+    rets: Vec<(VarLoc, u32, u32)>,
+}
+
+#[derive(Debug)]
+struct Thread {
+    pc: u32,
+    state: TState,
+    tid: [u32; 3],
+    lane: u32,
+    frames: Vec<Frame>,
+    local: Vec<u8>,
+    local_sp: u32,
+    params: Vec<u8>,
+    param_sp: u32,
+    /// Consecutive backward branches taken.
+    spins: u32,
+}
+
+struct Cta<'a> {
+    prog: &'a Program,
+    launch: &'a Launch,
+    ctaid: [u32; 3],
+    shared: Vec<u8>,
+    threads: Vec<Thread>,
+    nwarps: u32,
+    bar_arrived: [u32; 16],
+    bar_expected: [u32; 16],
+}
+
+/// Runs a launch to completion (or to its first fault).
+pub fn run(
+    prog: &Program,
+    launch: &Launch,
+    mem: &mut GlobalMemory,
+    stats: &mut Stats,
+) -> Result<(), Box<Fault>> {
+    let [gx, gy, gz] = launch.grid;
+    let mut budget = launch.max_steps;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                let mut cta = Cta::new(prog, launch, [x, y, z]);
+                cta.run(mem, stats, &mut budget)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl<'a> Cta<'a> {
+    fn new(prog: &'a Program, launch: &'a Launch, ctaid: [u32; 3]) -> Cta<'a> {
+        let [bx, by, bz] = launch.block;
+        let n = bx * by * bz;
+        let f = &prog.funcs[launch.kernel as usize];
+        let mut threads = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let tid = [i % bx, (i / bx) % by, i / (bx * by)];
+            let mut t = Thread {
+                pc: 0,
+                state: TState::Ready,
+                tid,
+                lane: i % 32,
+                frames: Vec::new(),
+                local: vec![0; launch.local_size as usize],
+                local_sp: 0,
+                params: Vec::new(),
+                param_sp: 0,
+                spins: 0,
+            };
+            t.frames.push(Frame {
+                func: launch.kernel,
+                regs: vec![0; f.reg_types.len()],
+                local_base: 0,
+                param_base: 0,
+                ret_pc: u32::MAX,
+                rets: Vec::new(),
+            });
+            t.local_sp = f.local_size;
+            t.params = vec![0; f.param_size as usize];
+            t.param_sp = f.param_size;
+            threads.push(t);
+        }
+        Cta {
+            prog,
+            launch,
+            ctaid,
+            shared: vec![0; (prog.shared_size + launch.dyn_shared) as usize],
+            nwarps: n.div_ceil(32),
+            threads,
+            bar_arrived: [0; 16],
+            bar_expected: [0; 16],
+        }
+    }
+
+    fn site(&self, t: usize) -> Site {
+        let th = &self.threads[t];
+        let func = th.frames.last().map_or(self.launch.kernel, |f| f.func);
+        let fc = &self.prog.funcs[func as usize];
+        let inst = fc.code.get(th.pc as usize);
+        Site {
+            kernel: self.prog.funcs[self.launch.kernel as usize].name.clone(),
+            function: fc.name.clone(),
+            line: inst.map_or(0, |i| i.line),
+            loc: inst.and_then(|i| i.loc).map(|(f, l)| {
+                (
+                    self.prog
+                        .files
+                        .get(&f)
+                        .cloned()
+                        .unwrap_or_else(|| format!("file {f}")),
+                    l,
+                )
+            }),
+            cta: self.ctaid,
+            tid: th.tid,
+            lane: th.lane,
+        }
+    }
+
+    fn fault(&self, t: usize, kind: FaultKind, message: impl Into<String>) -> Box<Fault> {
+        Box::new(Fault {
+            kind,
+            message: message.into(),
+            site: self.site(t),
+        })
+    }
+
+    fn run(
+        &mut self,
+        mem: &mut GlobalMemory,
+        stats: &mut Stats,
+        budget: &mut u64,
+    ) -> Result<(), Box<Fault>> {
+        loop {
+            let mut progressed = false;
+            for w in 0..self.nwarps {
+                let mut n = 0;
+                while n < QUANTUM {
+                    match self.step_warp(w, mem, stats, budget)? {
+                        true => {
+                            progressed = true;
+                            n += 1;
+                        }
+                        false => break,
+                    }
+                }
+            }
+            if self.threads.iter().all(|t| t.state == TState::Exited) {
+                return Ok(());
+            }
+            if !progressed {
+                return Err(self.deadlock());
+            }
+        }
+    }
+
+    fn deadlock(&self) -> Box<Fault> {
+        let waiting: Vec<usize> = (0..self.threads.len())
+            .filter(|&i| matches!(self.threads[i].state, TState::Barrier(_)))
+            .collect();
+        let exited = self
+            .threads
+            .iter()
+            .filter(|t| t.state == TState::Exited)
+            .count();
+        let first = waiting.first().copied().unwrap_or(0);
+        let mut warps: Vec<String> = Vec::new();
+        for w in 0..self.nwarps {
+            let ws: Vec<&Thread> = self
+                .threads
+                .iter()
+                .skip((w * 32) as usize)
+                .take(32)
+                .collect();
+            if let Some(t) = ws.iter().find(|t| matches!(t.state, TState::Barrier(_))) {
+                let TState::Barrier(id) = t.state else {
+                    continue;
+                };
+                let func = t.frames.last().map_or(0, |f| f.func);
+                let line = self.prog.funcs[func as usize]
+                    .code
+                    .get(t.pc as usize)
+                    .map_or(0, |i| i.line);
+                warps.push(format!("warp {w} waits at barrier {id} (line {line})"));
+            }
+        }
+        let id = match self.threads[first].state {
+            TState::Barrier(id) => id,
+            _ => 0,
+        };
+        self.fault(
+            first,
+            FaultKind::Deadlock,
+            format!(
+                "deadlock: barrier {id} can never complete: {} of {} threads arrived, {} expected; {} threads have exited; {}",
+                self.bar_arrived[id as usize],
+                self.threads.len(),
+                self.bar_expected[id as usize],
+                exited,
+                warps.join(", ")
+            ),
+        )
+    }
+
+    /// Runs one instruction for one group of warp `w`. Returns false when the warp has no
+    /// runnable thread.
+    fn step_warp(
+        &mut self,
+        w: u32,
+        mem: &mut GlobalMemory,
+        stats: &mut Stats,
+        budget: &mut u64,
+    ) -> Result<bool, Box<Fault>> {
+        let lo = (w * 32) as usize;
+        let hi = (lo + 32).min(self.threads.len());
+        // Pick the group: lowest (depth, pc) among ready threads, unless it has spun too long.
+        let mut best: Option<(usize, u32, usize)> = None;
+        let mut spinner: Option<(usize, u32, usize)> = None;
+        for i in lo..hi {
+            let t = &self.threads[i];
+            if t.state != TState::Ready {
+                continue;
+            }
+            let key = (usize::MAX - t.frames.len(), t.pc, i);
+            if t.spins >= SPIN_YIELD {
+                if spinner.is_none_or(|s| key < s) {
+                    spinner = Some(key);
+                }
+                continue;
+            }
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        let Some((_, pc, leader)) = best.or(spinner) else {
+            return Ok(false);
+        };
+        if best.is_none() {
+            // Only spinning groups are left: let them go on.
+            for i in lo..hi {
+                self.threads[i].spins = 0;
+            }
+        }
+        let depth = self.threads[leader].frames.len();
+        let func = self.threads[leader].frames.last().map_or(0, |f| f.func);
+        let mut group: [usize; 32] = [0; 32];
+        let mut n = 0;
+        for i in lo..hi {
+            let t = &self.threads[i];
+            if t.state == TState::Ready
+                && t.pc == pc
+                && t.frames.len() == depth
+                && t.frames.last().map_or(0, |f| f.func) == func
+                && (t.spins >= SPIN_YIELD) == (self.threads[leader].spins >= SPIN_YIELD)
+            {
+                group[n] = i;
+                n += 1;
+            }
+        }
+        if *budget == 0 {
+            return Err(self.fault(leader, FaultKind::StepLimit, format!("instruction budget exhausted ({} warp instructions): a runaway loop? raise --max-steps", self.launch.max_steps)));
+        }
+        *budget -= 1;
+        stats.warp_insts += 1;
+        let prog = self.prog;
+        let Some(inst) = prog.funcs[func as usize].code.get(pc as usize) else {
+            // Falling off the end of a function body returns.
+            for &i in &group[..n] {
+                self.ret(i);
+            }
+            return Ok(true);
+        };
+        for &i in &group[..n] {
+            let t = &self.threads[i];
+            if let Some((p, neg)) = inst.guard {
+                let v = t.frames.last().map_or(0, |f| f.regs[p as usize]) != 0;
+                if v == neg {
+                    self.threads[i].pc += 1;
+                    continue;
+                }
+            }
+            stats.thread_insts += 1;
+            self.exec(i, inst, mem)?;
+        }
+        Ok(true)
+    }
+
+    fn reg(&self, t: usize, r: u32) -> u64 {
+        self.threads[t]
+            .frames
+            .last()
+            .map_or(0, |f| f.regs[r as usize])
+    }
+
+    fn reg_ty(&self, t: usize, r: u32) -> Type {
+        let f = self.threads[t].frames.last().map_or(0, |f| f.func);
+        self.prog.funcs[f as usize].reg_types[r as usize]
+    }
+
+    /// Reads a source as raw bits.
+    fn src(&self, t: usize, s: Src) -> u64 {
+        match s {
+            Src::Reg(r) => self.reg(t, r),
+            Src::Imm(v) => v,
+            Src::Pred(r, neg) => ((self.reg(t, r) != 0) != neg) as u64,
+            Src::SReg(id, comp) => self.sreg(t, id, comp),
+            Src::Var(loc, off) => self.var_addr(t, loc).wrapping_add(off as u64),
+        }
+    }
+
+    /// The address of a variable in its own space.
+    fn var_addr(&self, t: usize, loc: VarLoc) -> u64 {
+        let th = &self.threads[t];
+        let fr = th.frames.last();
+        match loc {
+            VarLoc::Global(a) => a,
+            VarLoc::Shared(o) => o as u64,
+            VarLoc::Local(o) => fr.map_or(0, |f| f.local_base) as u64 + o as u64,
+            VarLoc::KernelParam(o) => o as u64,
+            VarLoc::FrameParam(o) => fr.map_or(0, |f| f.param_base) as u64 + o as u64,
+        }
+    }
+
+    fn sreg(&self, t: usize, id: u16, comp: u8) -> u64 {
+        use ptxvm_ir::ir::SREGS;
+        let th = &self.threads[t];
+        let c = comp as usize;
+        let block = self.launch.block;
+        let name = SREGS.get(id as usize).map_or("", |s| s.0);
+        let lanemask = |f: &dyn Fn(u32) -> bool| -> u64 {
+            (0..32).filter(|&l| f(l)).fold(0u64, |m, l| m | (1 << l))
+        };
+        let lane = th.lane;
+        match name {
+            "%tid" => th.tid.get(c).copied().unwrap_or(0) as u64,
+            "%ntid" => block.get(c).copied().unwrap_or(1) as u64,
+            "%laneid" => lane as u64,
+            "%warpid" => (t / 32) as u64,
+            "%nwarpid" => self.nwarps as u64,
+            "%ctaid" | "%clusterid" => self.ctaid.get(c).copied().unwrap_or(0) as u64,
+            "%nctaid" | "%nclusterid" => self.launch.grid.get(c).copied().unwrap_or(1) as u64,
+            "%smid"
+            | "%gridid"
+            | "%cluster_ctarank"
+            | "%is_explicit_cluster"
+            | "%cluster_ctaid" => 0,
+            "%nsmid" | "%cluster_nctarank" | "%cluster_nctaid" => 1,
+            "%lanemask_eq" => lanemask(&|l| l == lane),
+            "%lanemask_le" => lanemask(&|l| l <= lane),
+            "%lanemask_lt" => lanemask(&|l| l < lane),
+            "%lanemask_ge" => lanemask(&|l| l >= lane),
+            "%lanemask_gt" => lanemask(&|l| l > lane),
+            "%dynamic_smem_size" => self.launch.dyn_shared as u64,
+            "%total_smem_size" | "%aggr_smem_size" => {
+                (self.prog.shared_size + self.launch.dyn_shared) as u64
+            }
+            // Clocks and timers count this CTA's progress, so runs are deterministic.
+            _ => 0,
+        }
+    }
+
+    fn write(&mut self, t: usize, d: Dst, v: u64) {
+        if let Dst::Reg(r) = d {
+            let ty = self.reg_ty(t, r);
+            let v = mask(v, if ty == Type::Pred { 1 } else { ty.bits() });
+            if let Some(f) = self.threads[t].frames.last_mut() {
+                f.regs[r as usize] = v;
+            }
+        }
+    }
+
+    /// Resolves an address operand to (space, address) for thread `t`.
+    fn resolve(&self, t: usize, space: MemSpace, a: Addr) -> (MemSpace, u64) {
+        let (base_space, addr) = match a {
+            Addr::Reg(r, off) => (space, self.reg(t, r).wrapping_add(off as u64)),
+            Addr::Abs(off) => (space, off as u64),
+            Addr::Var(loc, off) => {
+                let s = match loc {
+                    VarLoc::Global(_) => {
+                        if space == MemSpace::Const {
+                            MemSpace::Const
+                        } else {
+                            MemSpace::Global
+                        }
+                    }
+                    VarLoc::Shared(_) => MemSpace::Shared,
+                    VarLoc::Local(_) => MemSpace::Local,
+                    VarLoc::KernelParam(_) | VarLoc::FrameParam(_) => MemSpace::Param,
+                };
+                let kernel_param = matches!(loc, VarLoc::KernelParam(_));
+                let addr = self.var_addr(t, loc).wrapping_add(off as u64);
+                if kernel_param {
+                    return (MemSpace::Param, addr | KPARAM_TAG);
+                }
+                (s, addr)
+            }
+        };
+        if base_space == MemSpace::Generic {
+            if (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&addr) {
+                return (MemSpace::Shared, addr - SHARED_WINDOW);
+            }
+            if (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&addr) {
+                return (MemSpace::Local, addr - LOCAL_WINDOW);
+            }
+            return (MemSpace::Global, addr);
+        }
+        (base_space, addr)
+    }
+
+    fn access_fault(
+        &self,
+        t: usize,
+        what: &str,
+        space: MemSpace,
+        addr: u64,
+        len: usize,
+        e: AccessError,
+    ) -> Box<Fault> {
+        let (kind, msg) = match e {
+            AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
+            AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
+        };
+        let _ = (addr, len);
+        self.fault(
+            t,
+            kind,
+            format!("invalid {} {what}: {msg}", space_name(space)),
+        )
+    }
+
+    fn load(
+        &self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        buf: &mut [u8],
+        mem: &GlobalMemory,
+    ) -> Result<(), Box<Fault>> {
+        let len = buf.len();
+        if len.is_power_of_two() && !(addr & !KPARAM_TAG).is_multiple_of(len as u64) {
+            return Err(self.fault(
+                t,
+                FaultKind::Misaligned,
+                format!(
+                    "misaligned {} read of {len} bytes at {addr:#x}",
+                    space_name(space)
+                ),
+            ));
+        }
+        let r = match space {
+            MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read(addr, buf),
+            MemSpace::Shared => slice_read(&self.shared, addr, buf, "shared memory"),
+            MemSpace::Local => slice_read(&self.threads[t].local, addr, buf, "local memory"),
+            MemSpace::Param => {
+                if addr & KPARAM_TAG != 0 {
+                    slice_read(
+                        &self.launch.params,
+                        addr & !KPARAM_TAG,
+                        buf,
+                        "kernel parameters",
+                    )
+                } else {
+                    slice_read(&self.threads[t].params, addr, buf, "parameter space")
+                }
+            }
+        };
+        r.map_err(|e| self.access_fault(t, "read", space, addr, len, e))
+    }
+
+    fn store(
+        &mut self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        data: &[u8],
+        mem: &mut GlobalMemory,
+    ) -> Result<(), Box<Fault>> {
+        let len = data.len();
+        if len.is_power_of_two() && !addr.is_multiple_of(len as u64) {
+            return Err(self.fault(
+                t,
+                FaultKind::Misaligned,
+                format!(
+                    "misaligned {} write of {len} bytes at {addr:#x}",
+                    space_name(space)
+                ),
+            ));
+        }
+        let r = match space {
+            MemSpace::Global | MemSpace::Generic => mem.write(addr, data),
+            MemSpace::Const => Err(AccessError::OutOfBounds(
+                "constant memory is read-only".into(),
+            )),
+            MemSpace::Shared => slice_write(&mut self.shared, addr, data, "shared memory"),
+            MemSpace::Local => slice_write(&mut self.threads[t].local, addr, data, "local memory"),
+            MemSpace::Param => {
+                if addr & KPARAM_TAG != 0 {
+                    Err(AccessError::OutOfBounds(
+                        "kernel parameters are read-only".into(),
+                    ))
+                } else {
+                    slice_write(&mut self.threads[t].params, addr, data, "parameter space")
+                }
+            }
+        };
+        r.map_err(|e| self.access_fault(t, "write", space, addr, len, e))
+    }
+
+    fn unsupported(&self, t: usize, what: &str) -> Box<Fault> {
+        self.fault(
+            t,
+            FaultKind::Unsupported,
+            format!(
+                "unsupported instruction `{what}`: the interpreter does not implement this form yet"
+            ),
+        )
+    }
+
+    fn ret(&mut self, t: usize) {
+        let th = &mut self.threads[t];
+        if th.frames.len() <= 1 {
+            th.state = TState::Exited;
+            return;
+        }
+        let fr = th.frames.pop().expect("frame");
+        // Copy return values back into the caller's variables.
+        for (loc, off, size) in &fr.rets {
+            let caller_base = th.frames.last().map_or(0, |f| f.param_base);
+            let src = (fr.param_base + off) as usize;
+            if let VarLoc::FrameParam(o) = loc {
+                let dst = (caller_base + o) as usize;
+                let n = *size as usize;
+                if src + n <= th.params.len() && dst + n <= th.params.len() {
+                    th.params.copy_within(src..src + n, dst);
+                }
+            }
+        }
+        th.local_sp = fr.local_base;
+        th.param_sp = fr.param_base;
+        th.pc = fr.ret_pc;
+    }
+
+    fn exec(&mut self, t: usize, inst: &DInst, mem: &mut GlobalMemory) -> Result<(), Box<Fault>> {
+        let mut next = self.threads[t].pc + 1;
+        match &inst.exec {
+            Exec::Mov { d, a, bits } => {
+                let v = mask(self.src(t, *a), *bits);
+                self.write(t, *d, v);
+            }
+            Exec::Pack { d, parts, bits } => {
+                let mut v = 0u64;
+                for (k, p) in parts.iter().enumerate() {
+                    v |= mask(self.src(t, *p), *bits) << (k as u32 * bits);
+                }
+                self.write(t, *d, v);
+            }
+            Exec::Unpack { ds, a, bits } => {
+                let v = self.src(t, *a);
+                for (k, d) in ds.iter().enumerate() {
+                    self.write(t, *d, mask(v >> (k as u32 * bits), *bits));
+                }
+            }
+            Exec::Int { op, ty, d, a, b } => {
+                let (a, b) = (self.src(t, *a), self.src(t, *b));
+                self.write(t, *d, int_bin(*op, *ty, a, b));
+            }
+            Exec::IntUn { op, ty, d, a } => {
+                let a = self.src(t, *a);
+                self.write(t, *d, int_un(*op, *ty, a));
+            }
+            Exec::Mad {
+                mode,
+                ty,
+                sat,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                let p = int_bin(*mode, *ty, a, b);
+                let v = if *sat && *mode == IntOp::MulHi {
+                    let s = (sext(p, 32) as i64).saturating_add(sext(c, 32) as i64);
+                    s.clamp(i32::MIN as i64, i32::MAX as i64) as u64
+                } else {
+                    p.wrapping_add(c)
+                };
+                let bits = if *mode == IntOp::MulWide {
+                    ty.bits() * 2
+                } else {
+                    ty.bits()
+                };
+                self.write(t, *d, mask(v, bits));
+            }
+            Exec::Float {
+                op,
+                ty,
+                rnd,
+                ftz,
+                sat,
+                nan,
+                d,
+                a,
+                b,
+            } => {
+                let (a, b) = (self.src(t, *a), self.src(t, *b));
+                self.write(t, *d, float_bin(*op, *ty, *rnd, *ftz, *sat, *nan, a, b));
+            }
+            Exec::FloatUn {
+                op,
+                ty,
+                rnd,
+                ftz,
+                d,
+                a,
+            } => {
+                let a = self.src(t, *a);
+                self.write(t, *d, float_un(*op, *ty, *rnd, *ftz, a));
+            }
+            Exec::Fma {
+                ty,
+                rnd,
+                ftz,
+                sat,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                let v = if *ty == Type::F32 {
+                    fa::fma_f32(
+                        f32::from_bits(a as u32),
+                        f32::from_bits(b as u32),
+                        f32::from_bits(c as u32),
+                        *rnd,
+                        *ftz,
+                        *sat,
+                    )
+                    .to_bits() as u64
+                } else {
+                    fa::fma_f64(
+                        f64::from_bits(a),
+                        f64::from_bits(b),
+                        f64::from_bits(c),
+                        *rnd,
+                    )
+                    .to_bits()
+                };
+                self.write(t, *d, v);
+            }
+            Exec::Setp {
+                cmp,
+                ty,
+                ftz,
+                p,
+                q,
+                a,
+                b,
+                bop,
+            } => {
+                let (a, b) = (self.src(t, *a), self.src(t, *b));
+                let mut r = compare(*cmp, *ty, *ftz, a, b);
+                let mut nr = !r;
+                if let Some((op, c)) = bop {
+                    let c = self.src(t, *c) != 0;
+                    r = bool_op(*op, r, c);
+                    nr = bool_op(*op, nr, c);
+                }
+                self.write(t, *p, r as u64);
+                self.write(t, *q, nr as u64);
+            }
+            Exec::Set {
+                cmp,
+                ty,
+                dty,
+                ftz,
+                d,
+                a,
+                b,
+                bop,
+            } => {
+                let (a, b) = (self.src(t, *a), self.src(t, *b));
+                let mut r = compare(*cmp, *ty, *ftz, a, b);
+                if let Some((op, c)) = bop {
+                    r = bool_op(*op, r, self.src(t, *c) != 0);
+                }
+                let v = match (dty.class(), r) {
+                    (Class::Float, true) => 1.0f32.to_bits() as u64,
+                    (Class::Float, false) => 0,
+                    (_, true) => mask(u64::MAX, dty.bits()),
+                    (_, false) => 0,
+                };
+                self.write(t, *d, v);
+            }
+            Exec::Selp { d, a, b, c, bits } => {
+                let v = if self.src(t, *c) != 0 {
+                    self.src(t, *a)
+                } else {
+                    self.src(t, *b)
+                };
+                self.write(t, *d, mask(v, *bits));
+            }
+            Exec::PredOp { op, d, a, b } => {
+                let a = self.src(t, *a) != 0;
+                let v = match op {
+                    None => !a,
+                    Some(o) => bool_op(*o, a, self.src(t, *b) != 0),
+                };
+                self.write(t, *d, v as u64);
+            }
+            Exec::Cvt {
+                dty,
+                aty,
+                rnd,
+                irnd,
+                sat,
+                ftz,
+                relu,
+                d,
+                a,
+            } => {
+                let a = self.src(t, *a);
+                match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, a) {
+                    Some(v) => self.write(t, *d, v),
+                    None => {
+                        return Err(
+                            self.unsupported(t, &format!("cvt{}{}", dty.name(), aty.name()))
+                        );
+                    }
+                }
+            }
+            Exec::Cvta {
+                to,
+                space,
+                d,
+                a,
+                addr,
+            } => {
+                let v = match addr {
+                    Some(Addr::Var(loc, off)) => self.var_addr(t, *loc).wrapping_add(*off as u64),
+                    _ => self.src(t, *a),
+                };
+                let base = match space {
+                    MemSpace::Shared => SHARED_WINDOW,
+                    MemSpace::Local => LOCAL_WINDOW,
+                    _ => 0,
+                };
+                let r = if *to {
+                    v.wrapping_sub(base)
+                } else {
+                    v.wrapping_add(base)
+                };
+                self.write(t, *d, r);
+            }
+            Exec::Ld {
+                space,
+                ty,
+                ds,
+                addr,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 128];
+                let n = w * ds.len();
+                if n > buf.len() {
+                    return Err(self.unsupported(t, "ld wider than 128 bytes"));
+                }
+                self.load(t, sp, at, &mut buf[..n], mem)?;
+                for (k, d) in ds.iter().enumerate() {
+                    let mut v = 0u64;
+                    for (j, byte) in buf[k * w..k * w + w.min(8)].iter().enumerate() {
+                        v |= (*byte as u64) << (8 * j);
+                    }
+                    if ty.class() == Class::Signed {
+                        v = sext(v, ty.bits());
+                    }
+                    self.write(t, *d, v);
+                }
+            }
+            Exec::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 128];
+                let n = w * srcs.len();
+                if n > buf.len() {
+                    return Err(self.unsupported(t, "st wider than 128 bytes"));
+                }
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.src(t, *s);
+                    buf[k * w..k * w + w.min(8)].copy_from_slice(&v.to_le_bytes()[..w.min(8)]);
+                }
+                self.store(t, sp, at, &buf[..n], mem)?;
+            }
+            Exec::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 8];
+                self.load(t, sp, at, &mut buf[..w], mem)?;
+                let old = u64::from_le_bytes(buf);
+                let (b, c) = (self.src(t, *b), self.src(t, *c));
+                let new = atom_op(*op, *ty, old, b, c);
+                self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
+                self.write(t, *d, old);
+            }
+            Exec::Bra { target } => {
+                let th = &mut self.threads[t];
+                if *target <= th.pc {
+                    th.spins += 1;
+                } else {
+                    th.spins = 0;
+                }
+                next = *target;
+            }
+            Exec::Ret => {
+                self.ret(t);
+                return Ok(());
+            }
+            Exec::Exit => {
+                self.threads[t].state = TState::Exited;
+                return Ok(());
+            }
+            Exec::Trap => return Err(self.fault(t, FaultKind::Trap, "`trap` executed")),
+            Exec::Fence => {}
+            Exec::Bar { id, count, arrive } => {
+                let id = self.src(t, *id);
+                if id > 15 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Deadlock,
+                        format!("barrier id {id} is out of range 0..15"),
+                    ));
+                }
+                let id = id as usize;
+                let expected = match count {
+                    Some(c) => self.src(t, *c) as u32,
+                    None => self.threads.len() as u32,
+                };
+                if self.bar_arrived[id] == 0 {
+                    self.bar_expected[id] = expected;
+                }
+                self.bar_arrived[id] += 1;
+                self.threads[t].pc = next;
+                if !*arrive {
+                    self.threads[t].state = TState::Barrier(id as u8);
+                }
+                self.check_barrier(id);
+                return Ok(());
+            }
+            Exec::Call { func, args, rets } => {
+                let callee = &self.prog.funcs[*func as usize];
+                if !callee.defined {
+                    return Err(self
+                        .unsupported(t, &format!("call to external function `{}`", callee.name)));
+                }
+                let th = &mut self.threads[t];
+                if th.frames.len() >= MAX_DEPTH {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::StackOverflow,
+                        format!("call depth exceeds {MAX_DEPTH}"),
+                    ));
+                }
+                let caller_base = th.frames.last().map_or(0, |f| f.param_base);
+                let local_base = th.local_sp;
+                let param_base = th.param_sp;
+                let need_local = local_base as usize + callee.local_size as usize;
+                if need_local > th.local.len() {
+                    let have = th.local.len();
+                    return Err(self.fault(
+                        t,
+                        FaultKind::StackOverflow,
+                        format!(
+                            "local memory exhausted: {need_local} bytes needed, {have} per thread"
+                        ),
+                    ));
+                }
+                let need_param = param_base as usize + callee.param_size as usize;
+                if th.params.len() < need_param {
+                    th.params.resize(need_param, 0);
+                }
+                // Copy arguments into the callee's parameters.
+                for (k, loc) in args.iter().enumerate() {
+                    let (off, size) = (callee.param_offsets[k], callee.param_sizes[k]);
+                    if let VarLoc::FrameParam(o) = loc {
+                        let src = (caller_base + o) as usize;
+                        let dst = (param_base + off) as usize;
+                        let n = size as usize;
+                        if src + n <= th.params.len() {
+                            th.params.copy_within(src..src + n, dst);
+                        }
+                    }
+                }
+                let ret_info = rets
+                    .iter()
+                    .enumerate()
+                    .map(|(k, loc)| (*loc, callee.ret_offsets[k], callee.ret_sizes[k]))
+                    .collect();
+                th.frames.push(Frame {
+                    func: *func,
+                    regs: vec![0; callee.reg_types.len()],
+                    local_base,
+                    param_base,
+                    ret_pc: next,
+                    rets: ret_info,
+                });
+                th.local_sp = need_local as u32;
+                th.param_sp = need_param as u32;
+                th.pc = 0;
+                return Ok(());
+            }
+            Exec::Unsupported(what) => return Err(self.unsupported(t, what)),
+        }
+        self.threads[t].pc = next;
+        Ok(())
+    }
+
+    fn check_barrier(&mut self, id: usize) {
+        let exited = self
+            .threads
+            .iter()
+            .filter(|t| t.state == TState::Exited)
+            .count() as u32;
+        let expected = self.bar_expected[id];
+        let full = expected == self.threads.len() as u32;
+        let arrived = self.bar_arrived[id] + if full { exited } else { 0 };
+        if arrived >= expected {
+            for th in &mut self.threads {
+                if th.state == TState::Barrier(id as u8) {
+                    th.state = TState::Ready;
+                }
+            }
+            self.bar_arrived[id] = 0;
+        }
+    }
+}
+
+/// Tag bit marking kernel-parameter addresses within the param space.
+const KPARAM_TAG: u64 = 1 << 62;
+
+fn space_name(s: MemSpace) -> &'static str {
+    match s {
+        MemSpace::Generic => "generic",
+        MemSpace::Global => "global",
+        MemSpace::Shared => "shared",
+        MemSpace::Local => "local",
+        MemSpace::Const => "const",
+        MemSpace::Param => "param",
+    }
+}
+
+fn slice_read(s: &[u8], addr: u64, buf: &mut [u8], what: &str) -> Result<(), AccessError> {
+    let n = buf.len() as u64;
+    if addr.checked_add(n).is_some_and(|e| e <= s.len() as u64) {
+        buf.copy_from_slice(&s[addr as usize..(addr + n) as usize]);
+        Ok(())
+    } else {
+        Err(AccessError::OutOfBounds(format!(
+            "{n}-byte access at offset {addr:#x} is outside {what} ({} bytes)",
+            s.len()
+        )))
+    }
+}
+
+fn slice_write(s: &mut [u8], addr: u64, data: &[u8], what: &str) -> Result<(), AccessError> {
+    let n = data.len() as u64;
+    if addr.checked_add(n).is_some_and(|e| e <= s.len() as u64) {
+        s[addr as usize..(addr + n) as usize].copy_from_slice(data);
+        Ok(())
+    } else {
+        Err(AccessError::OutOfBounds(format!(
+            "{n}-byte access at offset {addr:#x} is outside {what} ({} bytes)",
+            s.len()
+        )))
+    }
+}
+
+#[inline]
+fn mask(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+#[inline]
+fn sext(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        (((v << (64 - bits)) as i64) >> (64 - bits)) as u64
+    }
+}
+
+fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
+    match op {
+        BoolOp::And => a && b,
+        BoolOp::Or => a || b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// Integer binary operations on the low `ty.bits()` bits.
+fn int_bin(op: IntOp, ty: Type, a: u64, b: u64) -> u64 {
+    let bits = ty.bits();
+    let signed = ty.class() == Class::Signed;
+    let (ua, ub) = (mask(a, bits), mask(b, bits));
+    let (sa, sb) = (sext(a, bits) as i64, sext(b, bits) as i64);
+    let r = match op {
+        IntOp::Add => ua.wrapping_add(ub),
+        IntOp::Sub => ua.wrapping_sub(ub),
+        IntOp::AddSat => (sa as i128 + sb as i128).clamp(i32::MIN as i128, i32::MAX as i128) as u64,
+        IntOp::SubSat => (sa as i128 - sb as i128).clamp(i32::MIN as i128, i32::MAX as i128) as u64,
+        IntOp::MulLo => ua.wrapping_mul(ub),
+        IntOp::MulHi => {
+            let p = if signed {
+                (sa as i128 * sb as i128) as u128
+            } else {
+                ua as u128 * ub as u128
+            };
+            (p >> bits) as u64
+        }
+        IntOp::MulWide => {
+            let p = if signed {
+                (sa as i128 * sb as i128) as u128
+            } else {
+                ua as u128 * ub as u128
+            };
+            return mask(p as u64, bits * 2);
+        }
+        // Division by zero: PTX leaves the result unspecified; ptxvm gives all ones
+        // (as GPUs do) for the quotient and the dividend for the remainder.
+        IntOp::Div => {
+            if ub == 0 {
+                u64::MAX
+            } else if signed {
+                sa.wrapping_div(sb) as u64
+            } else {
+                ua / ub
+            }
+        }
+        IntOp::Rem => {
+            if ub == 0 {
+                ua
+            } else if signed {
+                sa.wrapping_rem(sb) as u64
+            } else {
+                ua % ub
+            }
+        }
+        IntOp::Min => {
+            if signed {
+                sa.min(sb) as u64
+            } else {
+                ua.min(ub)
+            }
+        }
+        IntOp::Max => {
+            if signed {
+                sa.max(sb) as u64
+            } else {
+                ua.max(ub)
+            }
+        }
+        IntOp::And => ua & ub,
+        IntOp::Or => ua | ub,
+        IntOp::Xor => ua ^ ub,
+        // Shift amounts are unsigned 32-bit and clamp at the type width.
+        IntOp::Shl => {
+            let s = mask(b, 32);
+            if s >= bits as u64 { 0 } else { ua << s }
+        }
+        IntOp::Shr => {
+            let s = mask(b, 32).min(bits as u64);
+            if signed {
+                (sa >> s.min(63)) as u64
+            } else if s >= bits as u64 {
+                0
+            } else {
+                ua >> s
+            }
+        }
+    };
+    mask(r, bits)
+}
+
+fn int_un(op: IntUn, ty: Type, a: u64) -> u64 {
+    let bits = ty.bits();
+    let ua = mask(a, bits);
+    let r = match op {
+        IntUn::Not => !ua,
+        IntUn::Cnot => (ua == 0) as u64,
+        IntUn::Neg => ua.wrapping_neg(),
+        IntUn::Abs => (sext(a, bits) as i64).wrapping_abs() as u64,
+        IntUn::Popc => ua.count_ones() as u64,
+        IntUn::Clz => (ua.leading_zeros() - (64 - bits)) as u64,
+        IntUn::Brev => ua.reverse_bits() >> (64 - bits),
+    };
+    mask(r, bits)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn float_bin(op: FOp, ty: Type, rnd: Rnd, ftz: bool, sat: bool, nan: bool, a: u64, b: u64) -> u64 {
+    if ty == Type::F32 {
+        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+        let mm = fa::MinMax {
+            ftz,
+            nan,
+            xorsign_abs: false,
+        };
+        let r = match op {
+            FOp::Add => fa::add_f32(x, y, rnd, ftz, sat),
+            FOp::Sub => fa::sub_f32(x, y, rnd, ftz, sat),
+            FOp::Mul => fa::mul_f32(x, y, rnd, ftz, sat),
+            FOp::Div => fa::div_f32(x, y, rnd, ftz),
+            FOp::DivFull => fa::div_full_f32(x, y, ftz),
+            FOp::DivApprox => ptxvm_fp::approx::div_approx_f32(x, y, ftz),
+            FOp::Min => fa::min_f32(x, y, mm),
+            FOp::Max => fa::max_f32(x, y, mm),
+            FOp::Copysign => fa::copysign_f32(x, y),
+        };
+        r.to_bits() as u64
+    } else {
+        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+        let r = match op {
+            FOp::Add => fa::add_f64(x, y, rnd),
+            FOp::Sub => fa::sub_f64(x, y, rnd),
+            FOp::Mul => fa::mul_f64(x, y, rnd),
+            FOp::Div | FOp::DivFull | FOp::DivApprox => fa::div_f64(x, y, rnd),
+            FOp::Min => fa::min_f64(x, y),
+            FOp::Max => fa::max_f64(x, y),
+            FOp::Copysign => fa::copysign_f64(x, y),
+        };
+        r.to_bits()
+    }
+}
+
+fn float_un(op: FUn, ty: Type, rnd: Rnd, ftz: bool, a: u64) -> u64 {
+    use ptxvm_fp::approx as ap;
+    if ty == Type::F32 {
+        let x = f32::from_bits(a as u32);
+        let r = match op {
+            FUn::Neg => fa::neg_f32(x, ftz),
+            FUn::Abs => fa::abs_f32(x, ftz),
+            FUn::Sqrt => fa::sqrt_f32(x, rnd, ftz),
+            FUn::SqrtApprox => ap::sqrt_approx_f32(x, ftz),
+            FUn::Rcp => fa::rcp_f32(x, rnd, ftz),
+            FUn::RcpApprox => ap::rcp_approx_f32(x, ftz),
+            FUn::Rsqrt => ap::rsqrt_approx_f32(x, ftz),
+            FUn::Sin => ap::sin_approx_f32(x, ftz),
+            FUn::Cos => ap::cos_approx_f32(x, ftz),
+            FUn::Lg2 => ap::lg2_approx_f32(x, ftz),
+            FUn::Ex2 => ap::ex2_approx_f32(x, ftz),
+            FUn::Tanh => ap::tanh_approx_f32(x),
+        };
+        r.to_bits() as u64
+    } else {
+        let x = f64::from_bits(a);
+        let r = match op {
+            FUn::Neg => fa::neg_f64(x),
+            FUn::Abs => fa::abs_f64(x),
+            FUn::Sqrt | FUn::SqrtApprox => fa::sqrt_f64(x, rnd),
+            FUn::Rcp => fa::rcp_f64(x, rnd),
+            FUn::RcpApprox => ap::rcp_approx_ftz_f64(x),
+            FUn::Rsqrt if ftz => ap::rsqrt_approx_ftz_f64(x),
+            FUn::Rsqrt => ap::rsqrt_approx_f64(x),
+            _ => f64::NAN,
+        };
+        r.to_bits()
+    }
+}
+
+fn compare(cmp: Cmp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
+    use fa::CmpOp::*;
+    match cmp {
+        Cmp::Float(op) => {
+            if ty == Type::F32 {
+                fa::cmp_f32(op, f32::from_bits(a as u32), f32::from_bits(b as u32), ftz)
+            } else {
+                fa::cmp_f64(op, f64::from_bits(a), f64::from_bits(b))
+            }
+        }
+        Cmp::Int(op, unsigned) => {
+            let bits = ty.bits();
+            let ord = if unsigned {
+                mask(a, bits).cmp(&mask(b, bits))
+            } else {
+                (sext(a, bits) as i64).cmp(&(sext(b, bits) as i64))
+            };
+            match op {
+                Eq => ord.is_eq(),
+                Ne => ord.is_ne(),
+                Lt => ord.is_lt(),
+                Le => ord.is_le(),
+                Gt => ord.is_gt(),
+                Ge => ord.is_ge(),
+                _ => false,
+            }
+        }
+    }
+}
+
+fn int_type(t: Type) -> Option<ptxvm_fp::convert::IntType> {
+    use ptxvm_fp::convert::IntType as I;
+    Some(match t {
+        Type::U8 | Type::B8 => I::U8,
+        Type::U16 | Type::B16 => I::U16,
+        Type::U32 | Type::B32 => I::U32,
+        Type::U64 | Type::B64 => I::U64,
+        Type::S8 => I::S8,
+        Type::S16 => I::S16,
+        Type::S32 => I::S32,
+        Type::S64 => I::S64,
+        _ => return None,
+    })
+}
+
+fn float_type(t: Type) -> Option<ptxvm_fp::convert::FloatType> {
+    use ptxvm_fp::convert::FloatType as F;
+    Some(match t {
+        Type::F16 => F::F16,
+        Type::Bf16 => F::BF16,
+        Type::F32 => F::F32,
+        Type::F64 => F::F64,
+        _ => return None,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cvt(
+    dty: Type,
+    aty: Type,
+    rnd: Option<Rnd>,
+    irnd: Option<Rnd>,
+    sat: bool,
+    ftz: bool,
+    relu: bool,
+    a: u64,
+) -> Option<u64> {
+    use ptxvm_fp::convert as cv;
+    match (
+        int_type(dty),
+        float_type(dty),
+        int_type(aty),
+        float_type(aty),
+    ) {
+        (Some(di), _, Some(ai), _) => Some(cv::cvt_int_to_int(a, ai, di, sat)),
+        (Some(di), _, _, Some(af)) => Some(cv::cvt_float_to_int(
+            a,
+            af,
+            di,
+            irnd.unwrap_or(Rnd::Rz),
+            ftz,
+        )),
+        (_, Some(df), Some(ai), _) => {
+            Some(cv::cvt_int_to_float(a, ai, df, rnd.unwrap_or(Rnd::Rn), sat))
+        }
+        (_, Some(df), _, Some(af)) => {
+            if df == af && irnd.is_some() {
+                return Some(cv::cvt_float_round_int(a, af, irnd?, ftz, sat));
+            }
+            let m = cv::CvtMods {
+                ftz,
+                sat,
+                relu,
+                ..cv::CvtMods::default()
+            };
+            Some(cv::cvt_float_to_float(a, af, df, rnd.unwrap_or(Rnd::Rn), m))
+        }
+        _ => None,
+    }
+}
+
+fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
+    let bits = ty.bits();
+    match (op, ty) {
+        (AtomOp::Add, Type::F32) => {
+            (f32::from_bits(old as u32) + f32::from_bits(b as u32)).to_bits() as u64
+        }
+        (AtomOp::Add, Type::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        (AtomOp::Add, _) => mask(old.wrapping_add(b), bits),
+        (AtomOp::Min, _) => int_bin(IntOp::Min, ty, old, b),
+        (AtomOp::Max, _) => int_bin(IntOp::Max, ty, old, b),
+        (AtomOp::Inc, _) => {
+            if mask(old, bits) >= mask(b, bits) {
+                0
+            } else {
+                mask(old + 1, bits)
+            }
+        }
+        (AtomOp::Dec, _) => {
+            if mask(old, bits) == 0 || mask(old, bits) > mask(b, bits) {
+                mask(b, bits)
+            } else {
+                mask(old - 1, bits)
+            }
+        }
+        (AtomOp::And, _) => old & b,
+        (AtomOp::Or, _) => old | b,
+        (AtomOp::Xor, _) => old ^ b,
+        (AtomOp::Exch, _) => mask(b, bits),
+        (AtomOp::Cas, _) => {
+            if mask(old, bits) == mask(b, bits) {
+                mask(c, bits)
+            } else {
+                mask(old, bits)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_edge_cases() {
+        assert_eq!(int_bin(IntOp::Div, Type::S32, 7, 0), u32::MAX as u64);
+        assert_eq!(
+            int_bin(IntOp::Div, Type::S32, 0x8000_0000, u32::MAX as u64),
+            0x8000_0000
+        );
+        assert_eq!(int_bin(IntOp::Shr, Type::S32, 0x8000_0000, 40), 0xffff_ffff);
+        assert_eq!(int_bin(IntOp::Shl, Type::B32, 1, 32), 0);
+        assert_eq!(
+            int_bin(IntOp::MulWide, Type::S32, u32::MAX as u64, 2),
+            (-2i64) as u64
+        );
+        assert_eq!(int_bin(IntOp::MulHi, Type::U32, 0x8000_0000, 4), 2);
+        assert_eq!(
+            int_bin(IntOp::AddSat, Type::S32, i32::MAX as u64, 1),
+            i32::MAX as u64
+        );
+        assert_eq!(int_un(IntUn::Clz, Type::B32, 1), 31);
+        assert_eq!(int_un(IntUn::Brev, Type::B32, 1), 0x8000_0000);
+        assert_eq!(atom_op(AtomOp::Inc, Type::U32, 5, 5, 0), 0);
+        assert_eq!(atom_op(AtomOp::Dec, Type::U32, 0, 5, 0), 5);
+    }
+}

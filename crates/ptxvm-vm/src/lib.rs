@@ -1,0 +1,13 @@
+//! `ptxvm-vm`: the runtime — a virtual device with a sandboxed address space
+//! ([`memory`]), module loading and decoding ([`program`]), kernel launch ([`device`]) and
+//! the reference interpreter with the PTX machine model ([`exec`]).
+
+pub mod device;
+pub mod error;
+pub mod exec;
+pub mod memory;
+pub mod program;
+
+pub use device::{Device, DeviceProps, LaunchConfig, ModuleId, ParamInfo};
+pub use error::{Fault, FaultKind, Site, VmError};
+pub use exec::Stats;

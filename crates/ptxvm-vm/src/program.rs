@@ -1,0 +1,1151 @@
+//! Decoding: turns a checked IR module into a [`Program`] — per function, a vector of
+//! compact, pre-resolved instructions ([`DInst`]) the executor runs without looking at
+//! names, strings or the AST. Variables get their final locations here (global addresses,
+//! shared/local/param offsets).
+//!
+//! Invariant: decoding never fails on a checked module. Instruction forms the interpreter
+//! does not implement decode to [`Exec::Unsupported`], which faults loudly (naming the
+//! instruction, line and kernel) only if it is executed.
+
+use crate::memory::GlobalMemory;
+use ptxvm_ir::ir::{self, Base, FuncKind, Op, VarRef};
+use ptxvm_ir::types::{Class, Space, Type};
+use std::collections::HashMap;
+
+/// A source operand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Src {
+    Reg(u32),
+    Imm(u64),
+    /// A special register: index into [`ptxvm_ir::ir::SREGS`] (or the `%pm`/`%envreg` ids) and
+    /// component.
+    SReg(u16, u8),
+    /// A predicate register, possibly negated.
+    Pred(u32, bool),
+    /// The address of a variable in its own space, plus an offset (resolved per frame).
+    Var(VarLoc, i64),
+}
+
+/// A destination operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dst {
+    Reg(u32),
+    Sink,
+}
+
+/// Where a variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarLoc {
+    /// Global or const memory at this device address.
+    Global(u64),
+    /// Offset in the CTA's shared memory.
+    Shared(u32),
+    /// Offset in the current frame's local memory.
+    Local(u32),
+    /// Offset in the kernel parameter buffer.
+    KernelParam(u32),
+    /// Offset in the current frame's parameter area (a function's own parameters, its
+    /// return parameters and the `.param` variables it declares for calls).
+    FrameParam(u32),
+}
+
+/// An address operand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Addr {
+    /// Register plus offset, interpreted in the instruction's space.
+    Reg(u32, i64),
+    /// An absolute address in the instruction's space.
+    Abs(i64),
+    /// A variable plus offset.
+    Var(VarLoc, i64),
+}
+
+/// The state space an instruction accesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemSpace {
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+}
+
+/// Integer binary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    AddSat,
+    SubSat,
+}
+
+/// Integer unary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntUn {
+    Not,
+    Cnot,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+}
+
+/// Floating-point binary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    DivFull,
+    DivApprox,
+    Min,
+    Max,
+    Copysign,
+}
+
+/// Floating-point unary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FUn {
+    Neg,
+    Abs,
+    Sqrt,
+    SqrtApprox,
+    Rcp,
+    RcpApprox,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+}
+
+/// A comparison (`setp`/`set`) on integers or floats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Int(ptxvm_fp::arith::CmpOp, bool),
+    Float(ptxvm_fp::arith::CmpOp),
+}
+
+/// Predicate combining (`.and`, `.or`, `.xor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// Atomic operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// A decoded instruction's action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exec {
+    /// Copy `bits` bits.
+    Mov {
+        d: Dst,
+        a: Src,
+        bits: u32,
+    },
+    /// `mov.b64 d, {a, b}`: pack parts of `bits` each, first part lowest.
+    Pack {
+        d: Dst,
+        parts: Vec<Src>,
+        bits: u32,
+    },
+    /// `mov.b64 {a, b}, s`: unpack.
+    Unpack {
+        ds: Vec<Dst>,
+        a: Src,
+        bits: u32,
+    },
+    Int {
+        op: IntOp,
+        ty: Type,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    IntUn {
+        op: IntUn,
+        ty: Type,
+        d: Dst,
+        a: Src,
+    },
+    /// `mad.lo/hi/wide` (with `.sat` for `.hi.s32`).
+    Mad {
+        mode: IntOp,
+        ty: Type,
+        sat: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Float {
+        op: FOp,
+        ty: Type,
+        rnd: ptxvm_fp::Rnd,
+        ftz: bool,
+        sat: bool,
+        nan: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    FloatUn {
+        op: FUn,
+        ty: Type,
+        rnd: ptxvm_fp::Rnd,
+        ftz: bool,
+        d: Dst,
+        a: Src,
+    },
+    Fma {
+        ty: Type,
+        rnd: ptxvm_fp::Rnd,
+        ftz: bool,
+        sat: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: Type,
+        ftz: bool,
+        p: Dst,
+        q: Dst,
+        a: Src,
+        b: Src,
+        bop: Option<(BoolOp, Src)>,
+    },
+    /// `set`: like `setp` with an integer or float result.
+    Set {
+        cmp: Cmp,
+        ty: Type,
+        dty: Type,
+        ftz: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        bop: Option<(BoolOp, Src)>,
+    },
+    Selp {
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+        bits: u32,
+    },
+    /// Predicate logic: `and/or/xor/not.pred`.
+    PredOp {
+        op: Option<BoolOp>,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    Cvt {
+        dty: Type,
+        aty: Type,
+        rnd: Option<ptxvm_fp::Rnd>,
+        irnd: Option<ptxvm_fp::Rnd>,
+        sat: bool,
+        ftz: bool,
+        relu: bool,
+        d: Dst,
+        a: Src,
+    },
+    Cvta {
+        to: bool,
+        space: MemSpace,
+        d: Dst,
+        a: Src,
+        addr: Option<Addr>,
+    },
+    Ld {
+        space: MemSpace,
+        ty: Type,
+        ds: Vec<Dst>,
+        addr: Addr,
+    },
+    St {
+        space: MemSpace,
+        ty: Type,
+        srcs: Vec<Src>,
+        addr: Addr,
+    },
+    Atom {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        d: Dst,
+        addr: Addr,
+        b: Src,
+        c: Src,
+    },
+    Bra {
+        target: u32,
+    },
+    Ret,
+    Exit,
+    Trap,
+    Bar {
+        id: Src,
+        count: Option<Src>,
+        arrive: bool,
+    },
+    /// `membar`/`fence`: no-ops for the sequential interpreter.
+    Fence,
+    /// `call`: callee function index, argument and return variable locations.
+    Call {
+        func: u32,
+        args: Vec<VarLoc>,
+        rets: Vec<VarLoc>,
+    },
+    Unsupported(String),
+}
+
+/// A decoded instruction with its guard and source position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DInst {
+    pub exec: Exec,
+    pub guard: Option<(u32, bool)>,
+    /// PTX line (1-based).
+    pub line: u32,
+    /// `.loc` (file index, line).
+    pub loc: Option<(u32, u32)>,
+}
+
+/// A decoded function.
+#[derive(Debug, Clone, Default)]
+pub struct FuncCode {
+    pub name: String,
+    pub is_entry: bool,
+    pub defined: bool,
+    pub reg_types: Vec<Type>,
+    pub code: Vec<DInst>,
+    /// Bytes of `.local` variables per activation.
+    pub local_size: u32,
+    /// Bytes of the parameter area per activation (own params, rets, call `.param`s).
+    pub param_size: u32,
+    /// Offsets of the function's own parameters (kernel: in the kernel param buffer;
+    /// function: in its parameter area).
+    pub param_offsets: Vec<u32>,
+    /// Offsets of the return parameters in the parameter area.
+    pub ret_offsets: Vec<u32>,
+    /// Sizes of parameters and returns, in bytes.
+    pub param_sizes: Vec<u32>,
+    pub ret_sizes: Vec<u32>,
+    /// Bytes of the kernel parameter buffer (kernels only).
+    pub kparam_size: u32,
+    /// Required block shape (`.reqntid`) and maximum threads (`.maxntid`).
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+}
+
+/// A decoded module.
+#[derive(Debug, Default)]
+pub struct Program {
+    pub funcs: Vec<FuncCode>,
+    pub by_name: HashMap<String, u32>,
+    /// Bytes of static shared memory (module and function `.shared` variables).
+    pub shared_size: u32,
+    /// `.file` table: index → name.
+    pub files: HashMap<u32, String>,
+}
+
+fn align_up(x: u32, a: u32) -> u32 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+fn int_of(v: u64, ty: Type) -> u64 {
+    let b = ty.bits();
+    if b >= 64 { v } else { v & ((1u64 << b) - 1) }
+}
+
+/// Decodes a checked module; allocates its global and const variables in `mem`.
+pub fn decode(
+    m: &ir::Module,
+    lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
+    mem: &mut GlobalMemory,
+) -> Result<Program, String> {
+    let mut p = Program::default();
+    for (i, n) in &m.files {
+        p.files.insert(*i, n.clone());
+    }
+    // Module variables.
+    let mut gvars: Vec<VarLoc> = Vec::with_capacity(m.vars.len());
+    let mut shared = 0u32;
+    for v in &m.vars {
+        match v.space {
+            Space::Global | Space::Const => {
+                let addr = mem
+                    .alloc(
+                        v.size.max(1),
+                        format!("{} variable `{}`", v.space.name(), v.name),
+                    )
+                    .ok_or_else(|| format!("out of device memory for variable `{}`", v.name))?;
+                if let Some(init) = &v.init {
+                    let n = init.bytes.len().min(v.size as usize);
+                    mem.write(addr, &init.bytes[..n])
+                        .map_err(|e| format!("{e:?}"))?;
+                }
+                gvars.push(VarLoc::Global(addr));
+            }
+            Space::Shared => {
+                shared = align_up(shared, v.align.max(1));
+                gvars.push(VarLoc::Shared(shared));
+                shared += v.size as u32;
+            }
+            _ => gvars.push(VarLoc::Global(0)),
+        }
+    }
+    // Relocations of initialisers (addresses of other variables).
+    for (vi, v) in m.vars.iter().enumerate() {
+        let (Some(init), VarLoc::Global(base)) = (&v.init, gvars[vi]) else {
+            continue;
+        };
+        for (off, name, addend, _generic) in &init.relocs {
+            if let Some(ti) = m.vars.iter().position(|x| &x.name == name)
+                && let VarLoc::Global(a) = gvars[ti]
+            {
+                let val = a.wrapping_add(*addend as u64);
+                let w = v.ty.bytes().min(8) as usize;
+                mem.write(base + off, &val.to_le_bytes()[..w])
+                    .map_err(|e| format!("{e:?}"))?;
+            }
+        }
+    }
+    for (fi, f) in m.funcs.iter().enumerate() {
+        p.by_name.entry(f.name.clone()).or_insert(fi as u32);
+    }
+    for f in &m.funcs {
+        let fc = decode_func(m, f, &gvars, &mut shared, lines);
+        p.funcs.push(fc);
+    }
+    // Prefer the defined function of a name.
+    for (fi, f) in m.funcs.iter().enumerate() {
+        if f.defined {
+            p.by_name.insert(f.name.clone(), fi as u32);
+        }
+    }
+    p.shared_size = shared;
+    Ok(p)
+}
+
+struct Dx<'a> {
+    m: &'a ir::Module,
+    gvars: &'a [VarLoc],
+    locals: Vec<VarLoc>,
+    params: Vec<VarLoc>,
+    rets: Vec<VarLoc>,
+}
+
+fn decode_func(
+    m: &ir::Module,
+    f: &ir::Func,
+    gvars: &[VarLoc],
+    shared: &mut u32,
+    lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
+) -> FuncCode {
+    let is_entry = f.kind == Some(FuncKind::Entry);
+    let mut fc = FuncCode {
+        name: f.name.clone(),
+        is_entry,
+        defined: f.defined,
+        reg_types: f.regs.iter().map(|r| r.ty).collect(),
+        reqntid: f.tuning.reqntid,
+        maxntid: f.tuning.maxntid,
+        ..FuncCode::default()
+    };
+    // Parameter layouts.
+    let mut params = Vec::new();
+    let mut poff = 0u32;
+    for v in &f.params {
+        poff = align_up(poff, v.align.max(1));
+        fc.param_offsets.push(poff);
+        fc.param_sizes.push(v.size as u32);
+        params.push(if is_entry {
+            VarLoc::KernelParam(poff)
+        } else {
+            VarLoc::FrameParam(poff)
+        });
+        poff += v.size as u32;
+    }
+    if is_entry {
+        fc.kparam_size = poff;
+        poff = 0;
+    }
+    let mut rets = Vec::new();
+    for v in &f.rets {
+        poff = align_up(poff, v.align.max(1));
+        fc.ret_offsets.push(poff);
+        fc.ret_sizes.push(v.size as u32);
+        rets.push(VarLoc::FrameParam(poff));
+        poff += v.size as u32;
+    }
+    // Body variables.
+    let mut locals = Vec::new();
+    let mut loff = 0u32;
+    for v in &f.locals {
+        match v.space {
+            Space::Local => {
+                loff = align_up(loff, v.align.max(1));
+                locals.push(VarLoc::Local(loff));
+                loff += v.size as u32;
+            }
+            Space::Shared => {
+                *shared = align_up(*shared, v.align.max(1));
+                locals.push(VarLoc::Shared(*shared));
+                *shared += v.size as u32;
+            }
+            Space::Param => {
+                poff = align_up(poff, v.align.max(1));
+                locals.push(VarLoc::FrameParam(poff));
+                poff += v.size as u32;
+            }
+            _ => locals.push(VarLoc::Local(0)),
+        }
+    }
+    fc.local_size = align_up(loff, 16);
+    fc.param_size = align_up(poff, 16);
+    let dx = Dx {
+        m,
+        gvars,
+        locals,
+        params,
+        rets,
+    };
+    let block_pc: Vec<u32> = f.blocks.clone();
+    for (k, inst) in f.insts.iter().enumerate() {
+        let line = lines(f.inst_spans[k]);
+        let loc = f.inst_locs[k].map(|(file, l, _)| (file, l));
+        let exec = dx.exec(inst, &block_pc);
+        fc.code.push(DInst {
+            exec,
+            guard: inst.guard,
+            line,
+            loc,
+        });
+    }
+    fc
+}
+
+fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
+    use ptxvm_fp::Rnd::*;
+    mods.iter().find_map(|m| match *m {
+        ".rn" => Some(Rn),
+        ".rz" => Some(Rz),
+        ".rm" => Some(Rm),
+        ".rp" => Some(Rp),
+        ".rna" => Some(Rna),
+        _ => None,
+    })
+}
+
+fn irnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
+    use ptxvm_fp::Rnd::*;
+    mods.iter().find_map(|m| match *m {
+        ".rni" => Some(Rn),
+        ".rzi" => Some(Rz),
+        ".rmi" => Some(Rm),
+        ".rpi" => Some(Rp),
+        _ => None,
+    })
+}
+
+fn cmp_of(mods: &[&str]) -> Option<(ptxvm_fp::arith::CmpOp, Option<bool>)> {
+    use ptxvm_fp::arith::CmpOp::*;
+    // (op, Some(unsigned) for the unsigned-only integer names)
+    mods.iter().find_map(|m| {
+        Some(match *m {
+            ".eq" => (Eq, None),
+            ".ne" => (Ne, None),
+            ".lt" => (Lt, None),
+            ".le" => (Le, None),
+            ".gt" => (Gt, None),
+            ".ge" => (Ge, None),
+            ".lo" => (Lt, Some(true)),
+            ".ls" => (Le, Some(true)),
+            ".hi" => (Gt, Some(true)),
+            ".hs" => (Ge, Some(true)),
+            ".equ" => (Equ, None),
+            ".neu" => (Neu, None),
+            ".ltu" => (Ltu, None),
+            ".leu" => (Leu, None),
+            ".gtu" => (Gtu, None),
+            ".geu" => (Geu, None),
+            ".num" => (Num, None),
+            ".nan" => (Nan, None),
+            _ => return None,
+        })
+    })
+}
+
+fn bool_of(mods: &[&str]) -> Option<BoolOp> {
+    mods.iter().find_map(|m| match *m {
+        ".and" => Some(BoolOp::And),
+        ".or" => Some(BoolOp::Or),
+        ".xor" => Some(BoolOp::Xor),
+        _ => None,
+    })
+}
+
+fn space_of(mods: &[&str]) -> MemSpace {
+    for m in mods {
+        match Space::from_dot(m) {
+            Some(Space::Global) => return MemSpace::Global,
+            Some(Space::Shared) => return MemSpace::Shared,
+            Some(Space::Local) => return MemSpace::Local,
+            Some(Space::Const) => return MemSpace::Const,
+            Some(Space::Param) => return MemSpace::Param,
+            _ => {}
+        }
+    }
+    MemSpace::Generic
+}
+
+impl Dx<'_> {
+    fn var(&self, v: VarRef) -> VarLoc {
+        match v {
+            VarRef::Global(g) => self.gvars[g as usize],
+            VarRef::Local(l) => self.locals[l as usize],
+            VarRef::Param(p) => self.params[p as usize],
+            VarRef::Ret(r) => self.rets[r as usize],
+        }
+    }
+
+    fn src(&self, o: &Op) -> Option<Src> {
+        Some(match o {
+            Op::Reg(r) => Src::Reg(*r),
+            Op::Imm(v) => Src::Imm(*v),
+            Op::FImm { bits, single } => {
+                if *single {
+                    Src::Imm((f64::from_bits(*bits) as f32).to_bits() as u64)
+                } else {
+                    Src::Imm(*bits)
+                }
+            }
+            Op::SReg(s) => Src::SReg(s.id, s.comp),
+            Op::Pred { reg, neg } => Src::Pred(*reg, *neg),
+            Op::Sym { var, offset, .. } => Src::Var(self.var(*var), *offset),
+            _ => return None,
+        })
+    }
+
+    /// A float immediate given for a typed operand: `0f`/`0d` bits are kept; a decimal
+    /// literal is converted to the operand's format.
+    fn fsrc(&self, o: &Op, ty: Type) -> Option<Src> {
+        match (o, ty) {
+            (
+                Op::FImm {
+                    bits,
+                    single: false,
+                },
+                Type::F32,
+            ) => Some(Src::Imm((f64::from_bits(*bits) as f32).to_bits() as u64)),
+            _ => self.src(o),
+        }
+    }
+
+    fn dst(&self, o: &Op) -> Option<Dst> {
+        match o {
+            Op::Reg(r) => Some(Dst::Reg(*r)),
+            Op::Pred { reg, neg: false } => Some(Dst::Reg(*reg)),
+            Op::Sink => Some(Dst::Sink),
+            _ => None,
+        }
+    }
+
+    fn addr(&self, o: &Op) -> Option<Addr> {
+        match o {
+            Op::Addr {
+                base: Base::Reg(r),
+                offset,
+            } => Some(Addr::Reg(*r, *offset)),
+            Op::Addr {
+                base: Base::Abs,
+                offset,
+            } => Some(Addr::Abs(*offset)),
+            Op::Addr {
+                base: Base::Var(v),
+                offset,
+            } => Some(Addr::Var(self.var(*v), *offset)),
+            _ => None,
+        }
+    }
+
+    fn exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Exec {
+        self.try_exec(inst, blocks)
+            .unwrap_or_else(|| Exec::Unsupported(format!("{}{}", inst.opcode, inst.mods.concat())))
+    }
+
+    fn try_exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let ty = inst.ty;
+        let op = |k: usize| ops.get(k);
+        Some(match inst.opcode {
+            "mov" => {
+                let t = ty?;
+                match (op(0)?, op(1)?) {
+                    (Op::Vector(parts), a) => {
+                        let n = parts.len() as u32;
+                        Exec::Unpack {
+                            ds: parts.iter().map(|p| self.dst(p)).collect::<Option<_>>()?,
+                            a: self.src(a)?,
+                            bits: t.bits() / n,
+                        }
+                    }
+                    (d, Op::Vector(parts)) => {
+                        let n = parts.len() as u32;
+                        Exec::Pack {
+                            d: self.dst(d)?,
+                            parts: parts.iter().map(|p| self.src(p)).collect::<Option<_>>()?,
+                            bits: t.bits() / n,
+                        }
+                    }
+                    (d, a) => Exec::Mov {
+                        d: self.dst(d)?,
+                        a: self.fsrc(a, t)?,
+                        bits: if t == Type::Pred { 1 } else { t.bits() },
+                    },
+                }
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+            | "shl" | "shr" | "copysign" => {
+                let t = ty?;
+                let (d, a, b) = (self.dst(op(0)?)?, op(1)?, op(2)?);
+                if t == Type::Pred {
+                    let bop = match inst.opcode {
+                        "and" => BoolOp::And,
+                        "or" => BoolOp::Or,
+                        "xor" => BoolOp::Xor,
+                        _ => return None,
+                    };
+                    return Some(Exec::PredOp {
+                        op: Some(bop),
+                        d,
+                        a: self.src(a)?,
+                        b: self.src(b)?,
+                    });
+                }
+                if t.class() == Class::Float && matches!(t, Type::F32 | Type::F64) {
+                    let fop = match inst.opcode {
+                        "add" => FOp::Add,
+                        "sub" => FOp::Sub,
+                        "mul" => FOp::Mul,
+                        "div" if has(".full") => FOp::DivFull,
+                        "div" if has(".approx") => FOp::DivApprox,
+                        "div" => FOp::Div,
+                        "min" => FOp::Min,
+                        "max" => FOp::Max,
+                        "copysign" => FOp::Copysign,
+                        _ => return None,
+                    };
+                    return Some(Exec::Float {
+                        op: fop,
+                        ty: t,
+                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
+                        ftz: has(".ftz"),
+                        sat: has(".sat"),
+                        nan: has(".NaN"),
+                        d,
+                        a: self.fsrc(a, t)?,
+                        b: self.fsrc(b, t)?,
+                    });
+                }
+                if t.class() == Class::Float {
+                    return None;
+                }
+                let iop = match inst.opcode {
+                    "add" if has(".sat") => IntOp::AddSat,
+                    "sub" if has(".sat") => IntOp::SubSat,
+                    "add" if !has(".cc") => IntOp::Add,
+                    "sub" if !has(".cc") => IntOp::Sub,
+                    "mul" if has(".wide") => IntOp::MulWide,
+                    "mul" if has(".hi") => IntOp::MulHi,
+                    "mul" => IntOp::MulLo,
+                    "div" => IntOp::Div,
+                    "rem" => IntOp::Rem,
+                    "min" if mods.len() == 1 => IntOp::Min,
+                    "max" if mods.len() == 1 => IntOp::Max,
+                    "and" => IntOp::And,
+                    "or" => IntOp::Or,
+                    "xor" => IntOp::Xor,
+                    "shl" => IntOp::Shl,
+                    "shr" => IntOp::Shr,
+                    _ => return None,
+                };
+                if matches!(t, Type::U16x2 | Type::S16x2) {
+                    return None;
+                }
+                Exec::Int {
+                    op: iop,
+                    ty: t,
+                    d,
+                    a: self.src(a)?,
+                    b: self.src(b)?,
+                }
+            }
+            "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt"
+            | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
+                let t = ty?;
+                let (d, a) = (self.dst(op(0)?)?, op(1)?);
+                if t == Type::Pred && inst.opcode == "not" {
+                    return Some(Exec::PredOp {
+                        op: None,
+                        d,
+                        a: self.src(a)?,
+                        b: Src::Imm(0),
+                    });
+                }
+                if matches!(t, Type::F32 | Type::F64) {
+                    let approx = has(".approx");
+                    let fun = match inst.opcode {
+                        "neg" => FUn::Neg,
+                        "abs" => FUn::Abs,
+                        "sqrt" if approx => FUn::SqrtApprox,
+                        "sqrt" => FUn::Sqrt,
+                        "rcp" if approx => FUn::RcpApprox,
+                        "rcp" => FUn::Rcp,
+                        "rsqrt" => FUn::Rsqrt,
+                        "sin" => FUn::Sin,
+                        "cos" => FUn::Cos,
+                        "lg2" => FUn::Lg2,
+                        "ex2" => FUn::Ex2,
+                        "tanh" => FUn::Tanh,
+                        _ => return None,
+                    };
+                    return Some(Exec::FloatUn {
+                        op: fun,
+                        ty: t,
+                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
+                        ftz: has(".ftz"),
+                        d,
+                        a: self.fsrc(a, t)?,
+                    });
+                }
+                if t.class() == Class::Float {
+                    return None;
+                }
+                let u = match inst.opcode {
+                    "not" => IntUn::Not,
+                    "cnot" => IntUn::Cnot,
+                    "neg" => IntUn::Neg,
+                    "abs" => IntUn::Abs,
+                    "popc" => IntUn::Popc,
+                    "clz" => IntUn::Clz,
+                    "brev" => IntUn::Brev,
+                    _ => return None,
+                };
+                Exec::IntUn {
+                    op: u,
+                    ty: t,
+                    d,
+                    a: self.src(a)?,
+                }
+            }
+            "mad" | "fma" => {
+                let t = ty?;
+                let (d, a, b, c) = (self.dst(op(0)?)?, op(1)?, op(2)?, op(3)?);
+                if matches!(t, Type::F32 | Type::F64) {
+                    return Some(Exec::Fma {
+                        ty: t,
+                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
+                        ftz: has(".ftz"),
+                        sat: has(".sat"),
+                        d,
+                        a: self.fsrc(a, t)?,
+                        b: self.fsrc(b, t)?,
+                        c: self.fsrc(c, t)?,
+                    });
+                }
+                if t.class() == Class::Float || inst.opcode == "fma" || has(".cc") {
+                    return None;
+                }
+                let mode = if has(".wide") {
+                    IntOp::MulWide
+                } else if has(".hi") {
+                    IntOp::MulHi
+                } else {
+                    IntOp::MulLo
+                };
+                Exec::Mad {
+                    mode,
+                    ty: t,
+                    sat: has(".sat"),
+                    d,
+                    a: self.src(a)?,
+                    b: self.src(b)?,
+                    c: self.src(c)?,
+                }
+            }
+            "setp" | "set" => {
+                let (cop, unsigned_only) = cmp_of(mods)?;
+                // The compared type is the last type modifier.
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let cmp = if t.class() == Class::Float {
+                    if !matches!(t, Type::F32 | Type::F64) {
+                        return None;
+                    }
+                    Cmp::Float(cop)
+                } else {
+                    Cmp::Int(
+                        cop,
+                        unsigned_only.unwrap_or(false) || t.class() != Class::Signed,
+                    )
+                };
+                let bop = match bool_of(mods) {
+                    Some(bo) => Some((bo, self.src(op(3)?)?)),
+                    None => None,
+                };
+                if inst.opcode == "setp" {
+                    let (p, q) = match op(0)? {
+                        Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
+                        o => (self.dst(o)?, Dst::Sink),
+                    };
+                    Exec::Setp {
+                        cmp,
+                        ty: t,
+                        ftz: has(".ftz"),
+                        p,
+                        q,
+                        a: self.fsrc(op(1)?, t)?,
+                        b: self.fsrc(op(2)?, t)?,
+                        bop,
+                    }
+                } else {
+                    let dty = mods.iter().find_map(|m| Type::from_dot(m))?;
+                    Exec::Set {
+                        cmp,
+                        ty: t,
+                        dty,
+                        ftz: has(".ftz"),
+                        d: self.dst(op(0)?)?,
+                        a: self.fsrc(op(1)?, t)?,
+                        b: self.fsrc(op(2)?, t)?,
+                        bop,
+                    }
+                }
+            }
+            "selp" => {
+                let t = ty?;
+                Exec::Selp {
+                    d: self.dst(op(0)?)?,
+                    a: self.fsrc(op(1)?, t)?,
+                    b: self.fsrc(op(2)?, t)?,
+                    c: self.src(op(3)?)?,
+                    bits: t.bits(),
+                }
+            }
+            "cvt" => {
+                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
+                if tys.len() != 2
+                    || mods.iter().any(|m| {
+                        m.contains("x2") || m.starts_with(".e") || *m == ".tf32" || *m == ".pack"
+                    })
+                {
+                    return None;
+                }
+                Exec::Cvt {
+                    dty: tys[0],
+                    aty: tys[1],
+                    rnd: rnd_of(mods),
+                    irnd: irnd_of(mods),
+                    sat: has(".sat"),
+                    ftz: has(".ftz"),
+                    relu: has(".relu"),
+                    d: self.dst(op(0)?)?,
+                    a: self.src(op(1)?)?,
+                }
+            }
+            "cvta" => {
+                let to = has(".to");
+                let space = space_of(mods);
+                let addr = match op(1)? {
+                    Op::Sym { var, offset, .. } => Some(Addr::Var(self.var(*var), *offset)),
+                    _ => None,
+                };
+                let a = if addr.is_some() {
+                    Src::Imm(0)
+                } else {
+                    self.src(op(1)?)?
+                };
+                Exec::Cvta {
+                    to,
+                    space,
+                    d: self.dst(op(0)?)?,
+                    a,
+                    addr,
+                }
+            }
+            "ld" | "ldu" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let ds = match op(0)? {
+                    Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
+                    o => vec![self.dst(o)?],
+                };
+                Exec::Ld {
+                    space: space_of(mods),
+                    ty: t,
+                    ds,
+                    addr: self.addr(op(1)?)?,
+                }
+            }
+            "st" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let srcs = match op(1)? {
+                    Op::Vector(v) => v
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?,
+                    o => vec![self.fsrc(o, t)?],
+                };
+                Exec::St {
+                    space: space_of(mods),
+                    ty: t,
+                    srcs,
+                    addr: self.addr(op(0)?)?,
+                }
+            }
+            "atom" | "red" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if mods
+                    .iter()
+                    .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
+                    || matches!(
+                        t,
+                        Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2 | Type::B128
+                    )
+                {
+                    return None;
+                }
+                let aop = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".add" => AtomOp::Add,
+                        ".min" => AtomOp::Min,
+                        ".max" => AtomOp::Max,
+                        ".inc" => AtomOp::Inc,
+                        ".dec" => AtomOp::Dec,
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        ".exch" => AtomOp::Exch,
+                        ".cas" => AtomOp::Cas,
+                        _ => return None,
+                    })
+                })?;
+                let (d, rest) = if inst.opcode == "atom" {
+                    (self.dst(op(0)?)?, 1)
+                } else {
+                    (Dst::Sink, 0)
+                };
+                let addr = self.addr(op(rest)?)?;
+                let b = self.fsrc(op(rest + 1)?, t)?;
+                let c = match op(rest + 2) {
+                    Some(o) => self.fsrc(o, t)?,
+                    None => Src::Imm(0),
+                };
+                Exec::Atom {
+                    space: space_of(mods),
+                    op: aop,
+                    ty: t,
+                    d,
+                    addr,
+                    b,
+                    c,
+                }
+            }
+            "bra" => match op(0)? {
+                Op::Label(b) => Exec::Bra {
+                    target: blocks[*b as usize],
+                },
+                _ => return None,
+            },
+            "ret" => Exec::Ret,
+            "exit" => Exec::Exit,
+            "trap" => Exec::Trap,
+            "membar" | "fence" => Exec::Fence,
+            "bar" | "barrier" => {
+                if has(".red") || has(".warp") || has(".cluster") {
+                    return None;
+                }
+                let arrive = has(".arrive");
+                Exec::Bar {
+                    id: self.src(op(0)?)?,
+                    count: op(1).and_then(|o| self.src(o)),
+                    arrive,
+                }
+            }
+            "call" => {
+                let ci = ops.iter().position(|o| !matches!(o, Op::List(_)))?;
+                let Op::Func(fi) = ops[ci] else { return None };
+                let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
+                    match o {
+                        None => Some(Vec::new()),
+                        Some(Op::List(v)) => v
+                            .iter()
+                            .map(|x| match x {
+                                Op::Sym { var, offset: 0, .. } => Some(self.var(*var)),
+                                _ => None,
+                            })
+                            .collect(),
+                        _ => None,
+                    }
+                };
+                let rets = if ci > 0 {
+                    list(ops.first())?
+                } else {
+                    Vec::new()
+                };
+                let args = list(ops.get(ci + 1))?;
+                let callee = &self.m.funcs[fi as usize];
+                if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
+                    return None;
+                }
+                Exec::Call {
+                    func: fi,
+                    args,
+                    rets,
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Reads the value of an integer immediate as the operand type.
+pub fn imm_as(v: u64, ty: Type) -> u64 {
+    int_of(v, ty)
+}
