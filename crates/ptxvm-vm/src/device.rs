@@ -120,6 +120,9 @@ pub struct Device {
     pub props: DeviceProps,
     pub mem: GlobalMemory,
     modules: Vec<Loaded>,
+    /// `printf` output of the last launch, kept also when it faulted (what a kernel
+    /// printed before an assertion is often the point).
+    pub last_printf: Vec<u8>,
 }
 
 impl Default for Device {
@@ -139,6 +142,7 @@ impl Device {
             mem: GlobalMemory::new(props.global_memory),
             props,
             modules: Vec::new(),
+            last_printf: Vec::new(),
         }
     }
 
@@ -346,7 +350,9 @@ impl Device {
             local_size: p.local_per_thread,
         };
         let mut stats = Stats::default();
-        exec::run(&l.prog, &launch, &mut self.mem, &mut stats).map_err(VmError::Fault)?;
+        let r = exec::run(&l.prog, &launch, &mut self.mem, &mut stats);
+        self.last_printf = stats.printf.clone();
+        r.map_err(VmError::Fault)?;
         Ok(stats)
     }
 }

@@ -15,7 +15,8 @@
 
 use crate::error::{Fault, FaultKind, Site};
 use crate::memory::{
-    AccessError, GlobalMemory, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
+    AccessError, FUNC_BASE, GlobalMemory, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW,
+    SHARED_WINDOW_SIZE,
 };
 use crate::program::*;
 use ptxvm_fp::Rnd;
@@ -44,19 +45,27 @@ pub struct Launch {
     pub local_size: u32,
 }
 
-/// Counters of a launch.
-#[derive(Debug, Clone, Copy, Default)]
+/// Counters and device-side output of a launch.
+#[derive(Debug, Clone, Default)]
 pub struct Stats {
     /// Warp-level instructions issued (one per group step).
     pub warp_insts: u64,
     /// Thread-level instructions executed (active threads per step, summed).
     pub thread_insts: u64,
+    /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
+    /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
+    /// each thread's output in its program order. A CTA's output is appended when the CTA
+    /// finishes (or faults).
+    pub printf: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TState {
     Ready,
     Barrier(u8),
+    /// Arrived at a `.sync` warp instruction (at its `pc`); waits until every non-exited
+    /// lane of its membermask has arrived at the same instruction.
+    WarpSync,
     Exited,
 }
 
@@ -85,6 +94,23 @@ struct Thread {
     param_sp: u32,
     /// Consecutive backward branches taken.
     spins: u32,
+    /// The carry flag `CC.CF` of the extended-precision instructions.
+    cf: bool,
+    /// The membermask of the `.sync` instruction the thread waits at.
+    sync_mask: u32,
+    /// Destination of a pending `bar.red` result.
+    red_dst: Option<Dst>,
+    /// Output of `vprintf`.
+    out: Vec<u8>,
+}
+
+/// The reduction state of one named barrier.
+#[derive(Debug, Clone, Copy, Default)]
+struct BarRedState {
+    op: Option<BarRedOp>,
+    popc: u32,
+    all: bool,
+    any: bool,
 }
 
 struct Cta<'a> {
@@ -94,8 +120,13 @@ struct Cta<'a> {
     shared: Vec<u8>,
     threads: Vec<Thread>,
     nwarps: u32,
-    bar_arrived: [u32; 16],
-    bar_expected: [u32; 16],
+    /// Per barrier, per warp: the lanes that have arrived.
+    bar_lanes: [Vec<u32>; 16],
+    /// Per barrier: the expected thread count of the current phase (`None`: all threads).
+    bar_expected: [Option<u32>; 16],
+    bar_red: [BarRedState; 16],
+    /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
+    exits_dirty: bool,
 }
 
 /// Runs a launch to completion (or to its first fault).
@@ -111,7 +142,11 @@ pub fn run(
         for y in 0..gy {
             for x in 0..gx {
                 let mut cta = Cta::new(prog, launch, [x, y, z]);
-                cta.run(mem, stats, &mut budget)?;
+                let r = cta.run(mem, stats, &mut budget);
+                for th in &mut cta.threads {
+                    stats.printf.append(&mut th.out);
+                }
+                r?;
             }
         }
     }
@@ -137,6 +172,10 @@ impl<'a> Cta<'a> {
                 params: Vec::new(),
                 param_sp: 0,
                 spins: 0,
+                cf: false,
+                sync_mask: 0,
+                red_dst: None,
+                out: Vec::new(),
             };
             t.frames.push(Frame {
                 func: launch.kernel,
@@ -158,8 +197,10 @@ impl<'a> Cta<'a> {
             shared: vec![0; (prog.shared_size + launch.dyn_shared) as usize],
             nwarps: n.div_ceil(32),
             threads,
-            bar_arrived: [0; 16],
-            bar_expected: [0; 16],
+            bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
+            bar_expected: [None; 16],
+            bar_red: [BarRedState::default(); 16],
+            exits_dirty: false,
         }
     }
 
@@ -220,12 +261,31 @@ impl<'a> Cta<'a> {
                 return Ok(());
             }
             if !progressed {
+                if self.recheck_blocked()? {
+                    continue;
+                }
                 return Err(self.deadlock());
             }
         }
     }
 
     fn deadlock(&self) -> Box<Fault> {
+        if let Some(t) =
+            (0..self.threads.len()).find(|&i| self.threads[i].state == TState::WarpSync)
+        {
+            let missing = self.sync_missing(t);
+            let what = self.sync_lane_states(t, missing);
+            return self.fault(
+                t,
+                FaultKind::MemberMask,
+                format!(
+                    "deadlock: lane {} waits at a `.sync` warp instruction with membermask {:#010x}, but lanes {} can never arrive ({what})",
+                    self.threads[t].lane,
+                    self.threads[t].sync_mask,
+                    lanes_text(missing)
+                ),
+            );
+        }
         let waiting: Vec<usize> = (0..self.threads.len())
             .filter(|&i| matches!(self.threads[i].state, TState::Barrier(_)))
             .collect();
@@ -264,9 +324,9 @@ impl<'a> Cta<'a> {
             FaultKind::Deadlock,
             format!(
                 "deadlock: barrier {id} can never complete: {} of {} threads arrived, {} expected; {} threads have exited; {}",
-                self.bar_arrived[id as usize],
+                self.bar_arrived(id as usize),
                 self.threads.len(),
-                self.bar_expected[id as usize],
+                self.bar_expected[id as usize].unwrap_or(self.threads.len() as u32),
                 exited,
                 warps.join(", ")
             ),
@@ -341,26 +401,48 @@ impl<'a> Cta<'a> {
             }
             return Ok(true);
         };
-        for &i in &group[..n] {
-            let t = &self.threads[i];
-            if let Some((p, neg)) = inst.guard {
-                let v = t.frames.last().map_or(0, |f| f.regs[p as usize]) != 0;
-                if v == neg {
+        if let Exec::Warp { .. } = inst.exec {
+            let mut active = [0usize; 32];
+            let mut na = 0;
+            for &i in &group[..n] {
+                if self.guard_passes(i, inst) {
+                    active[na] = i;
+                    na += 1;
+                } else {
                     self.threads[i].pc += 1;
-                    continue;
                 }
+            }
+            stats.thread_insts += na as u64;
+            self.warp_inst(w, &active[..na], inst)?;
+            return Ok(true);
+        }
+        for &i in &group[..n] {
+            if !self.guard_passes(i, inst) {
+                self.threads[i].pc += 1;
+                continue;
             }
             stats.thread_insts += 1;
             self.exec(i, inst, mem)?;
         }
+        if self.exits_dirty {
+            self.recheck_blocked()?;
+        }
         Ok(true)
+    }
+
+    fn guard_passes(&self, t: usize, inst: &DInst) -> bool {
+        match inst.guard {
+            Some((p, neg)) => (self.reg(t, p) != 0) != neg,
+            None => true,
+        }
     }
 
     fn reg(&self, t: usize, r: u32) -> u64 {
         self.threads[t]
             .frames
             .last()
-            .map_or(0, |f| f.regs[r as usize])
+            .and_then(|f| f.regs.get(r as usize).copied())
+            .unwrap_or(0)
     }
 
     fn reg_ty(&self, t: usize, r: u32) -> Type {
@@ -387,7 +469,9 @@ impl<'a> Cta<'a> {
             VarLoc::Global(a) => a,
             VarLoc::Shared(o) => o as u64,
             VarLoc::Local(o) => fr.map_or(0, |f| f.local_base) as u64 + o as u64,
-            VarLoc::KernelParam(o) => o as u64,
+            // Kernel parameter addresses carry their tag, so an address taken with
+            // `mov %rd, param` still reads the kernel parameters through `ld.param [%rd]`.
+            VarLoc::KernelParam(o) => KPARAM_TAG | o as u64,
             VarLoc::FrameParam(o) => fr.map_or(0, |f| f.param_base) as u64 + o as u64,
         }
     }
@@ -591,6 +675,7 @@ impl<'a> Cta<'a> {
         let th = &mut self.threads[t];
         if th.frames.len() <= 1 {
             th.state = TState::Exited;
+            self.exits_dirty = true;
             return;
         }
         let fr = th.frames.pop().expect("frame");
@@ -731,8 +816,15 @@ impl<'a> Cta<'a> {
                 bop,
             } => {
                 let (a, b) = (self.src(t, *a), self.src(t, *b));
-                let mut r = compare(*cmp, *ty, *ftz, a, b);
-                let mut nr = !r;
+                let (mut r, mut nr) = match (cmp, ty) {
+                    (Cmp::Float(op), Type::F16x2 | Type::Bf16x2) => {
+                        crate::ops::half::compare(*op, *ty, *ftz, a, b)
+                    }
+                    _ => {
+                        let r = compare(*cmp, *ty, *ftz, a, b);
+                        (r, !r)
+                    }
+                };
                 if let Some((op, c)) = bop {
                     let c = self.src(t, *c) != 0;
                     r = bool_op(*op, r, c);
@@ -752,15 +844,31 @@ impl<'a> Cta<'a> {
                 bop,
             } => {
                 let (a, b) = (self.src(t, *a), self.src(t, *b));
-                let mut r = compare(*cmp, *ty, *ftz, a, b);
+                let (mut lo, mut hi) = match (cmp, ty) {
+                    (Cmp::Float(op), Type::F16x2 | Type::Bf16x2) => {
+                        crate::ops::half::compare(*op, *ty, *ftz, a, b)
+                    }
+                    _ => {
+                        let r = compare(*cmp, *ty, *ftz, a, b);
+                        (r, r)
+                    }
+                };
                 if let Some((op, c)) = bop {
-                    r = bool_op(*op, r, self.src(t, *c) != 0);
+                    let c = self.src(t, *c) != 0;
+                    lo = bool_op(*op, lo, c);
+                    hi = bool_op(*op, hi, c);
                 }
-                let v = match (dty.class(), r) {
-                    (Class::Float, true) => 1.0f32.to_bits() as u64,
-                    (Class::Float, false) => 0,
-                    (_, true) => mask(u64::MAX, dty.bits()),
-                    (_, false) => 0,
+                let v = if matches!(ty, Type::F16x2 | Type::Bf16x2) {
+                    // Per-half results: 1.0 in the destination's half format, or 0xffff.
+                    let one = match dty {
+                        Type::F16x2 | Type::Bf16x2 => crate::ops::half::set_true(*dty),
+                        _ => 0xffff,
+                    };
+                    (if lo { one } else { 0 }) | (if hi { one << 16 } else { 0 })
+                } else if lo {
+                    mask(crate::ops::half::set_true(*dty), dty.bits())
+                } else {
+                    0
                 };
                 self.write(t, *d, v);
             }
@@ -771,6 +879,149 @@ impl<'a> Cta<'a> {
                     self.src(t, *b)
                 };
                 self.write(t, *d, mask(v, *bits));
+            }
+            Exec::IntX {
+                op,
+                ty,
+                d,
+                s: srcs,
+                pred,
+            } => {
+                let v = [
+                    self.src(t, srcs[0]),
+                    self.src(t, srcs[1]),
+                    self.src(t, srcs[2]),
+                    self.src(t, srcs[3]),
+                ];
+                let r = int_x(*op, *ty, v);
+                self.write(t, *d, r);
+                if let Some((p, bop, q)) = pred {
+                    let q = self.src(t, *q) != 0;
+                    self.write(t, *p, bool_op(*bop, r != 0, q) as u64);
+                }
+            }
+            Exec::Carry {
+                op,
+                ty,
+                cin,
+                cout,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                let cf = *cin && self.threads[t].cf;
+                let (r, co) = crate::ops::int::carry(
+                    *op,
+                    a,
+                    b,
+                    c,
+                    ty.bits(),
+                    ty.class() == Class::Signed,
+                    cf,
+                );
+                self.write(t, *d, r);
+                if *cout {
+                    self.threads[t].cf = co;
+                }
+            }
+            Exec::Half {
+                op,
+                ty,
+                m,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                self.write(t, *d, crate::ops::half::eval(*op, *ty, *m, a, b, c));
+            }
+            Exec::Testp { op, ty, d, a } => {
+                let a = self.src(t, *a);
+                let r = if *ty == Type::F64 {
+                    fa::testp_f64(*op, f64::from_bits(a))
+                } else {
+                    fa::testp_f32(*op, f32::from_bits(a as u32))
+                };
+                self.write(t, *d, r as u64);
+            }
+            Exec::CvtX { op, d, a, b, c } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                self.write(t, *d, cvt_x(*op, a, b, c));
+            }
+            Exec::Nop => {}
+            Exec::Discard { addr, size } => {
+                let (sp, at) = self.resolve(t, MemSpace::Global, *addr);
+                let n = (*size).min(4096) as usize;
+                let zeros = vec![0u8; n];
+                self.store(t, sp, at, &zeros, mem)?;
+            }
+            Exec::Isspacep { space, d, a } => {
+                let a = self.src(t, *a);
+                let in_shared = (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a);
+                let in_local = (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&a);
+                let r = match space {
+                    MemSpace::Shared => in_shared,
+                    MemSpace::Local => in_local,
+                    MemSpace::Global => !in_shared && !in_local && mem.contains(a),
+                    MemSpace::Const => {
+                        !in_shared && !in_local && mem.contains(a) && mem.is_const(a)
+                    }
+                    MemSpace::Param => false,
+                    MemSpace::Generic => true,
+                };
+                self.write(t, *d, r as u64);
+            }
+            Exec::Alloca { d, size, align } => {
+                let size = self.src(t, *size);
+                let th = &self.threads[t];
+                let al = (*align).clamp(1, 1 << 23);
+                let base = (th.local_sp as u64).div_ceil(al) * al;
+                let end = base.checked_add(size);
+                match end {
+                    Some(e) if e <= th.local.len() as u64 => {
+                        self.threads[t].local_sp = e as u32;
+                        self.write(t, *d, base);
+                    }
+                    _ => {
+                        let have = th.local.len();
+                        return Err(self.fault(
+                            t,
+                            FaultKind::StackOverflow,
+                            format!(
+                                "alloca of {size} bytes exhausts local memory ({have} bytes per thread)"
+                            ),
+                        ));
+                    }
+                }
+            }
+            Exec::StackSave { d } => {
+                let sp = self.threads[t].local_sp as u64;
+                self.write(t, *d, sp);
+            }
+            Exec::StackRestore { a } => {
+                let v = self.src(t, *a);
+                let th = &self.threads[t];
+                let floor = th.frames.last().map_or(0, |f| f.local_base) as u64;
+                if v < floor || v > th.local.len() as u64 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::StackOverflow,
+                        format!(
+                            "stackrestore to {v:#x}, outside the current frame's stack ({floor:#x}..{:#x})",
+                            th.local.len()
+                        ),
+                    ));
+                }
+                self.threads[t].local_sp = v as u32;
+            }
+            Exec::Builtin { which, args, rets } => {
+                self.builtin(t, *which, args, rets, mem)?;
+            }
+            Exec::Warp { .. } => {
+                return Err(self.unsupported(t, "warp instruction outside the warp scheduler"));
             }
             Exec::PredOp { op, d, a, b } => {
                 let a = self.src(t, *a) != 0;
@@ -788,11 +1039,12 @@ impl<'a> Cta<'a> {
                 sat,
                 ftz,
                 relu,
+                satfinite,
                 d,
                 a,
             } => {
                 let a = self.src(t, *a);
-                match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, a) {
+                match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, a) {
                     Some(v) => self.write(t, *d, v),
                     None => {
                         return Err(
@@ -902,96 +1154,64 @@ impl<'a> Cta<'a> {
             }
             Exec::Exit => {
                 self.threads[t].state = TState::Exited;
+                self.exits_dirty = true;
                 return Ok(());
             }
             Exec::Trap => return Err(self.fault(t, FaultKind::Trap, "`trap` executed")),
             Exec::Fence => {}
             Exec::Bar { id, count, arrive } => {
-                let id = self.src(t, *id);
-                if id > 15 {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::Deadlock,
-                        format!("barrier id {id} is out of range 0..15"),
-                    ));
-                }
-                let id = id as usize;
-                let expected = match count {
-                    Some(c) => self.src(t, *c) as u32,
-                    None => self.threads.len() as u32,
-                };
-                if self.bar_arrived[id] == 0 {
-                    self.bar_expected[id] = expected;
-                }
-                self.bar_arrived[id] += 1;
+                let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
                 self.threads[t].pc = next;
-                if !*arrive {
-                    self.threads[t].state = TState::Barrier(id as u8);
-                }
-                self.check_barrier(id);
-                return Ok(());
+                return self.bar_arrive(t, id, count, !*arrive, None);
             }
-            Exec::Call { func, args, rets } => {
-                let callee = &self.prog.funcs[*func as usize];
-                if !callee.defined {
-                    return Err(self
-                        .unsupported(t, &format!("call to external function `{}`", callee.name)));
-                }
-                let th = &mut self.threads[t];
-                if th.frames.len() >= MAX_DEPTH {
+            Exec::BarRed {
+                op,
+                d,
+                id,
+                count,
+                pred,
+            } => {
+                let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
+                let p = self.src(t, *pred) != 0;
+                self.threads[t].pc = next;
+                self.threads[t].red_dst = Some(*d);
+                return self.bar_arrive(t, id, count, true, Some((*op, p)));
+            }
+            Exec::Call { func, args, rets } => return self.call(t, *func, args, rets, next),
+            Exec::CallIndirect { target, args, rets } => {
+                let v = self.src(t, *target);
+                let fi = v.wrapping_sub(FUNC_BASE) / 16;
+                let ok = v >= FUNC_BASE
+                    && (v - FUNC_BASE).is_multiple_of(16)
+                    && (fi as usize) < self.prog.funcs.len();
+                if !ok {
                     return Err(self.fault(
                         t,
-                        FaultKind::StackOverflow,
-                        format!("call depth exceeds {MAX_DEPTH}"),
-                    ));
-                }
-                let caller_base = th.frames.last().map_or(0, |f| f.param_base);
-                let local_base = th.local_sp;
-                let param_base = th.param_sp;
-                let need_local = local_base as usize + callee.local_size as usize;
-                if need_local > th.local.len() {
-                    let have = th.local.len();
-                    return Err(self.fault(
-                        t,
-                        FaultKind::StackOverflow,
+                        FaultKind::OutOfBounds,
                         format!(
-                            "local memory exhausted: {need_local} bytes needed, {have} per thread"
+                            "indirect call through {v:#x}, which is not the address of a function"
                         ),
                     ));
                 }
-                let need_param = param_base as usize + callee.param_size as usize;
-                if th.params.len() < need_param {
-                    th.params.resize(need_param, 0);
+                let callee = &self.prog.funcs[fi as usize];
+                if callee.is_entry
+                    || callee.param_offsets.len() != args.len()
+                    || callee.ret_offsets.len() != rets.len()
+                {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Unsupported,
+                        format!(
+                            "indirect call to `{}` with {} arguments and {} returns, but it takes {} and returns {}",
+                            callee.name,
+                            args.len(),
+                            rets.len(),
+                            callee.param_offsets.len(),
+                            callee.ret_offsets.len()
+                        ),
+                    ));
                 }
-                // Copy arguments into the callee's parameters.
-                for (k, loc) in args.iter().enumerate() {
-                    let (off, size) = (callee.param_offsets[k], callee.param_sizes[k]);
-                    if let VarLoc::FrameParam(o) = loc {
-                        let src = (caller_base + o) as usize;
-                        let dst = (param_base + off) as usize;
-                        let n = size as usize;
-                        if src + n <= th.params.len() {
-                            th.params.copy_within(src..src + n, dst);
-                        }
-                    }
-                }
-                let ret_info = rets
-                    .iter()
-                    .enumerate()
-                    .map(|(k, loc)| (*loc, callee.ret_offsets[k], callee.ret_sizes[k]))
-                    .collect();
-                th.frames.push(Frame {
-                    func: *func,
-                    regs: vec![0; callee.reg_types.len()],
-                    local_base,
-                    param_base,
-                    ret_pc: next,
-                    rets: ret_info,
-                });
-                th.local_sp = need_local as u32;
-                th.param_sp = need_param as u32;
-                th.pc = 0;
-                return Ok(());
+                return self.call(t, fi as u32, args, rets, next);
             }
             Exec::Unsupported(what) => return Err(self.unsupported(t, what)),
         }
@@ -999,23 +1219,645 @@ impl<'a> Cta<'a> {
         Ok(())
     }
 
-    fn check_barrier(&mut self, id: usize) {
-        let exited = self
-            .threads
-            .iter()
-            .filter(|t| t.state == TState::Exited)
-            .count() as u32;
-        let expected = self.bar_expected[id];
-        let full = expected == self.threads.len() as u32;
-        let arrived = self.bar_arrived[id] + if full { exited } else { 0 };
-        if arrived >= expected {
-            for th in &mut self.threads {
-                if th.state == TState::Barrier(id as u8) {
-                    th.state = TState::Ready;
+    /// Calls a defined function: pushes a frame, copies the arguments into its parameters.
+    fn call(
+        &mut self,
+        t: usize,
+        func: u32,
+        args: &[VarLoc],
+        rets: &[VarLoc],
+        next: u32,
+    ) -> Result<(), Box<Fault>> {
+        let func = &func;
+
+        let callee = &self.prog.funcs[*func as usize];
+        if !callee.defined {
+            return Err(
+                self.unsupported(t, &format!("call to external function `{}`", callee.name))
+            );
+        }
+        let th = &mut self.threads[t];
+        if th.frames.len() >= MAX_DEPTH {
+            return Err(self.fault(
+                t,
+                FaultKind::StackOverflow,
+                format!("call depth exceeds {MAX_DEPTH}"),
+            ));
+        }
+        let caller_base = th.frames.last().map_or(0, |f| f.param_base);
+        let local_base = th.local_sp;
+        let param_base = th.param_sp;
+        let need_local = local_base as usize + callee.local_size as usize;
+        if need_local > th.local.len() {
+            let have = th.local.len();
+            return Err(self.fault(
+                t,
+                FaultKind::StackOverflow,
+                format!("local memory exhausted: {need_local} bytes needed, {have} per thread"),
+            ));
+        }
+        let need_param = param_base as usize + callee.param_size as usize;
+        if th.params.len() < need_param {
+            th.params.resize(need_param, 0);
+        }
+        // Copy arguments into the callee's parameters.
+        for (k, loc) in args.iter().enumerate() {
+            let (off, size) = (callee.param_offsets[k], callee.param_sizes[k]);
+            if let VarLoc::FrameParam(o) = loc {
+                let src = (caller_base + o) as usize;
+                let dst = (param_base + off) as usize;
+                let n = size as usize;
+                if src + n <= th.params.len() {
+                    th.params.copy_within(src..src + n, dst);
                 }
             }
-            self.bar_arrived[id] = 0;
         }
+        let ret_info = rets
+            .iter()
+            .enumerate()
+            .map(|(k, loc)| (*loc, callee.ret_offsets[k], callee.ret_sizes[k]))
+            .collect();
+        th.frames.push(Frame {
+            func: *func,
+            regs: vec![0; callee.reg_types.len()],
+            local_base,
+            param_base,
+            ret_pc: next,
+            rets: ret_info,
+        });
+        th.local_sp = need_local as u32;
+        th.param_sp = need_param as u32;
+        th.pc = 0;
+
+        Ok(())
+    }
+
+    /// Reads `size` bytes (≤ 8) of a parameter variable of the current frame.
+    fn param_value(&self, t: usize, loc: VarLoc, size: usize) -> u64 {
+        let a = self.var_addr(t, loc);
+        let mut buf = [0u8; 8];
+        let n = size.min(8);
+        let _ = slice_read(&self.threads[t].params, a, &mut buf[..n], "parameter space");
+        u64::from_le_bytes(buf)
+    }
+
+    /// Reads guest memory at a generic address for the builtins (no alignment rule).
+    fn read_generic(
+        &self,
+        t: usize,
+        addr: u64,
+        buf: &mut [u8],
+        mem: &GlobalMemory,
+    ) -> Result<(), String> {
+        let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
+        let r = match sp {
+            MemSpace::Shared => slice_read(&self.shared, a, buf, "shared memory"),
+            MemSpace::Local => slice_read(&self.threads[t].local, a, buf, "local memory"),
+            _ => mem.read(a, buf),
+        };
+        r.map_err(|e| match e {
+            AccessError::OutOfBounds(m) | AccessError::UseAfterFree(m) => m,
+        })
+    }
+
+    fn read_cstr(&self, t: usize, addr: u64, mem: &GlobalMemory) -> Result<String, String> {
+        let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
+        let v = crate::ops::printf::read_cstr(&mut read, addr, crate::ops::printf::MAX_STR)?;
+        Ok(String::from_utf8_lossy(&v).into_owned())
+    }
+
+    /// Runs a builtin external function (`vprintf`, `__assertfail`, `malloc`, `free`).
+    fn builtin(
+        &mut self,
+        t: usize,
+        which: Builtin,
+        args: &[VarLoc],
+        rets: &[VarLoc],
+        mem: &mut GlobalMemory,
+    ) -> Result<(), Box<Fault>> {
+        let arg = |k: usize, size: usize| -> u64 {
+            args.get(k).map_or(0, |l| self.param_value(t, *l, size))
+        };
+        let ret: Option<(u64, usize)> = match which {
+            Builtin::Vprintf => {
+                let (fmt_addr, argbuf) = (arg(0, 8), arg(1, 8));
+                let fmt = self.read_cstr(t, fmt_addr, mem).map_err(|e| {
+                    self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!("vprintf format string: {e}"),
+                    )
+                })?;
+                let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
+                let (text, n) = crate::ops::printf::format(fmt.as_bytes(), argbuf, &mut read)
+                    .map_err(|e| self.fault(t, FaultKind::OutOfBounds, e))?;
+                self.threads[t].out.extend_from_slice(&text);
+                Some((n as u64, 4))
+            }
+            Builtin::AssertFail => {
+                let s = |k: usize| -> String {
+                    self.read_cstr(t, arg(k, 8), mem)
+                        .unwrap_or_else(|e| format!("<unreadable: {e}>"))
+                };
+                let (msg, file, func) = (s(0), s(1), s(3));
+                let line = arg(2, 4) as u32;
+                return Err(self.fault(
+                    t,
+                    FaultKind::Trap,
+                    format!("assertion failed: {msg} at {file}:{line} in {func}"),
+                ));
+            }
+            Builtin::Malloc => {
+                let size = arg(0, 8);
+                Some((mem.heap_alloc(size).unwrap_or(0), 8))
+            }
+            Builtin::Free => {
+                let p = arg(0, 8);
+                mem.heap_free(p).map_err(|e| {
+                    let (kind, m) = match e {
+                        AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
+                        AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
+                    };
+                    self.fault(t, kind, format!("invalid device free: {m}"))
+                })?;
+                None
+            }
+        };
+        if let (Some((v, size)), Some(loc)) = (ret, rets.first()) {
+            let a = self.var_addr(t, *loc);
+            let bytes = v.to_le_bytes();
+            let n = size.min(8);
+            slice_write(
+                &mut self.threads[t].params,
+                a,
+                &bytes[..n],
+                "parameter space",
+            )
+            .map_err(|e| self.access_fault(t, "write", MemSpace::Param, a, n, e))?;
+        }
+        Ok(())
+    }
+
+    /// The `(function, depth, pc)` a thread is at.
+    fn site_of(&self, t: usize) -> (u32, usize, u32) {
+        let th = &self.threads[t];
+        (
+            th.frames.last().map_or(0, |f| f.func),
+            th.frames.len(),
+            th.pc,
+        )
+    }
+
+    /// Lanes of `t`'s membermask that have not exited and are not waiting at `t`'s
+    /// `.sync` instruction (lanes beyond the CTA's last thread do not exist and count as
+    /// exited).
+    fn sync_missing(&self, t: usize) -> u32 {
+        let lo = t / 32 * 32;
+        let site = self.site_of(t);
+        let mut missing = 0u32;
+        for lane in 0..32usize {
+            if self.threads[t].sync_mask >> lane & 1 == 0 {
+                continue;
+            }
+            let Some(u) = self.threads.get(lo + lane) else {
+                continue;
+            };
+            match u.state {
+                TState::Exited => {}
+                TState::WarpSync if self.site_of(lo + lane) == site => {}
+                _ => missing |= 1 << lane,
+            }
+        }
+        missing
+    }
+
+    /// Where the lanes in `m` of `t`'s warp are, for diagnostics.
+    fn sync_lane_states(&self, t: usize, m: u32) -> String {
+        let lo = t / 32 * 32;
+        let mut parts = Vec::new();
+        for lane in 0..32usize {
+            if m >> lane & 1 == 0 {
+                continue;
+            }
+            let Some(u) = self.threads.get(lo + lane) else {
+                continue;
+            };
+            let (func, _, pc) = self.site_of(lo + lane);
+            let line = self
+                .prog
+                .funcs
+                .get(func as usize)
+                .and_then(|f| f.code.get(pc as usize))
+                .map_or(0, |i| i.line);
+            let st = match u.state {
+                TState::Barrier(id) => format!("at barrier {id}"),
+                TState::WarpSync => "at another `.sync` instruction".into(),
+                TState::Ready => "not arrived".into(),
+                TState::Exited => "exited".into(),
+            };
+            parts.push(format!("lane {lane} {st} (line {line})"));
+            if parts.len() >= 4 {
+                parts.push("...".into());
+                break;
+            }
+        }
+        parts.join("; ")
+    }
+
+    /// Executes a warp-level instruction for the active threads of a group.
+    fn warp_inst(&mut self, w: u32, active: &[usize], inst: &DInst) -> Result<(), Box<Fault>> {
+        let Exec::Warp { op, mask, .. } = &inst.exec else {
+            return Ok(());
+        };
+        match mask {
+            None => {
+                let lanes = active
+                    .iter()
+                    .fold(0u32, |m, &i| m | 1 << self.threads[i].lane);
+                for &i in active {
+                    self.threads[i].sync_mask = lanes;
+                }
+                self.warp_exec(active, inst);
+                for &i in active {
+                    self.threads[i].pc += 1;
+                }
+            }
+            Some(m) => {
+                for &i in active {
+                    let mv = self.src(i, *m) as u32;
+                    let lane = self.threads[i].lane;
+                    if mv >> lane & 1 == 0 {
+                        return Err(self.fault(
+                            i,
+                            FaultKind::MemberMask,
+                            format!(
+                                "lane {lane} executes `{}` with membermask {mv:#010x}, which does not include the lane itself",
+                                warp_op_name(*op)
+                            ),
+                        ));
+                    }
+                    self.threads[i].sync_mask = mv;
+                    self.threads[i].state = TState::WarpSync;
+                }
+                self.release_warp_syncs(w as usize)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes every `.sync` instruction of warp `w` whose member lanes have all arrived.
+    fn release_warp_syncs(&mut self, w: usize) -> Result<bool, Box<Fault>> {
+        let lo = w * 32;
+        let hi = (lo + 32).min(self.threads.len());
+        let mut done: Vec<usize> = Vec::new();
+        for i in lo..hi {
+            if self.threads[i].state == TState::WarpSync && self.sync_missing(i) == 0 {
+                done.push(i);
+            }
+        }
+        if done.is_empty() {
+            return Ok(false);
+        }
+        // Execute per site, in lane order.
+        while let Some(&first) = done.first() {
+            let site = self.site_of(first);
+            let (group, rest): (Vec<usize>, Vec<usize>) =
+                done.iter().partition(|&&i| self.site_of(i) == site);
+            done = rest;
+            let (func, _, pc) = site;
+            let prog = self.prog;
+            let Some(inst) = prog
+                .funcs
+                .get(func as usize)
+                .and_then(|f| f.code.get(pc as usize))
+            else {
+                continue;
+            };
+            self.warp_exec(&group, inst);
+            for &i in &group {
+                let th = &mut self.threads[i];
+                th.state = TState::Ready;
+                th.pc += 1;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Computes and writes the results of a warp instruction for the participating
+    /// threads `part` (each sees the participants within its own membermask).
+    fn warp_exec(&mut self, part: &[usize], inst: &DInst) {
+        let Exec::Warp {
+            op, d, p, a, b, c, ..
+        } = &inst.exec
+        else {
+            return;
+        };
+        let lo = part.first().map_or(0, |&i| i / 32 * 32);
+        let mut vals = [0u64; 32];
+        let mut present = 0u32;
+        for &i in part {
+            let lane = self.threads[i].lane as usize;
+            vals[lane] = self.src(i, *a);
+            present |= 1 << lane;
+        }
+        let mut results: Vec<(usize, u64, bool)> = Vec::with_capacity(part.len());
+        for &i in part {
+            let lane = self.threads[i].lane;
+            let m = self.threads[i].sync_mask & present;
+            let members = || (0..32usize).filter(move |l| m >> l & 1 == 1);
+            let own = vals[lane as usize];
+            let r = match op {
+                WarpOp::ActiveMask => (m as u64, false),
+                WarpOp::Sync => (0, false),
+                WarpOp::VoteAll => (members().all(|l| vals[l] != 0) as u64, false),
+                WarpOp::VoteAny => (members().any(|l| vals[l] != 0) as u64, false),
+                WarpOp::VoteUni => {
+                    let all = members().all(|l| vals[l] != 0);
+                    let none = members().all(|l| vals[l] == 0);
+                    ((all || none) as u64, false)
+                }
+                WarpOp::Ballot => (
+                    members()
+                        .filter(|&l| vals[l] != 0)
+                        .fold(0u64, |acc, l| acc | 1 << l),
+                    false,
+                ),
+                WarpOp::Shfl(mode) => {
+                    let (bv, cv) = (self.src(i, *b), self.src(i, *c));
+                    let (j, pval) = shfl_lane(*mode, lane, bv as u32, cv as u32);
+                    let v = if present >> j & 1 == 1 {
+                        vals[j as usize]
+                    } else {
+                        own
+                    };
+                    (v, pval)
+                }
+                WarpOp::MatchAny => (
+                    members()
+                        .filter(|&l| vals[l] == own)
+                        .fold(0u64, |acc, l| acc | 1 << l),
+                    false,
+                ),
+                WarpOp::MatchAll => {
+                    if members().all(|l| vals[l] == own) {
+                        (m as u64, true)
+                    } else {
+                        (0, false)
+                    }
+                }
+                WarpOp::Redux(rop) => (redux(*rop, members().map(|l| vals[l])), false),
+                WarpOp::Elect => {
+                    let leader = m.trailing_zeros();
+                    (leader as u64, leader == lane)
+                }
+            };
+            results.push((i, r.0, r.1));
+        }
+        let _ = lo;
+        for (i, v, pv) in results {
+            if *op != WarpOp::Sync {
+                self.write(i, *d, v);
+            }
+            self.write(i, *p, pv as u64);
+        }
+    }
+
+    /// Threads that have arrived at barrier `id` in its current phase.
+    fn bar_arrived(&self, id: usize) -> u32 {
+        self.bar_lanes[id].iter().map(|m| m.count_ones()).sum()
+    }
+
+    /// A thread arrives at barrier `id` (`wait`: `.sync`/`.red`; `red`: the reduction and
+    /// this thread's predicate).
+    fn bar_arrive(
+        &mut self,
+        t: usize,
+        id: u64,
+        count: Option<u64>,
+        wait: bool,
+        red: Option<(BarRedOp, bool)>,
+    ) -> Result<(), Box<Fault>> {
+        if id > 15 {
+            return Err(self.fault(
+                t,
+                FaultKind::Deadlock,
+                format!("barrier id {id} is out of range 0..15"),
+            ));
+        }
+        let id = id as usize;
+        if let Some(c) = count
+            && (c == 0 || c % 32 != 0 || c > self.nwarps as u64 * 32)
+        {
+            return Err(self.fault(
+                    t,
+                    FaultKind::Deadlock,
+                    format!(
+                        "barrier {id}: thread count {c} must be a non-zero multiple of the warp size (32) and at most the CTA's {} warps × 32",
+                        self.nwarps
+                    ),
+                ));
+        }
+        let fresh = self.bar_arrived(id) == 0;
+        if fresh {
+            self.bar_expected[id] = count.map(|c| c as u32);
+            self.bar_red[id] = BarRedState {
+                op: None,
+                popc: 0,
+                all: true,
+                any: false,
+            };
+        }
+        if let Some((op, p)) = red {
+            let r = &mut self.bar_red[id];
+            r.op = Some(op);
+            r.popc += p as u32;
+            r.all &= p;
+            r.any |= p;
+        }
+        let (w, lane) = (t / 32, self.threads[t].lane);
+        if let Some(m) = self.bar_lanes[id].get_mut(w) {
+            *m |= 1 << lane;
+        }
+        if wait {
+            self.threads[t].state = TState::Barrier(id as u8);
+        }
+        self.check_barrier(id);
+        Ok(())
+    }
+
+    /// Lanes of warp `w` that exist and have not exited.
+    fn live_lanes(&self, w: usize) -> u32 {
+        let lo = w * 32;
+        let hi = (lo + 32).min(self.threads.len());
+        (lo..hi)
+            .filter(|&i| self.threads[i].state != TState::Exited)
+            .fold(0u32, |m, i| m | 1 << (i - lo))
+    }
+
+    /// Completes barrier `id` if enough warps have arrived: a warp has arrived when all of
+    /// its non-exited threads have (§9.7.13.1); the count is in threads, a multiple of the
+    /// warp size, so `count / 32` arrived warps complete it; without a count every warp
+    /// with a non-exited thread must arrive.
+    fn check_barrier(&mut self, id: usize) -> bool {
+        if self.bar_arrived(id) == 0 {
+            return false;
+        }
+        let mut warps_arrived = 0u32;
+        let mut live_warps = 0u32;
+        let mut all_live_arrived = true;
+        for w in 0..self.nwarps as usize {
+            let live = self.live_lanes(w);
+            let lanes = self.bar_lanes[id].get(w).copied().unwrap_or(0);
+            if live != 0 {
+                live_warps += 1;
+            }
+            if lanes != 0 && lanes & live == live {
+                warps_arrived += 1;
+            } else if live != 0 {
+                all_live_arrived = false;
+            }
+        }
+        let done = match self.bar_expected[id] {
+            Some(c) => warps_arrived * 32 >= c,
+            None => all_live_arrived && live_warps > 0,
+        };
+        if !done {
+            return false;
+        }
+        let r = self.bar_red[id];
+        for th in &mut self.threads {
+            if th.state == TState::Barrier(id as u8) {
+                th.state = TState::Ready;
+                if let (Some(d), Some(op)) = (th.red_dst.take(), r.op) {
+                    let v = match op {
+                        BarRedOp::Popc => r.popc as u64,
+                        BarRedOp::And => r.all as u64,
+                        BarRedOp::Or => r.any as u64,
+                    };
+                    if let (Dst::Reg(reg), Some(f)) = (d, th.frames.last_mut())
+                        && let Some(slot) = f.regs.get_mut(reg as usize)
+                    {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+        for m in &mut self.bar_lanes[id] {
+            *m = 0;
+        }
+        self.bar_expected[id] = None;
+        true
+    }
+
+    /// Re-checks barriers and warp syncs after threads exited. Returns whether anything
+    /// was released.
+    fn recheck_blocked(&mut self) -> Result<bool, Box<Fault>> {
+        self.exits_dirty = false;
+        let mut any = false;
+        for id in 0..16 {
+            any |= self.check_barrier(id);
+        }
+        for w in 0..self.nwarps as usize {
+            any |= self.release_warp_syncs(w)?;
+        }
+        Ok(any)
+    }
+}
+
+fn warp_op_name(op: WarpOp) -> &'static str {
+    match op {
+        WarpOp::ActiveMask => "activemask",
+        WarpOp::Sync => "bar.warp.sync",
+        WarpOp::VoteAll | WarpOp::VoteAny | WarpOp::VoteUni | WarpOp::Ballot => "vote.sync",
+        WarpOp::Shfl(_) => "shfl.sync",
+        WarpOp::MatchAny | WarpOp::MatchAll => "match.sync",
+        WarpOp::Redux(_) => "redux.sync",
+        WarpOp::Elect => "elect.sync",
+    }
+}
+
+/// The source lane and validity of `shfl` (§9.7.8.6).
+fn shfl_lane(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
+    let bval = b & 0x1f;
+    let cval = c & 0x1f;
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = (lane & segmask) | (cval & !segmask);
+    let min_lane = lane & segmask;
+    let (j, pval) = match mode {
+        ShflMode::Up => {
+            let j = lane as i32 - bval as i32;
+            (j, j >= max_lane as i32)
+        }
+        ShflMode::Down => {
+            let j = (lane + bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        ShflMode::Bfly => {
+            let j = (lane ^ bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        ShflMode::Idx => {
+            let j = (min_lane | (bval & !segmask)) as i32;
+            (j, j <= max_lane as i32)
+        }
+    };
+    if pval && (0..32).contains(&j) {
+        (j as u32, true)
+    } else {
+        (lane, false)
+    }
+}
+
+/// `redux.sync` over the members' values.
+fn redux(op: ReduxOp, vals: impl Iterator<Item = u64>) -> u64 {
+    let vals: Vec<u32> = vals.map(|v| v as u32).collect();
+    let fl = |abs: bool, nan: bool, max: bool| -> u64 {
+        let m = fa::MinMax {
+            ftz: false,
+            nan,
+            xorsign_abs: false,
+        };
+        let mut it = vals.iter().map(|&v| {
+            let x = f32::from_bits(v);
+            if abs { fa::abs_f32(x, false) } else { x }
+        });
+        let Some(first) = it.next() else { return 0 };
+        it.fold(first, |acc, x| {
+            if max {
+                fa::max_f32(acc, x, m)
+            } else {
+                fa::min_f32(acc, x, m)
+            }
+        })
+        .to_bits() as u64
+    };
+    match op {
+        ReduxOp::Add => vals.iter().fold(0u32, |a, &v| a.wrapping_add(v)) as u64,
+        ReduxOp::And => vals.iter().fold(u32::MAX, |a, &v| a & v) as u64,
+        ReduxOp::Or => vals.iter().fold(0, |a, &v| a | v) as u64,
+        ReduxOp::Xor => vals.iter().fold(0, |a, &v| a ^ v) as u64,
+        ReduxOp::Min { signed: true } => {
+            vals.iter().map(|&v| v as i32).min().unwrap_or(0) as u32 as u64
+        }
+        ReduxOp::Max { signed: true } => {
+            vals.iter().map(|&v| v as i32).max().unwrap_or(0) as u32 as u64
+        }
+        ReduxOp::Min { signed: false } => vals.iter().copied().min().unwrap_or(0) as u64,
+        ReduxOp::Max { signed: false } => vals.iter().copied().max().unwrap_or(0) as u64,
+        ReduxOp::FMin { abs, nan } => fl(abs, nan, false),
+        ReduxOp::FMax { abs, nan } => fl(abs, nan, true),
+    }
+}
+
+fn lanes_text(m: u32) -> String {
+    let v: Vec<String> = (0..32)
+        .filter(|l| m >> l & 1 == 1)
+        .map(|l| l.to_string())
+        .collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
     }
 }
 
@@ -1258,6 +2100,9 @@ fn float_un(op: FUn, ty: Type, rnd: Rnd, ftz: bool, a: u64) -> u64 {
 fn compare(cmp: Cmp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
     use fa::CmpOp::*;
     match cmp {
+        Cmp::Float(op) if crate::ops::half::is_half(ty) => {
+            crate::ops::half::compare(op, ty, ftz, a, b).0
+        }
         Cmp::Float(op) => {
             if ty == Type::F32 {
                 fa::cmp_f32(op, f32::from_bits(a as u32), f32::from_bits(b as u32), ftz)
@@ -1320,6 +2165,7 @@ fn cvt(
     sat: bool,
     ftz: bool,
     relu: bool,
+    satfinite: bool,
     a: u64,
 ) -> Option<u64> {
     use ptxvm_fp::convert as cv;
@@ -1348,7 +2194,7 @@ fn cvt(
                 ftz,
                 sat,
                 relu,
-                ..cv::CvtMods::default()
+                satfinite,
             };
             Some(cv::cvt_float_to_float(a, af, df, rnd.unwrap_or(Rnd::Rn), m))
         }
@@ -1359,10 +2205,36 @@ fn cvt(
 fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     match (op, ty) {
-        (AtomOp::Add, Type::F32) => {
-            (f32::from_bits(old as u32) + f32::from_bits(b as u32)).to_bits() as u64
+        // `atom.add.f32` rounds to nearest even and flushes subnormal inputs and results.
+        (AtomOp::Add, Type::F32) => fa::add_f32(
+            f32::from_bits(old as u32),
+            f32::from_bits(b as u32),
+            Rnd::Rn,
+            true,
+            false,
+        )
+        .to_bits() as u64,
+        (AtomOp::Add, Type::F64) => {
+            fa::add_f64(f64::from_bits(old), f64::from_bits(b), Rnd::Rn).to_bits()
         }
-        (AtomOp::Add, Type::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        // `.noftz` half adds: round to nearest even, subnormals preserved.
+        (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
+            crate::ops::half::eval(
+                crate::ops::half::HOp::Add,
+                ty,
+                crate::ops::half::HMods {
+                    rnd: Rnd::Rn,
+                    ftz: false,
+                    sat: false,
+                    relu: false,
+                    nan: false,
+                    xorsign_abs: false,
+                },
+                old,
+                b,
+                0,
+            )
+        }
         (AtomOp::Add, _) => mask(old.wrapping_add(b), bits),
         (AtomOp::Min, _) => int_bin(IntOp::Min, ty, old, b),
         (AtomOp::Max, _) => int_bin(IntOp::Max, ty, old, b),
@@ -1390,6 +2262,71 @@ fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
             } else {
                 mask(old, bits)
             }
+        }
+    }
+}
+
+fn int_x(op: IntX, ty: Type, v: [u64; 4]) -> u64 {
+    use crate::ops::int as ix;
+    let [a, b, c, d] = v;
+    let bits = ty.bits();
+    let signed = ty.class() == Class::Signed;
+    match op {
+        IntX::Mul24 { hi } => ix::mul24(a, b, hi, signed),
+        IntX::Mad24 { hi, sat } => ix::mad24(a, b, c, hi, signed, sat),
+        IntX::Sad => ix::sad(a, b, c, bits, signed),
+        IntX::Bfe => ix::bfe(a, b, c, bits, signed),
+        IntX::Bfi => ix::bfi(a, b, c, d, bits),
+        IntX::Bfind { shiftamt } => ix::bfind(a, bits, signed, shiftamt),
+        IntX::Fns => ix::fns(a, b, c),
+        IntX::Szext { clamp } => ix::szext(a, b, clamp, signed),
+        IntX::Bmsk { clamp } => ix::bmsk(a, b, clamp),
+        IntX::Prmt(m) => ix::prmt(a, b, c, m),
+        IntX::Lop3 => ix::lop3(a, b, c, d),
+        IntX::Shf { left, clamp } => ix::shf(a, b, c, left, clamp),
+        IntX::Dp4a { sa, sb } => ix::dp4a(a, b, c, sa, sb),
+        IntX::Dp2a { hi, sa, sb } => ix::dp2a(a, b, c, hi, sa, sb),
+        IntX::Packed { op, relu } => ix::packed16(op, a, b, ty == Type::S16x2, relu),
+        IntX::MinMaxRelu { max } => ix::minmax_relu_s32(a, b, max),
+    }
+}
+
+fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
+    use ptxvm_fp::convert as cv;
+    let (fa_, fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+    match op {
+        CvtX::Half2F32 {
+            bf,
+            rnd,
+            relu,
+            satfinite,
+        } => {
+            if bf {
+                cv::cvt_f32x2_to_bf16x2(fa_, fb, rnd, relu, satfinite) as u64
+            } else {
+                cv::cvt_f32x2_to_f16x2(fa_, fb, rnd, relu, satfinite) as u64
+            }
+        }
+        CvtX::Tf32 {
+            rnd,
+            relu,
+            satfinite,
+        } => cv::cvt_f32_to_tf32(fa_, rnd, relu, satfinite) as u64,
+        CvtX::NarrowF32 { ty, relu } => cv::cvt_f32x2_to_narrow(fa_, fb, ty, relu) as u64,
+        CvtX::NarrowF16x2 { ty, relu } => cv::cvt_f16x2_to_narrow(a as u32, ty, relu) as u64,
+        CvtX::F16x2Narrow { ty, relu } => cv::cvt_narrow_to_f16x2(a as u16, ty, relu) as u64,
+        CvtX::Ue8m0F32 { rnd, satfinite } => {
+            cv::cvt_f32x2_to_ue8m0x2(fa_, fb, rnd, satfinite) as u64
+        }
+        CvtX::Ue8m0Bf16x2 { rnd, satfinite } => {
+            cv::cvt_bf16x2_to_ue8m0x2(a as u32, rnd, satfinite) as u64
+        }
+        CvtX::Bf16x2Ue8m0 => cv::cvt_ue8m0x2_to_bf16x2(a as u16) as u64,
+        CvtX::PackSat16 { signed } => {
+            cv::cvt_pack_sat_16(a as u32 as i32, b as u32 as i32, signed) as u64
+        }
+        CvtX::PackSat { size, signed } => {
+            cv::cvt_pack_sat(a as u32 as i32, b as u32 as i32, c as u32, size, signed) as u64
         }
     }
 }

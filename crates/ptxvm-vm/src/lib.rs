@@ -6,8 +6,12 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod memory;
+pub mod ops;
 pub mod program;
 
 pub use device::{Device, DeviceProps, LaunchConfig, ModuleId, ParamInfo};
 pub use error::{Fault, FaultKind, Site, VmError};
 pub use exec::Stats;
+
+#[cfg(test)]
+mod tests;

@@ -18,6 +18,9 @@ pub const SHARED_WINDOW_SIZE: u64 = 1 << 32;
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 /// Size of the local window.
 pub const LOCAL_WINDOW_SIZE: u64 = 1 << 32;
+/// Functions' addresses (for function pointers): function `i` is at `FUNC_BASE + 16 * i`.
+/// No memory lives there; only an indirect `call` accepts these addresses.
+pub const FUNC_BASE: u64 = 0x0000_3000_0000_0000;
 /// Alignment of allocations.
 pub const ALLOC_ALIGN: u64 = 256;
 
@@ -48,7 +51,19 @@ pub struct GlobalMemory {
     pub used: u64,
     /// Allocation limit in bytes.
     pub limit: u64,
+    /// Live device-heap allocations (`malloc` from device code): base → size.
+    heap: BTreeMap<u64, u64>,
+    /// Bytes of live device-heap allocations.
+    pub heap_used: u64,
+    /// Limit of the device heap in bytes (default [`DEFAULT_HEAP_LIMIT`], like CUDA's
+    /// `cudaLimitMallocHeapSize`). Device-heap blocks are ordinary allocations in this
+    /// address space (bounds-checked, 256-byte aligned) and persist across launches until
+    /// freed by device code.
+    pub heap_limit: u64,
 }
+
+/// Default size of the device heap: 8 MiB.
+pub const DEFAULT_HEAP_LIMIT: u64 = 8 << 20;
 
 impl GlobalMemory {
     pub fn new(limit: u64) -> GlobalMemory {
@@ -57,6 +72,46 @@ impl GlobalMemory {
             next: GLOBAL_BASE,
             used: 0,
             limit,
+            heap: BTreeMap::new(),
+            heap_used: 0,
+            heap_limit: DEFAULT_HEAP_LIMIT,
+        }
+    }
+
+    /// Device-side `malloc`: `None` when the heap limit or device memory is exhausted
+    /// (the guest sees a null pointer) or for a zero size.
+    pub fn heap_alloc(&mut self, size: u64) -> Option<u64> {
+        if size == 0 || self.heap_used.checked_add(size)? > self.heap_limit {
+            return None;
+        }
+        let a = self.alloc(size, "device-heap allocation (malloc)")?;
+        self.heap.insert(a, size);
+        self.heap_used += size;
+        Some(a)
+    }
+
+    /// Device-side `free`: the pointer must come from [`GlobalMemory::heap_alloc`] and be
+    /// live; `free(NULL)` does nothing.
+    pub fn heap_free(&mut self, addr: u64) -> Result<(), AccessError> {
+        if addr == 0 {
+            return Ok(());
+        }
+        match self.heap.remove(&addr) {
+            Some(size) => {
+                self.heap_used -= size;
+                self.free(addr).map_err(AccessError::UseAfterFree)
+            }
+            None => {
+                if self.allocs.get(&addr).is_some_and(|a| !a.live) {
+                    Err(AccessError::UseAfterFree(format!(
+                        "free of {addr:#x}: double free of a device-heap block"
+                    )))
+                } else {
+                    Err(AccessError::OutOfBounds(format!(
+                        "free of {addr:#x}, which is not a block returned by device malloc"
+                    )))
+                }
+            }
         }
     }
 
@@ -174,6 +229,12 @@ impl GlobalMemory {
         let off = (addr - base) as usize;
         a.data[off..off + len as usize].fill(byte);
         Ok(())
+    }
+
+    /// Whether `addr` lies in a live allocation of a `.const` variable.
+    pub fn is_const(&self, addr: u64) -> bool {
+        self.find(addr, 1)
+            .is_ok_and(|(_, a)| a.what.starts_with(".const "))
     }
 
     /// Whether `addr` lies in a live allocation.

@@ -165,6 +165,148 @@ pub enum AtomOp {
     Cas,
 }
 
+pub use crate::ops::half::{HMods, HOp};
+pub use crate::ops::int::{CarryOp, Packed, PrmtMode};
+
+/// The less common pure integer operations (sources in `Exec::IntX::s`, in operand order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntX {
+    Mul24 { hi: bool },
+    Mad24 { hi: bool, sat: bool },
+    Sad,
+    Bfe,
+    Bfi,
+    Bfind { shiftamt: bool },
+    Fns,
+    Szext { clamp: bool },
+    Bmsk { clamp: bool },
+    Prmt(Option<PrmtMode>),
+    Lop3,
+    Shf { left: bool, clamp: bool },
+    Dp4a { sa: bool, sb: bool },
+    Dp2a { hi: bool, sa: bool, sb: bool },
+    Packed { op: Packed, relu: bool },
+    MinMaxRelu { max: bool },
+}
+
+/// `cvt` forms with packed or narrow operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CvtX {
+    /// `cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b`.
+    Half2F32 {
+        bf: bool,
+        rnd: ptxvm_fp::Rnd,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `cvt.*.tf32.f32 d, a`.
+    Tf32 {
+        rnd: ptxvm_fp::Rnd,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `cvt.rn.satfinite{.relu}.<narrow>x2.f32 d, a, b`.
+    NarrowF32 {
+        ty: ptxvm_fp::convert::NarrowType,
+        relu: bool,
+    },
+    /// `cvt.rn.satfinite{.relu}.<narrow>x2.f16x2 d, a`.
+    NarrowF16x2 {
+        ty: ptxvm_fp::convert::NarrowType,
+        relu: bool,
+    },
+    /// `cvt.rn{.relu}.f16x2.<narrow>x2 d, a`.
+    F16x2Narrow {
+        ty: ptxvm_fp::convert::NarrowType,
+        relu: bool,
+    },
+    /// `cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b`.
+    Ue8m0F32 { rnd: ptxvm_fp::Rnd, satfinite: bool },
+    /// `cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a`.
+    Ue8m0Bf16x2 { rnd: ptxvm_fp::Rnd, satfinite: bool },
+    /// `cvt.rn.bf16x2.ue8m0x2 d, a`.
+    Bf16x2Ue8m0,
+    /// `cvt.pack.sat.{u16,s16}.s32 d, a, b`.
+    PackSat16 { signed: bool },
+    /// `cvt.pack.sat.{u2,s2,u4,s4,u8,s8}.s32.b32 d, a, b, c`.
+    PackSat { size: u32, signed: bool },
+}
+
+/// Warp-level collective operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `activemask.b32 d`.
+    ActiveMask,
+    /// `bar.warp.sync membermask`.
+    Sync,
+    /// `vote{.sync}.all.pred`.
+    VoteAll,
+    /// `vote{.sync}.any.pred`.
+    VoteAny,
+    /// `vote{.sync}.uni.pred`.
+    VoteUni,
+    /// `vote{.sync}.ballot.b32`.
+    Ballot,
+    /// `shfl{.sync}.{up,down,bfly,idx}.b32 d[|p], a, b, c`.
+    Shfl(ShflMode),
+    /// `match.any.sync.{b32,b64}`.
+    MatchAny,
+    /// `match.all.sync.{b32,b64} d[|p]`.
+    MatchAll,
+    /// `redux.sync.op.type`.
+    Redux(ReduxOp),
+    /// `elect.sync d|p`.
+    Elect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min {
+        signed: bool,
+    },
+    Max {
+        signed: bool,
+    },
+    And,
+    Or,
+    Xor,
+    /// `.min/.max{.abs}{.NaN}.f32`.
+    FMin {
+        abs: bool,
+        nan: bool,
+    },
+    FMax {
+        abs: bool,
+        nan: bool,
+    },
+}
+
+/// `bar.red` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+/// External functions the interpreter provides for `call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    Vprintf,
+    AssertFail,
+    Malloc,
+    Free,
+}
+
 /// A decoded instruction's action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exec {
@@ -281,6 +423,7 @@ pub enum Exec {
         sat: bool,
         ftz: bool,
         relu: bool,
+        satfinite: bool,
         d: Dst,
         a: Src,
     },
@@ -328,6 +471,109 @@ pub enum Exec {
     /// `call`: callee function index, argument and return variable locations.
     Call {
         func: u32,
+        args: Vec<VarLoc>,
+        rets: Vec<VarLoc>,
+    },
+    /// `call` through a register holding a function address (see [`crate::memory::FUNC_BASE`]).
+    CallIndirect {
+        target: Src,
+        args: Vec<VarLoc>,
+        rets: Vec<VarLoc>,
+    },
+    /// Pure integer operations; `pred` is `lop3`'s optional `|p` result with its
+    /// `BoolOp` and `q` operand.
+    IntX {
+        op: IntX,
+        ty: Type,
+        d: Dst,
+        s: [Src; 4],
+        pred: Option<(Dst, BoolOp, Src)>,
+    },
+    /// Extended-precision arithmetic with the carry flag: `cin` consumes it, `cout` sets it.
+    Carry {
+        op: CarryOp,
+        ty: Type,
+        cin: bool,
+        cout: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// Half-precision arithmetic.
+    Half {
+        op: HOp,
+        ty: Type,
+        m: HMods,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `testp.op.type p, a`.
+    Testp {
+        op: ptxvm_fp::arith::TestpOp,
+        ty: Type,
+        d: Dst,
+        a: Src,
+    },
+    /// Packed and narrow `cvt` forms.
+    CvtX {
+        op: CvtX,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// Warp-level collectives; `mask` is the membermask of the `.sync` forms (`None`: the
+    /// legacy forms and `activemask`, which run for the threads executing together).
+    Warp {
+        op: WarpOp,
+        d: Dst,
+        p: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Option<Src>,
+    },
+    /// `bar{.cta}.red` / `barrier{.cta}.red`: a barrier that also reduces a predicate.
+    BarRed {
+        op: BarRedOp,
+        d: Dst,
+        id: Src,
+        count: Option<Src>,
+        pred: Src,
+    },
+    /// `prefetch`, `prefetchu`, `applypriority`: no architectural effect.
+    Nop,
+    /// `discard.global.L2 [a], 128`: the line's contents become undefined; ptxvm zeroes them.
+    Discard {
+        addr: Addr,
+        size: u64,
+    },
+    /// `isspacep.space p, a`.
+    Isspacep {
+        space: MemSpace,
+        d: Dst,
+        a: Src,
+    },
+    /// `alloca.type ptr, size{, align}`: allocates on the thread's local stack.
+    Alloca {
+        d: Dst,
+        size: Src,
+        align: u64,
+    },
+    /// `stacksave.type d`.
+    StackSave {
+        d: Dst,
+    },
+    /// `stackrestore.type a`.
+    StackRestore {
+        a: Src,
+    },
+    /// `call` to a function the interpreter provides.
+    Builtin {
+        which: Builtin,
         args: Vec<VarLoc>,
         rets: Vec<VarLoc>,
     },
@@ -421,6 +667,7 @@ pub fn decode(
                 }
                 gvars.push(VarLoc::Global(addr));
             }
+            Space::Shared if is_dynamic_shared(v) => gvars.push(VarLoc::Shared(u32::MAX)),
             Space::Shared => {
                 shared = align_up(shared, v.align.max(1));
                 gvars.push(VarLoc::Shared(shared));
@@ -429,12 +676,32 @@ pub fn decode(
             _ => gvars.push(VarLoc::Global(0)),
         }
     }
-    // Relocations of initialisers (addresses of other variables).
+    // A function's canonical index is its definition's (declarations may come first).
+    let canon: Vec<u32> = m
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            m.funcs
+                .iter()
+                .position(|g| g.defined && g.name == f.name)
+                .unwrap_or(i) as u32
+        })
+        .collect();
+    // Relocations of initialisers (addresses of other variables and functions).
     for (vi, v) in m.vars.iter().enumerate() {
         let (Some(init), VarLoc::Global(base)) = (&v.init, gvars[vi]) else {
             continue;
         };
         for (off, name, addend, _generic) in &init.relocs {
+            if let Some(fi) = m.funcs.iter().position(|f| &f.name == name) {
+                let fi = canon[fi];
+                let val = (crate::memory::FUNC_BASE + 16 * fi as u64).wrapping_add(*addend as u64);
+                let w = v.ty.bytes().min(8) as usize;
+                mem.write(base + off, &val.to_le_bytes()[..w])
+                    .map_err(|e| format!("{e:?}"))?;
+                continue;
+            }
             if let Some(ti) = m.vars.iter().position(|x| &x.name == name)
                 && let VarLoc::Global(a) = gvars[ti]
             {
@@ -448,8 +715,26 @@ pub fn decode(
     for (fi, f) in m.funcs.iter().enumerate() {
         p.by_name.entry(f.name.clone()).or_insert(fi as u32);
     }
+    // Dynamic shared memory (`.extern .shared` arrays) starts after all static shared
+    // variables, module- and function-scope alike; every such array aliases it.
+    let mut total = shared;
     for f in &m.funcs {
-        let fc = decode_func(m, f, &gvars, &mut shared, lines);
+        for v in f
+            .locals
+            .iter()
+            .filter(|v| v.space == Space::Shared && !is_dynamic_shared(v))
+        {
+            total = align_up(total, v.align.max(1)) + v.size as u32;
+        }
+    }
+    let dyn_base = align_up(total, 16);
+    for g in gvars.iter_mut() {
+        if *g == VarLoc::Shared(u32::MAX) {
+            *g = VarLoc::Shared(dyn_base);
+        }
+    }
+    for f in &m.funcs {
+        let fc = decode_func(m, f, &gvars, &canon, dyn_base, &mut shared, lines);
         p.funcs.push(fc);
     }
     // Prefer the defined function of a name.
@@ -458,12 +743,13 @@ pub fn decode(
             p.by_name.insert(f.name.clone(), fi as u32);
         }
     }
-    p.shared_size = shared;
+    p.shared_size = dyn_base.max(shared);
     Ok(p)
 }
 
 struct Dx<'a> {
     m: &'a ir::Module,
+    canon: &'a [u32],
     gvars: &'a [VarLoc],
     locals: Vec<VarLoc>,
     params: Vec<VarLoc>,
@@ -474,6 +760,8 @@ fn decode_func(
     m: &ir::Module,
     f: &ir::Func,
     gvars: &[VarLoc],
+    canon: &[u32],
+    dyn_base: u32,
     shared: &mut u32,
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
 ) -> FuncCode {
@@ -523,6 +811,7 @@ fn decode_func(
                 locals.push(VarLoc::Local(loff));
                 loff += v.size as u32;
             }
+            Space::Shared if is_dynamic_shared(v) => locals.push(VarLoc::Shared(dyn_base)),
             Space::Shared => {
                 *shared = align_up(*shared, v.align.max(1));
                 locals.push(VarLoc::Shared(*shared));
@@ -540,6 +829,7 @@ fn decode_func(
     fc.param_size = align_up(poff, 16);
     let dx = Dx {
         m,
+        canon,
         gvars,
         locals,
         params,
@@ -611,6 +901,30 @@ fn cmp_of(mods: &[&str]) -> Option<(ptxvm_fp::arith::CmpOp, Option<bool>)> {
     })
 }
 
+fn hmods(mods: &[&str]) -> HMods {
+    let has = |m: &str| mods.contains(&m);
+    HMods {
+        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
+        ftz: has(".ftz"),
+        sat: has(".sat"),
+        relu: has(".relu"),
+        nan: has(".NaN"),
+        xorsign_abs: has(".xorsign"),
+    }
+}
+
+fn narrow_of(m: &str) -> Option<ptxvm_fp::convert::NarrowType> {
+    use ptxvm_fp::convert::NarrowType as N;
+    Some(match m {
+        ".e4m3x2" => N::E4M3,
+        ".e5m2x2" => N::E5M2,
+        ".e2m1x2" => N::E2M1,
+        ".e2m3x2" => N::E2M3,
+        ".e3m2x2" => N::E3M2,
+        _ => return None,
+    })
+}
+
 fn bool_of(mods: &[&str]) -> Option<BoolOp> {
     mods.iter().find_map(|m| match *m {
         ".and" => Some(BoolOp::And),
@@ -658,6 +972,7 @@ impl Dx<'_> {
             Op::SReg(s) => Src::SReg(s.id, s.comp),
             Op::Pred { reg, neg } => Src::Pred(*reg, *neg),
             Op::Sym { var, offset, .. } => Src::Var(self.var(*var), *offset),
+            Op::Func(f) => Src::Imm(crate::memory::FUNC_BASE + 16 * self.canon[*f as usize] as u64),
             _ => return None,
         })
     }
@@ -704,6 +1019,76 @@ impl Dx<'_> {
         }
     }
 
+    /// The packed and narrow `cvt` forms (`None` for the scalar ones).
+    fn cvt_x(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let op = |k: usize| inst.operands.get(k);
+        let rnd = rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn);
+        let (relu, satfinite) = (has(".relu"), has(".satfinite"));
+        if has(".rs") {
+            return None;
+        }
+        let narrow = mods.iter().find_map(|m| narrow_of(m));
+        let first = mods.iter().position(|m| {
+            Type::from_dot(m).is_some() || narrow_of(m).is_some() || *m == ".ue8m0x2"
+        })?;
+        let dst = mods[first];
+        let src = *mods.get(first + 1)?;
+        let x = if has(".pack") {
+            let signed = dst.starts_with(".s");
+            if mods.len() > first + 2 {
+                let size = match &dst[2..] {
+                    "2" => 2,
+                    "4" => 4,
+                    "8" => 8,
+                    _ => return None,
+                };
+                CvtX::PackSat { size, signed }
+            } else {
+                CvtX::PackSat16 { signed }
+            }
+        } else {
+            match (dst, src) {
+                (".f16x2" | ".bf16x2", ".f32") => CvtX::Half2F32 {
+                    bf: dst == ".bf16x2",
+                    rnd,
+                    relu,
+                    satfinite,
+                },
+                (".tf32", ".f32") => CvtX::Tf32 {
+                    rnd,
+                    relu,
+                    satfinite,
+                },
+                (_, ".f32") if narrow.is_some() && narrow_of(dst).is_some() => {
+                    CvtX::NarrowF32 { ty: narrow?, relu }
+                }
+                (_, ".f16x2") if narrow_of(dst).is_some() => {
+                    CvtX::NarrowF16x2 { ty: narrow?, relu }
+                }
+                (".f16x2", _) if narrow_of(src).is_some() => {
+                    CvtX::F16x2Narrow { ty: narrow?, relu }
+                }
+                (".ue8m0x2", ".f32") => CvtX::Ue8m0F32 { rnd, satfinite },
+                (".ue8m0x2", ".bf16x2") => CvtX::Ue8m0Bf16x2 { rnd, satfinite },
+                (".bf16x2", ".ue8m0x2") => CvtX::Bf16x2Ue8m0,
+                _ => return None,
+            }
+        };
+        let src_or0 = |k: usize| match op(k) {
+            Some(o) => self.src(o),
+            None => Some(Src::Imm(0)),
+        };
+        Some(Exec::CvtX {
+            op: x,
+            d: self.dst(op(0)?)?,
+            a: src_or0(1)?,
+            b: src_or0(2)?,
+            c: src_or0(3)?,
+        })
+    }
+
     fn exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Exec {
         self.try_exec(inst, blocks)
             .unwrap_or_else(|| Exec::Unsupported(format!("{}{}", inst.opcode, inst.mods.concat())))
@@ -718,6 +1103,10 @@ impl Dx<'_> {
         Some(match inst.opcode {
             "mov" => {
                 let t = ty?;
+                if t == Type::B128 {
+                    // Registers hold at most 64 bits.
+                    return None;
+                }
                 match (op(0)?, op(1)?) {
                     (Op::Vector(parts), a) => {
                         let n = parts.len() as u32;
@@ -758,6 +1147,71 @@ impl Dx<'_> {
                         d,
                         a: self.src(a)?,
                         b: self.src(b)?,
+                    });
+                }
+                if crate::ops::half::is_half(t) {
+                    let hop = match inst.opcode {
+                        "add" => HOp::Add,
+                        "sub" => HOp::Sub,
+                        "mul" => HOp::Mul,
+                        "min" => HOp::Min,
+                        "max" => HOp::Max,
+                        _ => return None,
+                    };
+                    return Some(Exec::Half {
+                        op: hop,
+                        ty: t,
+                        m: hmods(mods),
+                        d,
+                        a: self.src(a)?,
+                        b: self.src(b)?,
+                        c: Src::Imm(0),
+                    });
+                }
+                if matches!(t, Type::U16x2 | Type::S16x2) {
+                    let pop = match inst.opcode {
+                        "add" => Packed::Add,
+                        "sub" => Packed::Sub,
+                        "min" => Packed::Min,
+                        "max" => Packed::Max,
+                        _ => return None,
+                    };
+                    return Some(Exec::IntX {
+                        op: IntX::Packed {
+                            op: pop,
+                            relu: has(".relu"),
+                        },
+                        ty: t,
+                        d,
+                        s: [self.src(a)?, self.src(b)?, Src::Imm(0), Src::Imm(0)],
+                        pred: None,
+                    });
+                }
+                if has(".relu") && matches!(inst.opcode, "min" | "max") {
+                    return Some(Exec::IntX {
+                        op: IntX::MinMaxRelu {
+                            max: inst.opcode == "max",
+                        },
+                        ty: t,
+                        d,
+                        s: [self.src(a)?, self.src(b)?, Src::Imm(0), Src::Imm(0)],
+                        pred: None,
+                    });
+                }
+                if has(".cc") && matches!(inst.opcode, "add" | "sub") {
+                    return Some(Exec::Carry {
+                        op: if inst.opcode == "add" {
+                            CarryOp::Add
+                        } else {
+                            CarryOp::Sub
+                        },
+                        ty: t,
+                        cin: false,
+                        cout: true,
+                        d,
+                        a: self.src(a)?,
+                        b: self.src(b)?,
+                        c: Src::Imm(0),
                     });
                 }
                 if t.class() == Class::Float && matches!(t, Type::F32 | Type::F64) {
@@ -830,6 +1284,24 @@ impl Dx<'_> {
                         b: Src::Imm(0),
                     });
                 }
+                if crate::ops::half::is_half(t) {
+                    let hop = match inst.opcode {
+                        "neg" => HOp::Neg,
+                        "abs" => HOp::Abs,
+                        "ex2" => HOp::Ex2,
+                        "tanh" => HOp::Tanh,
+                        _ => return None,
+                    };
+                    return Some(Exec::Half {
+                        op: hop,
+                        ty: t,
+                        m: hmods(mods),
+                        d,
+                        a: self.src(a)?,
+                        b: Src::Imm(0),
+                        c: Src::Imm(0),
+                    });
+                }
                 if matches!(t, Type::F32 | Type::F64) {
                     let approx = has(".approx");
                     let fun = match inst.opcode {
@@ -891,8 +1363,35 @@ impl Dx<'_> {
                         c: self.fsrc(c, t)?,
                     });
                 }
-                if t.class() == Class::Float || inst.opcode == "fma" || has(".cc") {
+                if crate::ops::half::is_half(t) && inst.opcode == "fma" {
+                    return Some(Exec::Half {
+                        op: if has(".oob") { HOp::FmaOob } else { HOp::Fma },
+                        ty: t,
+                        m: hmods(mods),
+                        d,
+                        a: self.src(a)?,
+                        b: self.src(b)?,
+                        c: self.src(c)?,
+                    });
+                }
+                if t.class() == Class::Float || inst.opcode == "fma" {
                     return None;
+                }
+                if has(".cc") {
+                    return Some(Exec::Carry {
+                        op: if has(".hi") {
+                            CarryOp::MadHi
+                        } else {
+                            CarryOp::MadLo
+                        },
+                        ty: t,
+                        cin: false,
+                        cout: true,
+                        d,
+                        a: self.src(a)?,
+                        b: self.src(b)?,
+                        c: self.src(c)?,
+                    });
                 }
                 let mode = if has(".wide") {
                     IntOp::MulWide
@@ -916,9 +1415,6 @@ impl Dx<'_> {
                 // The compared type is the last type modifier.
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 let cmp = if t.class() == Class::Float {
-                    if !matches!(t, Type::F32 | Type::F64) {
-                        return None;
-                    }
                     Cmp::Float(cop)
                 } else {
                     Cmp::Int(
@@ -970,6 +1466,9 @@ impl Dx<'_> {
                 }
             }
             "cvt" => {
+                if let Some(x) = self.cvt_x(inst) {
+                    return Some(x);
+                }
                 let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
                 if tys.len() != 2
                     || mods.iter().any(|m| {
@@ -986,6 +1485,7 @@ impl Dx<'_> {
                     sat: has(".sat"),
                     ftz: has(".ftz"),
                     relu: has(".relu"),
+                    satfinite: has(".satfinite"),
                     d: self.dst(op(0)?)?,
                     a: self.src(op(1)?)?,
                 }
@@ -1012,6 +1512,9 @@ impl Dx<'_> {
             }
             "ld" | "ldu" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if t == Type::B128 {
+                    return None;
+                }
                 let ds = match op(0)? {
                     Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
                     o => vec![self.dst(o)?],
@@ -1025,6 +1528,9 @@ impl Dx<'_> {
             }
             "st" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if t == Type::B128 {
+                    return None;
+                }
                 let srcs = match op(1)? {
                     Op::Vector(v) => v
                         .iter()
@@ -1044,10 +1550,8 @@ impl Dx<'_> {
                 if mods
                     .iter()
                     .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
-                    || matches!(
-                        t,
-                        Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2 | Type::B128
-                    )
+                    || t == Type::B128
+                    || (crate::ops::half::is_half(t) && !has(".add"))
                 {
                     return None;
                 }
@@ -1097,8 +1601,40 @@ impl Dx<'_> {
             "exit" => Exec::Exit,
             "trap" => Exec::Trap,
             "membar" | "fence" => Exec::Fence,
+            "bar" | "barrier" if has(".warp") => Exec::Warp {
+                op: WarpOp::Sync,
+                d: Dst::Sink,
+                p: Dst::Sink,
+                a: Src::Imm(0),
+                b: Src::Imm(0),
+                c: Src::Imm(0),
+                mask: Some(self.src(op(0)?)?),
+            },
+            "bar" | "barrier" if has(".red") => {
+                let rop = if has(".popc") {
+                    BarRedOp::Popc
+                } else if has(".and") {
+                    BarRedOp::And
+                } else if has(".or") {
+                    BarRedOp::Or
+                } else {
+                    return None;
+                };
+                let (count, pred) = if ops.len() == 4 {
+                    (Some(self.src(op(2)?)?), self.src(op(3)?)?)
+                } else {
+                    (None, self.src(op(2)?)?)
+                };
+                Exec::BarRed {
+                    op: rop,
+                    d: self.dst(op(0)?)?,
+                    id: self.src(op(1)?)?,
+                    count,
+                    pred,
+                }
+            }
             "bar" | "barrier" => {
-                if has(".red") || has(".warp") || has(".cluster") {
+                if has(".cluster") {
                     return None;
                 }
                 let arrive = has(".arrive");
@@ -1110,7 +1646,34 @@ impl Dx<'_> {
             }
             "call" => {
                 let ci = ops.iter().position(|o| !matches!(o, Op::List(_)))?;
+                if let Op::Reg(r) = ops[ci] {
+                    let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
+                        match o {
+                            None => Some(Vec::new()),
+                            Some(Op::List(v)) => v
+                                .iter()
+                                .map(|x| match x {
+                                    Op::Sym { var, offset: 0, .. } => Some(self.var(*var)),
+                                    _ => None,
+                                })
+                                .collect(),
+                            _ => None,
+                        }
+                    };
+                    let rets = if ci > 0 {
+                        list(ops.first())?
+                    } else {
+                        Vec::new()
+                    };
+                    let args = list(ops.get(ci + 1))?;
+                    return Some(Exec::CallIndirect {
+                        target: Src::Reg(r),
+                        args,
+                        rets,
+                    });
+                }
                 let Op::Func(fi) = ops[ci] else { return None };
+                let fi = self.canon[fi as usize];
                 let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
                     match o {
                         None => Some(Vec::new()),
@@ -1130,9 +1693,19 @@ impl Dx<'_> {
                     Vec::new()
                 };
                 let args = list(ops.get(ci + 1))?;
-                let callee = &self.m.funcs[fi as usize];
+                let callee = self.m.funcs.get(fi as usize)?;
                 if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
                     return None;
+                }
+                if !callee.defined {
+                    let which = match callee.name.as_str() {
+                        "vprintf" => Builtin::Vprintf,
+                        "__assertfail" => Builtin::AssertFail,
+                        "malloc" => Builtin::Malloc,
+                        "free" => Builtin::Free,
+                        _ => return None,
+                    };
+                    return Some(Exec::Builtin { which, args, rets });
                 }
                 Exec::Call {
                     func: fi,
@@ -1140,6 +1713,282 @@ impl Dx<'_> {
                     rets,
                 }
             }
+            "addc" | "subc" | "madc" => {
+                let t = ty?;
+                let d = self.dst(op(0)?)?;
+                let c = match op(3) {
+                    Some(o) => self.src(o)?,
+                    None => Src::Imm(0),
+                };
+                Exec::Carry {
+                    op: match inst.opcode {
+                        "addc" => CarryOp::Add,
+                        "subc" => CarryOp::Sub,
+                        _ if has(".hi") => CarryOp::MadHi,
+                        _ => CarryOp::MadLo,
+                    },
+                    ty: t,
+                    cin: true,
+                    cout: has(".cc"),
+                    d,
+                    a: self.src(op(1)?)?,
+                    b: self.src(op(2)?)?,
+                    c,
+                }
+            }
+            "mul24" | "mad24" | "sad" | "bfe" | "bfi" | "bfind" | "fns" | "szext" | "bmsk"
+            | "prmt" | "lop3" | "shf" | "dp4a" | "dp2a" => {
+                let t = ty.or_else(|| mods.iter().rev().find_map(|m| Type::from_dot(m)))?;
+                let signed = t.class() == Class::Signed;
+                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
+                let sgn = |k: usize| tys.get(k).is_some_and(|t| t.class() == Class::Signed);
+                let xop = match inst.opcode {
+                    "mul24" => IntX::Mul24 { hi: has(".hi") },
+                    "mad24" => IntX::Mad24 {
+                        hi: has(".hi"),
+                        sat: has(".sat"),
+                    },
+                    "sad" => IntX::Sad,
+                    "bfe" => IntX::Bfe,
+                    "bfi" => IntX::Bfi,
+                    "bfind" => IntX::Bfind {
+                        shiftamt: has(".shiftamt"),
+                    },
+                    "fns" => IntX::Fns,
+                    "szext" => IntX::Szext {
+                        clamp: has(".clamp"),
+                    },
+                    "bmsk" => IntX::Bmsk {
+                        clamp: has(".clamp"),
+                    },
+                    "prmt" => IntX::Prmt(mods.iter().find_map(|m| PrmtMode::from_mod(m))),
+                    "lop3" => IntX::Lop3,
+                    "shf" => IntX::Shf {
+                        left: has(".l"),
+                        clamp: has(".clamp"),
+                    },
+                    "dp4a" => IntX::Dp4a {
+                        sa: sgn(0),
+                        sb: sgn(1),
+                    },
+                    _ => IntX::Dp2a {
+                        hi: has(".hi"),
+                        sa: sgn(0),
+                        sb: sgn(1),
+                    },
+                };
+                let _ = signed;
+                let (d, pd) = match op(0)? {
+                    Op::Pair(a, b) => (self.dst(a)?, Some(self.dst(b)?)),
+                    o => (self.dst(o)?, None),
+                };
+                let mut s = [Src::Imm(0); 4];
+                let nsrc = if xop == IntX::Lop3 { 4 } else { ops.len() - 1 };
+                for (k, slot) in s.iter_mut().enumerate().take(nsrc.min(4)) {
+                    *slot = self.src(op(k + 1)?)?;
+                }
+                let pred = match (xop, bool_of(mods)) {
+                    (IntX::Lop3, Some(bop)) => {
+                        Some((pd.unwrap_or(Dst::Sink), bop, self.src(op(5)?)?))
+                    }
+                    _ => None,
+                };
+                Exec::IntX {
+                    op: xop,
+                    ty: t,
+                    d,
+                    s,
+                    pred,
+                }
+            }
+            "testp" => {
+                use ptxvm_fp::arith::TestpOp as T;
+                let t = ty?;
+                let top = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".finite" => T::Finite,
+                        ".infinite" => T::Infinite,
+                        ".number" => T::Number,
+                        ".notanumber" => T::NotANumber,
+                        ".normal" => T::Normal,
+                        ".subnormal" => T::Subnormal,
+                        _ => return None,
+                    })
+                })?;
+                Exec::Testp {
+                    op: top,
+                    ty: t,
+                    d: self.dst(op(0)?)?,
+                    a: self.fsrc(op(1)?, t)?,
+                }
+            }
+            "activemask" => Exec::Warp {
+                op: WarpOp::ActiveMask,
+                d: self.dst(op(0)?)?,
+                p: Dst::Sink,
+                a: Src::Imm(0),
+                b: Src::Imm(0),
+                c: Src::Imm(0),
+                mask: None,
+            },
+            "vote" => {
+                let wop = if has(".all") {
+                    WarpOp::VoteAll
+                } else if has(".any") {
+                    WarpOp::VoteAny
+                } else if has(".uni") {
+                    WarpOp::VoteUni
+                } else if has(".ballot") {
+                    WarpOp::Ballot
+                } else {
+                    return None;
+                };
+                Exec::Warp {
+                    op: wop,
+                    d: self.dst(op(0)?)?,
+                    p: Dst::Sink,
+                    a: self.src(op(1)?)?,
+                    b: Src::Imm(0),
+                    c: Src::Imm(0),
+                    mask: if has(".sync") {
+                        Some(self.src(op(2)?)?)
+                    } else {
+                        None
+                    },
+                }
+            }
+            "shfl" => {
+                let mode = if has(".up") {
+                    ShflMode::Up
+                } else if has(".down") {
+                    ShflMode::Down
+                } else if has(".bfly") {
+                    ShflMode::Bfly
+                } else if has(".idx") {
+                    ShflMode::Idx
+                } else {
+                    return None;
+                };
+                let (d, p) = match op(0)? {
+                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
+                    o => (self.dst(o)?, Dst::Sink),
+                };
+                Exec::Warp {
+                    op: WarpOp::Shfl(mode),
+                    d,
+                    p,
+                    a: self.src(op(1)?)?,
+                    b: self.src(op(2)?)?,
+                    c: self.src(op(3)?)?,
+                    mask: if has(".sync") {
+                        Some(self.src(op(4)?)?)
+                    } else {
+                        None
+                    },
+                }
+            }
+            "match" => {
+                let (d, p) = match op(0)? {
+                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
+                    o => (self.dst(o)?, Dst::Sink),
+                };
+                Exec::Warp {
+                    op: if has(".all") {
+                        WarpOp::MatchAll
+                    } else {
+                        WarpOp::MatchAny
+                    },
+                    d,
+                    p,
+                    a: self.src(op(1)?)?,
+                    b: Src::Imm(0),
+                    c: Src::Imm(0),
+                    mask: Some(self.src(op(2)?)?),
+                }
+            }
+            "redux" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let signed = t.class() == Class::Signed;
+                let (abs, nan) = (has(".abs"), has(".NaN"));
+                let rop = if t == Type::F32 {
+                    if has(".min") {
+                        ReduxOp::FMin { abs, nan }
+                    } else if has(".max") {
+                        ReduxOp::FMax { abs, nan }
+                    } else {
+                        return None;
+                    }
+                } else if has(".add") {
+                    ReduxOp::Add
+                } else if has(".min") {
+                    ReduxOp::Min { signed }
+                } else if has(".max") {
+                    ReduxOp::Max { signed }
+                } else if has(".and") {
+                    ReduxOp::And
+                } else if has(".or") {
+                    ReduxOp::Or
+                } else if has(".xor") {
+                    ReduxOp::Xor
+                } else {
+                    return None;
+                };
+                Exec::Warp {
+                    op: WarpOp::Redux(rop),
+                    d: self.dst(op(0)?)?,
+                    p: Dst::Sink,
+                    a: self.src(op(1)?)?,
+                    b: Src::Imm(0),
+                    c: Src::Imm(0),
+                    mask: Some(self.src(op(2)?)?),
+                }
+            }
+            "elect" => {
+                let (d, p) = match op(0)? {
+                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
+                    o => (self.dst(o)?, Dst::Sink),
+                };
+                Exec::Warp {
+                    op: WarpOp::Elect,
+                    d,
+                    p,
+                    a: Src::Imm(0),
+                    b: Src::Imm(0),
+                    c: Src::Imm(0),
+                    mask: Some(self.src(op(1)?)?),
+                }
+            }
+            "prefetch" | "prefetchu" | "applypriority" => Exec::Nop,
+            "discard" => {
+                let size = match op(1)? {
+                    Op::Imm(v) => *v,
+                    _ => return None,
+                };
+                Exec::Discard {
+                    addr: self.addr(op(0)?)?,
+                    size,
+                }
+            }
+            "isspacep" => Exec::Isspacep {
+                space: space_of(mods),
+                d: self.dst(op(0)?)?,
+                a: self.src(op(1)?)?,
+            },
+            "alloca" => Exec::Alloca {
+                d: self.dst(op(0)?)?,
+                size: self.src(op(1)?)?,
+                align: match op(2) {
+                    Some(Op::Imm(v)) => (*v).max(1),
+                    Some(_) => return None,
+                    None => 8,
+                },
+            },
+            "stacksave" => Exec::StackSave {
+                d: self.dst(op(0)?)?,
+            },
+            "stackrestore" => Exec::StackRestore {
+                a: self.src(op(0)?)?,
+            },
             _ => return None,
         })
     }
@@ -1148,4 +1997,9 @@ impl Dx<'_> {
 /// Reads the value of an integer immediate as the operand type.
 pub fn imm_as(v: u64, ty: Type) -> u64 {
     int_of(v, ty)
+}
+
+/// Whether a `.shared` variable is a dynamically sized `.extern` array.
+fn is_dynamic_shared(v: &ir::Var) -> bool {
+    v.space == Space::Shared && (v.linkage == ir::Linkage::Extern || v.size == 0)
 }

@@ -240,9 +240,15 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
     };
     let refs: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
     let t0 = std::time::Instant::now();
-    let stats = dev
-        .launch(m, &kernel, &cfg, &refs)
-        .map_err(|e| e.to_string())?;
+    let result = dev.launch(m, &kernel, &cfg, &refs);
+    // The kernel's printf output comes first, also when the launch failed.
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&dev.last_printf);
+        let _ = out.flush();
+    }
+    let stats = result.map_err(|e| e.to_string())?;
     let wall = t0.elapsed();
     if let Some(dir) = &o.out {
         std::fs::create_dir_all(dir)

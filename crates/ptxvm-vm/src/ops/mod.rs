@@ -1,0 +1,8 @@
+//! Pure per-thread operations of the less common instructions (integer bit manipulation,
+//! packed and extended-precision arithmetic, half precision through `ptxvm-fp`), and the
+//! `vprintf` formatter. Nothing here touches scheduler state; every function is total on
+//! arbitrary guest bits (no panics, no unchecked indexing).
+
+pub mod half;
+pub mod int;
+pub mod printf;

@@ -1,0 +1,86 @@
+//! Instruction-family tests: tiny PTX kernels run through `Device::load_ptx`/`launch`,
+//! results read back from device memory and checked against host computations written
+//! independently of the interpreter.
+
+mod families;
+mod warp;
+
+use crate::{Device, LaunchConfig, Stats, VmError};
+
+/// Runs `body` in a kernel `k(.param .u64 out)` where `%rd1` is this thread's output base
+/// (`words` u32 slots per thread, by linear thread index); returns each thread's words.
+pub fn run_kernel(
+    body: &str,
+    grid: u32,
+    block: u32,
+    words: usize,
+) -> Result<(Vec<Vec<u32>>, Stats), VmError> {
+    let ptx = format!(
+        r#"
+.version 8.3
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .reg .pred %p<16>;
+    .reg .b16 %h<32>;
+    .reg .b32 %r<96>;
+    .reg .b64 %rd<32>;
+    .reg .f32 %f<32>;
+    .reg .f64 %fd<16>;
+    ld.param.u64 %rd0, [out];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r90, %ctaid.x;
+    mov.u32 %r91, %ntid.x;
+    mad.lo.u32 %r92, %r90, %r91, %r0;
+    mul.wide.u32 %rd1, %r92, {stride};
+    add.s64 %rd1, %rd0, %rd1;
+{body}
+    ret;
+}}
+"#,
+        stride = words * 4
+    );
+    let mut dev = Device::new();
+    let m = dev.load_ptx("t.ptx", &ptx)?;
+    let n = (grid * block) as usize;
+    let out = dev.malloc((n * words * 4).max(4) as u64)?;
+    let cfg = LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        max_steps: 1_000_000,
+        ..LaunchConfig::default()
+    };
+    let stats = dev.launch(m, "k", &cfg, &[&out.to_le_bytes()])?;
+    let bytes = dev.read(out, (n * words * 4) as u64)?;
+    let v: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((v.chunks(words.max(1)).map(|c| c.to_vec()).collect(), stats))
+}
+
+/// Runs a single-thread body; returns its words.
+pub fn run1(body: &str, words: usize) -> Vec<u32> {
+    match run_kernel(body, 1, 1, words) {
+        Ok((v, _)) => v.into_iter().next().unwrap_or_default(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The fault of a kernel expected to fail.
+pub fn fault_of(body: &str, block: u32) -> crate::Fault {
+    match run_kernel(body, 1, block, 1) {
+        Err(VmError::Fault(f)) => *f,
+        Err(e) => panic!("expected a fault, got {e}"),
+        Ok(_) => panic!("expected a fault, the kernel completed"),
+    }
+}
+
+/// `st.global.u32 [%rd1+4k], reg` lines for the given registers.
+pub fn stores(regs: &[&str]) -> String {
+    regs.iter()
+        .enumerate()
+        .map(|(k, r)| format!("    st.global.u32 [%rd1+{}], {r};\n", 4 * k))
+        .collect()
+}

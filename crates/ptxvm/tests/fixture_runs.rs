@@ -1,0 +1,411 @@
+//! Real kernels vs numpy: runs every case in `tests/expected/<case>/case.json` (written by
+//! `tools/gen_expected.py`) through the `ptxvm run` binary with `--out`, and compares each
+//! output buffer with the numpy-computed `.npy` per the case's comparison mode.
+//!
+//! Modes: `exact` (bit for bit), `ulp:N` (float ulp distance, NaN == NaN), `rel:X`, `abs:X` and
+//! `rel:X,abs:Y` (`|got - exp| <= abs + rel * |exp|`). An output with `"as": "bf16"` holds bf16
+//! bit patterns in a u16 array; `"skip": [i, ...]` leaves out order-dependent elements.
+//!
+//! A case with `"xfail": "<reason>"` documents an interpreter gap or bug: it must fail (exit
+//! status or mismatch). If it passes, the test fails so the stale xfail gets removed.
+//! All failures are collected and reported together.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+// ---------------------------------------------------------------------------------------------
+// a small .npy reader (versions 1-3, little-endian / byte-sized dtypes, C order)
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dt {
+    F16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl Dt {
+    fn size(self) -> usize {
+        match self {
+            Dt::I8 | Dt::U8 => 1,
+            Dt::F16 | Dt::I16 | Dt::U16 => 2,
+            Dt::F32 | Dt::I32 | Dt::U32 => 4,
+            Dt::F64 | Dt::I64 | Dt::U64 => 8,
+        }
+    }
+}
+
+struct Npy {
+    dt: Dt,
+    count: usize,
+    data: Vec<u8>,
+}
+
+fn read_npy(path: &Path) -> Result<Npy, String> {
+    let b = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
+        return Err(format!("{}: not a .npy file", path.display()));
+    }
+    let (hlen, start) = match b[6] {
+        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10),
+        2 | 3 => (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12),
+        v => return Err(format!("{}: unsupported .npy version {v}", path.display())),
+    };
+    let header = std::str::from_utf8(&b[start..start + hlen]).map_err(|_| "bad header")?;
+    let field = |key: &str| -> Option<&str> {
+        let i = header.find(&format!("'{key}'"))? + key.len() + 2;
+        let rest = header[i..].trim_start().strip_prefix(':')?.trim_start();
+        Some(rest)
+    };
+    let descr = field("descr").ok_or("no descr")?;
+    let descr = descr[1..].split('\'').next().unwrap_or("");
+    let dt = match descr.trim_start_matches(['<', '|', '=']) {
+        "f2" => Dt::F16,
+        "f4" => Dt::F32,
+        "f8" => Dt::F64,
+        "i1" | "b1" => Dt::I8,
+        "i2" => Dt::I16,
+        "i4" => Dt::I32,
+        "i8" => Dt::I64,
+        "u1" => Dt::U8,
+        "u2" => Dt::U16,
+        "u4" => Dt::U32,
+        "u8" => Dt::U64,
+        d => return Err(format!("{}: unsupported dtype {d}", path.display())),
+    };
+    if descr.starts_with('>') && dt.size() > 1 {
+        return Err(format!("{}: big-endian data", path.display()));
+    }
+    if field("fortran_order").is_some_and(|v| v.starts_with("True")) {
+        return Err(format!("{}: Fortran order", path.display()));
+    }
+    let shape = field("shape").ok_or("no shape")?;
+    let shape = &shape[1..shape.find(')').ok_or("bad shape")?];
+    let count = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad shape entry {s}"))
+        })
+        .product::<Result<usize, String>>()?;
+    let data = b[start + hlen..].to_vec();
+    if data.len() != count * dt.size() {
+        return Err(format!(
+            "{}: {} data bytes for {count} x {:?}",
+            path.display(),
+            data.len(),
+            dt
+        ));
+    }
+    Ok(Npy { dt, count, data })
+}
+
+fn f16_to_f64(h: u16) -> f64 {
+    let s = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = ((h >> 10) & 0x1f) as i32;
+    let m = (h & 0x3ff) as f64;
+    match e {
+        0 => s * m * 2f64.powi(-24),
+        31 if m == 0.0 => s * f64::INFINITY,
+        31 => f64::NAN,
+        _ => s * (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+impl Npy {
+    fn elem(&self, i: usize) -> &[u8] {
+        let s = self.dt.size();
+        &self.data[i * s..(i + 1) * s]
+    }
+    fn bits(&self, i: usize) -> u64 {
+        let mut b = [0u8; 8];
+        b[..self.dt.size()].copy_from_slice(self.elem(i));
+        u64::from_le_bytes(b)
+    }
+    /// Value as f64 (bf16 when `as_bf16`, the element then being a u16 bit pattern).
+    fn value(&self, i: usize, as_bf16: bool) -> f64 {
+        let u = self.bits(i);
+        if as_bf16 {
+            return f32::from_bits((u as u32) << 16) as f64;
+        }
+        match self.dt {
+            Dt::F16 => f16_to_f64(u as u16),
+            Dt::F32 => f32::from_bits(u as u32) as f64,
+            Dt::F64 => f64::from_bits(u),
+            Dt::I8 => u as u8 as i8 as f64,
+            Dt::I16 => u as u16 as i16 as f64,
+            Dt::I32 => u as u32 as i32 as f64,
+            Dt::I64 => u as i64 as f64,
+            Dt::U8 | Dt::U16 | Dt::U32 | Dt::U64 => u as f64,
+        }
+    }
+    /// Monotonic integer image of a float (sign-magnitude -> two's complement), for ulp distance.
+    fn ordinal(&self, i: usize, as_bf16: bool) -> i128 {
+        let u = self.bits(i);
+        let (sign, mag) = match (self.dt, as_bf16) {
+            (Dt::U16, true) | (Dt::F16, _) => (u >> 15 & 1, u & 0x7fff),
+            (Dt::F32, _) => (u >> 31 & 1, u & 0x7fff_ffff),
+            (Dt::F64, _) => (u >> 63, u & 0x7fff_ffff_ffff_ffff),
+            _ => return self.value(i, false) as i128,
+        };
+        if sign == 1 {
+            -(mag as i128)
+        } else {
+            mag as i128
+        }
+    }
+    fn show(&self, i: usize, as_bf16: bool) -> String {
+        let v = self.value(i, as_bf16);
+        match self.dt {
+            Dt::F16 | Dt::F32 | Dt::F64 => {
+                format!("{v:e} (0x{:0w$x})", self.bits(i), w = self.dt.size() * 2)
+            }
+            _ if as_bf16 => format!("{v:e} (bf16 0x{:04x})", self.bits(i)),
+            Dt::I8 | Dt::I16 | Dt::I32 | Dt::I64 => format!("{}", v as i64),
+            _ => format!("{}", self.bits(i)),
+        }
+    }
+}
+
+enum Mode {
+    Exact,
+    Ulp(u64),
+    Tol { rel: f64, abs: f64 },
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    if s == "exact" {
+        return Ok(Mode::Exact);
+    }
+    if let Some(n) = s.strip_prefix("ulp:") {
+        return n
+            .parse()
+            .map(Mode::Ulp)
+            .map_err(|_| format!("bad mode {s}"));
+    }
+    let (mut rel, mut abs) = (0.0, 0.0);
+    for part in s.split(',') {
+        let (k, v) = part.split_once(':').ok_or(format!("bad mode {s}"))?;
+        let v: f64 = v.parse().map_err(|_| format!("bad mode {s}"))?;
+        match k {
+            "rel" => rel = v,
+            "abs" => abs = v,
+            _ => return Err(format!("bad mode {s}")),
+        }
+    }
+    Ok(Mode::Tol { rel, abs })
+}
+
+/// Compares; returns a description of the mismatches, or None.
+fn compare(got: &Npy, exp: &Npy, mode: &Mode, as_bf16: bool, skip: &[usize]) -> Option<String> {
+    if got.dt != exp.dt || got.count != exp.count {
+        return Some(format!(
+            "got {:?}[{}], expected {:?}[{}]",
+            got.dt, got.count, exp.dt, exp.count
+        ));
+    }
+    let mut bad = 0usize;
+    let mut first = None;
+    for i in 0..exp.count {
+        if skip.contains(&i) {
+            continue;
+        }
+        let ok = match mode {
+            Mode::Exact => got.elem(i) == exp.elem(i),
+            Mode::Ulp(n) => {
+                let (g, e) = (got.value(i, as_bf16), exp.value(i, as_bf16));
+                (g.is_nan() && e.is_nan())
+                    || (!g.is_nan()
+                        && !e.is_nan()
+                        && (got.ordinal(i, as_bf16) - exp.ordinal(i, as_bf16)).unsigned_abs()
+                            <= *n as u128)
+            }
+            Mode::Tol { rel, abs } => {
+                let (g, e) = (got.value(i, as_bf16), exp.value(i, as_bf16));
+                g == e || (g.is_nan() && e.is_nan()) || (g - e).abs() <= abs + rel * e.abs()
+            }
+        };
+        if !ok {
+            bad += 1;
+            first.get_or_insert(i);
+        }
+    }
+    first.map(|i| {
+        format!(
+            "{bad}/{} elements differ; first at index {i}: got {}, expected {}",
+            exp.count,
+            got.show(i, as_bf16),
+            exp.show(i, as_bf16)
+        )
+    })
+}
+
+/// Runs one case; Ok(()) when every output matches, Err(reason) otherwise.
+fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
+    let j: Value = serde_json::from_str(&text).map_err(|e| format!("case.json: {e}"))?;
+    let dim = |k: &str| -> String {
+        j[k].as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default()
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxvm"));
+    cmd.arg("run")
+        .arg(repo_root().join(j["fixture"].as_str().ok_or("no fixture")?))
+        .args(["--kernel", j["kernel"].as_str().ok_or("no kernel")?])
+        .args(["--grid", &dim("grid"), "--block", &dim("block")])
+        .args([
+            "--shared-mem",
+            &j["shared_mem"].as_u64().unwrap_or(0).to_string(),
+        ])
+        .arg("--out")
+        .arg(tmp);
+    for a in j["args"].as_array().ok_or("no args")? {
+        let spec = if let Some(p) = a["npy"].as_str() {
+            dir.join(p).display().to_string()
+        } else if let Some(s) = a["scalar"].as_str() {
+            s.to_string()
+        } else if let Some(z) = a["zeros"].as_str() {
+            format!("zeros:{z}")
+        } else if let Some(h) = a["hex"].as_str() {
+            format!("hex:{h}")
+        } else {
+            return Err(format!("bad arg {a}"));
+        };
+        cmd.arg("--arg").arg(spec);
+    }
+    let o = cmd.output().map_err(|e| format!("cannot run ptxvm: {e}"))?;
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        return Err(format!(
+            "ptxvm exited with {}: {}",
+            o.status,
+            err.trim().lines().take(4).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    let mut msgs = Vec::new();
+    for od in j["outputs"].as_array().ok_or("no outputs")? {
+        let arg = od["arg"].as_u64().ok_or("no arg index")?;
+        let mode_s = od["mode"].as_str().ok_or("no mode")?;
+        let mode = parse_mode(mode_s)?;
+        let got = read_npy(&tmp.join(format!("arg{arg}.npy")))?;
+        let exp = read_npy(&dir.join(od["expected"].as_str().ok_or("no expected")?))?;
+        let skip: Vec<usize> = od["skip"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_u64())
+                    .map(|v| v as usize)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let as_bf16 = od["as"].as_str() == Some("bf16");
+        if let Some(m) = compare(&got, &exp, &mode, as_bf16, &skip) {
+            msgs.push(format!("arg{arg} ({mode_s}): {m}"));
+        }
+    }
+    if msgs.is_empty() {
+        Ok(())
+    } else {
+        Err(msgs.join("; "))
+    }
+}
+
+#[test]
+fn fixture_kernels_match_numpy() {
+    let root = repo_root().join("tests/expected");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("tests/expected")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("case.json").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no cases under {}", root.display());
+
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(String, Option<String>, Result<(), String>, f64)>> =
+        Mutex::new(Vec::new());
+    let tmp_base = std::env::temp_dir().join(format!("ptxvm-fixture-runs-{}", std::process::id()));
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(dir) = dirs.get(k) else { break };
+                    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+                    let xfail = std::fs::read_to_string(dir.join("case.json"))
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                        .and_then(|j| j["xfail"].as_str().map(str::to_string));
+                    let tmp = tmp_base.join(&name);
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    let t0 = Instant::now();
+                    let r = run_case(dir, &tmp);
+                    let secs = t0.elapsed().as_secs_f64();
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    results.lock().unwrap().push((name, xfail, r, secs));
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&tmp_base);
+
+    let mut results = results.into_inner().unwrap();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let (mut pass, mut xfailed) = (0, 0);
+    let mut failures = Vec::new();
+    for (name, xfail, r, secs) in &results {
+        match (xfail, r) {
+            (None, Ok(())) => pass += 1,
+            (Some(_), Err(_)) => xfailed += 1,
+            (None, Err(e)) => failures.push(format!("FAIL {name} ({secs:.2}s): {e}")),
+            (Some(why), Ok(())) => failures.push(format!(
+                "XPASS {name}: marked xfail ({why}) but now matches numpy; remove the xfail in tools/gen_expected.py and regenerate"
+            )),
+        }
+    }
+    let slowest = results.iter().max_by(|a, b| a.3.total_cmp(&b.3)).unwrap();
+    eprintln!(
+        "fixture runs: {} cases, {pass} pass, {xfailed} expected failures, {} unexpected; slowest {} ({:.2}s)",
+        results.len(),
+        failures.len(),
+        slowest.0,
+        slowest.3
+    );
+    for (name, xfail, r, _) in &results {
+        if let (Some(why), Err(e)) = (xfail, r) {
+            eprintln!("  xfail {name}: {why}\n        got: {e}");
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
