@@ -208,7 +208,13 @@ impl<'a> Cta<'a> {
         let th = &self.threads[t];
         let func = th.frames.last().map_or(self.launch.kernel, |f| f.func);
         let fc = &self.prog.funcs[func as usize];
-        let inst = fc.code.get(th.pc as usize);
+        // A thread waiting at a barrier has already moved past it: report the barrier.
+        let pc = if matches!(th.state, TState::Barrier(_)) {
+            th.pc.saturating_sub(1)
+        } else {
+            th.pc
+        };
+        let inst = fc.code.get(pc as usize);
         Site {
             kernel: self.prog.funcs[self.launch.kernel as usize].name.clone(),
             function: fc.name.clone(),
@@ -310,7 +316,7 @@ impl<'a> Cta<'a> {
                 let func = t.frames.last().map_or(0, |f| f.func);
                 let line = self.prog.funcs[func as usize]
                     .code
-                    .get(t.pc as usize)
+                    .get(t.pc.saturating_sub(1) as usize)
                     .map_or(0, |i| i.line);
                 warps.push(format!("warp {w} waits at barrier {id} (line {line})"));
             }
@@ -575,11 +581,16 @@ impl<'a> Cta<'a> {
             AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
             AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
         };
-        let _ = (addr, len);
+        // Addresses in the first page are almost always a null pointer plus a field offset.
+        let null = if matches!(space, MemSpace::Global | MemSpace::Generic) && addr < 4096 {
+            format!(" (null pointer dereference: {len}-byte {what} at {addr:#x})")
+        } else {
+            String::new()
+        };
         self.fault(
             t,
             kind,
-            format!("invalid {} {what}: {msg}", space_name(space)),
+            format!("invalid {} {what}{null}: {msg}", space_name(space)),
         )
     }
 
@@ -755,12 +766,17 @@ impl<'a> Cta<'a> {
                 ftz,
                 sat,
                 nan,
+                xorsign,
                 d,
                 a,
                 b,
             } => {
                 let (a, b) = (self.src(t, *a), self.src(t, *b));
-                self.write(t, *d, float_bin(*op, *ty, *rnd, *ftz, *sat, *nan, a, b));
+                self.write(
+                    t,
+                    *d,
+                    float_bin(*op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, a, b),
+                );
             }
             Exec::FloatUn {
                 op,
@@ -1159,6 +1175,37 @@ impl<'a> Cta<'a> {
             }
             Exec::Trap => return Err(self.fault(t, FaultKind::Trap, "`trap` executed")),
             Exec::Fence => {}
+            Exec::CpAsync {
+                dst,
+                src,
+                size,
+                src_size,
+                ignore,
+            } => {
+                let n = *size as usize;
+                let mut read = match src_size {
+                    Some(s) => (self.src(t, *s) as usize).min(n),
+                    None => n,
+                };
+                if ignore.is_some_and(|p| self.src(t, p) != 0) {
+                    read = 0;
+                }
+                let mut buf = [0u8; 16];
+                let (ss, sa) = self.resolve(t, MemSpace::Global, *src);
+                if read > 0 {
+                    // Alignment is the copy size's; a partial read keeps the source address.
+                    if !sa.is_multiple_of(n as u64) {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Misaligned,
+                            format!("misaligned cp.async source {sa:#x} for a {n}-byte copy"),
+                        ));
+                    }
+                    self.load(t, ss, sa, &mut buf[..read], mem)?;
+                }
+                let (ds, da) = self.resolve(t, MemSpace::Shared, *dst);
+                self.store(t, ds, da, &buf[..n], mem)?;
+            }
             Exec::Bar { id, count, arrive } => {
                 let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
                 self.threads[t].pc = next;
@@ -2027,13 +2074,23 @@ fn int_un(op: IntUn, ty: Type, a: u64) -> u64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn float_bin(op: FOp, ty: Type, rnd: Rnd, ftz: bool, sat: bool, nan: bool, a: u64, b: u64) -> u64 {
+fn float_bin(
+    op: FOp,
+    ty: Type,
+    rnd: Rnd,
+    ftz: bool,
+    sat: bool,
+    nan: bool,
+    xorsign: bool,
+    a: u64,
+    b: u64,
+) -> u64 {
     if ty == Type::F32 {
         let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
         let mm = fa::MinMax {
             ftz,
             nan,
-            xorsign_abs: false,
+            xorsign_abs: xorsign,
         };
         let r = match op {
             FOp::Add => fa::add_f32(x, y, rnd, ftz, sat),

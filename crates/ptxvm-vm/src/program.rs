@@ -358,6 +358,8 @@ pub enum Exec {
         ftz: bool,
         sat: bool,
         nan: bool,
+        /// `.xorsign.abs` of `min`/`max`.
+        xorsign: bool,
         d: Dst,
         a: Src,
         b: Src,
@@ -468,6 +470,16 @@ pub enum Exec {
     },
     /// `membar`/`fence`: no-ops for the sequential interpreter.
     Fence,
+    /// `cp.async` (non-bulk): copy `size` bytes global → shared, of which only `src_size`
+    /// (when given) are read and the rest zero-filled; `ignore` (a predicate) reads none.
+    /// The copy completes at once, which satisfies every `wait_group`/`wait_all`.
+    CpAsync {
+        dst: Addr,
+        src: Addr,
+        size: u32,
+        src_size: Option<Src>,
+        ignore: Option<Src>,
+    },
     /// `call`: callee function index, argument and return variable locations.
     Call {
         func: u32,
@@ -1234,6 +1246,7 @@ impl Dx<'_> {
                         ftz: has(".ftz"),
                         sat: has(".sat"),
                         nan: has(".NaN"),
+                        xorsign: has(".xorsign"),
                         d,
                         a: self.fsrc(a, t)?,
                         b: self.fsrc(b, t)?,
@@ -1601,6 +1614,32 @@ impl Dx<'_> {
             "exit" => Exec::Exit,
             "trap" => Exec::Trap,
             "membar" | "fence" => Exec::Fence,
+            "cp" if has(".async")
+                && (has(".commit_group") || has(".wait_group") || has(".wait_all")) =>
+            {
+                Exec::Fence
+            }
+            "cp" if has(".async") && !has(".bulk") && !has(".mbarrier") => {
+                let size = match op(2)? {
+                    Op::Imm(n) if matches!(*n, 4 | 8 | 16) => *n as u32,
+                    _ => return None,
+                };
+                let (mut src_size, mut ignore) = (None, None);
+                match op(3) {
+                    Some(Op::Pred { .. }) => ignore = Some(self.src(op(3)?)?),
+                    Some(o) if !has(".L2::cache_hint") || ops.len() == 5 => {
+                        src_size = Some(self.src(o)?)
+                    }
+                    _ => {}
+                }
+                Exec::CpAsync {
+                    dst: self.addr(op(0)?)?,
+                    src: self.addr(op(1)?)?,
+                    size,
+                    src_size,
+                    ignore,
+                }
+            }
             "bar" | "barrier" if has(".warp") => Exec::Warp {
                 op: WarpOp::Sync,
                 d: Dst::Sink,

@@ -333,6 +333,9 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
     }
 }
 
+/// (case name, xfail reason, outcome, seconds).
+type CaseResult = (String, Option<String>, Result<(), String>, f64);
+
 #[test]
 fn fixture_kernels_match_numpy() {
     let root = repo_root().join("tests/expected");
@@ -345,8 +348,7 @@ fn fixture_kernels_match_numpy() {
     assert!(!dirs.is_empty(), "no cases under {}", root.display());
 
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(String, Option<String>, Result<(), String>, f64)>> =
-        Mutex::new(Vec::new());
+    let results: Mutex<Vec<CaseResult>> = Mutex::new(Vec::new());
     let tmp_base = std::env::temp_dir().join(format!("ptxvm-fixture-runs-{}", std::process::id()));
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
