@@ -81,6 +81,8 @@ pub struct LaunchConfig {
     pub shared_mem: u32,
     /// Warp-instruction budget (a runaway loop faults when it is used up).
     pub max_steps: u64,
+    /// Host threads that run CTAs in parallel; 0 means one per available core.
+    pub threads: usize,
 }
 
 impl Default for LaunchConfig {
@@ -90,6 +92,7 @@ impl Default for LaunchConfig {
             block: [1, 1, 1],
             shared_mem: 0,
             max_steps: 2_000_000_000,
+            threads: 0,
         }
     }
 }
@@ -348,9 +351,19 @@ impl Device {
             params: buf,
             max_steps: cfg.max_steps,
             local_size: p.local_per_thread,
+            threads: if cfg.threads == 0 {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            } else {
+                cfg.threads
+            },
         };
         let mut stats = Stats::default();
-        let r = exec::run(&l.prog, &launch, &mut self.mem, &mut stats);
+        let shared = crate::memory::SharedMemory::new(std::mem::replace(
+            &mut self.mem,
+            GlobalMemory::new(0),
+        ));
+        let r = exec::run(&l.prog, &launch, &shared, &mut stats);
+        self.mem = shared.into_inner();
         self.last_printf = stats.printf.clone();
         r.map_err(VmError::Fault)?;
         Ok(stats)

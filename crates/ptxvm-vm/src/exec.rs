@@ -15,8 +15,8 @@
 
 use crate::error::{Fault, FaultKind, Site};
 use crate::memory::{
-    AccessError, FUNC_BASE, GlobalMemory, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW,
-    SHARED_WINDOW_SIZE,
+    AccessError, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
+    SharedMemory,
 };
 use crate::program::*;
 use ptxvm_fp::Rnd;
@@ -43,6 +43,8 @@ pub struct Launch {
     pub max_steps: u64,
     /// Local memory per thread in bytes.
     pub local_size: u32,
+    /// Host threads running CTAs in parallel (1 = sequential).
+    pub threads: usize,
 }
 
 /// Counters and device-side output of a launch.
@@ -133,24 +135,106 @@ struct Cta<'a> {
 pub fn run(
     prog: &Program,
     launch: &Launch,
-    mem: &mut GlobalMemory,
+    mem: &SharedMemory,
     stats: &mut Stats,
 ) -> Result<(), Box<Fault>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     let [gx, gy, gz] = launch.grid;
-    let mut budget = launch.max_steps;
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                let mut cta = Cta::new(prog, launch, [x, y, z]);
-                let r = cta.run(mem, stats, &mut budget);
-                for th in &mut cta.threads {
-                    stats.printf.append(&mut th.out);
-                }
-                r?;
+    let total = gx as usize * gy as usize * gz as usize;
+    let pool = AtomicU64::new(launch.max_steps);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // Per CTA (in launch order): printf output, counters, fault.
+    type Done = (Vec<u8>, u64, u64, Option<Box<Fault>>);
+    let results: Mutex<Vec<(usize, Done)>> = Mutex::new(Vec::new());
+    let workers = launch.threads.clamp(1, total.max(1));
+    let work = || {
+        let mut budget = Budget {
+            local: 0,
+            pool: &pool,
+        };
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= total {
+                return;
+            }
+            let ctaid = [
+                (i % gx as usize) as u32,
+                ((i / gx as usize) % gy as usize) as u32,
+                (i / (gx as usize * gy as usize)) as u32,
+            ];
+            let mut cta = Cta::new(prog, launch, ctaid);
+            let mut st = Stats::default();
+            let r = cta.run(mem, &mut st, &mut budget);
+            let mut out = Vec::new();
+            for th in &mut cta.threads {
+                out.append(&mut th.out);
+            }
+            let fault = r.err();
+            if fault.is_some() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if let Ok(mut v) = results.lock() {
+                v.push((i, (out, st.warp_insts, st.thread_insts, fault)));
             }
         }
+    };
+    if workers <= 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
     }
-    Ok(())
+    let mut v = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    v.sort_by_key(|(i, _)| *i);
+    let mut first_fault = None;
+    for (_, (mut out, w, t, f)) in v {
+        stats.printf.append(&mut out);
+        stats.warp_insts += w;
+        stats.thread_insts += t;
+        if first_fault.is_none() {
+            first_fault = f;
+        }
+    }
+    match first_fault {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+/// The launch's instruction budget, drawn from a shared pool in chunks.
+struct Budget<'p> {
+    local: u64,
+    pool: &'p std::sync::atomic::AtomicU64,
+}
+
+impl Budget<'_> {
+    /// Takes one step; false when the whole launch's budget is used up.
+    fn take(&mut self) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.local == 0 {
+            let want = 4096u64;
+            let got = self
+                .pool
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                    Some(p - p.min(want))
+                })
+                .map_or(0, |p| p.min(want));
+            if got == 0 {
+                return false;
+            }
+            self.local = got;
+        }
+        self.local -= 1;
+        true
+    }
 }
 
 impl<'a> Cta<'a> {
@@ -245,9 +329,9 @@ impl<'a> Cta<'a> {
 
     fn run(
         &mut self,
-        mem: &mut GlobalMemory,
+        mem: &SharedMemory,
         stats: &mut Stats,
-        budget: &mut u64,
+        budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
         loop {
             let mut progressed = false;
@@ -344,9 +428,9 @@ impl<'a> Cta<'a> {
     fn step_warp(
         &mut self,
         w: u32,
-        mem: &mut GlobalMemory,
+        mem: &SharedMemory,
         stats: &mut Stats,
-        budget: &mut u64,
+        budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
         let lo = (w * 32) as usize;
         let hi = (lo + 32).min(self.threads.len());
@@ -394,10 +478,16 @@ impl<'a> Cta<'a> {
                 n += 1;
             }
         }
-        if *budget == 0 {
-            return Err(self.fault(leader, FaultKind::StepLimit, format!("instruction budget exhausted ({} warp instructions): a runaway loop? raise --max-steps", self.launch.max_steps)));
+        if !budget.take() {
+            return Err(self.fault(
+                leader,
+                FaultKind::StepLimit,
+                format!(
+                    "instruction budget exhausted ({} warp instructions): a runaway loop? raise --max-steps",
+                    self.launch.max_steps
+                ),
+            ));
         }
-        *budget -= 1;
         stats.warp_insts += 1;
         let prog = self.prog;
         let Some(inst) = prog.funcs[func as usize].code.get(pc as usize) else {
@@ -600,7 +690,7 @@ impl<'a> Cta<'a> {
         space: MemSpace,
         addr: u64,
         buf: &mut [u8],
-        mem: &GlobalMemory,
+        mem: &SharedMemory,
     ) -> Result<(), Box<Fault>> {
         let len = buf.len();
         if len.is_power_of_two() && !(addr & !KPARAM_TAG).is_multiple_of(len as u64) {
@@ -639,7 +729,7 @@ impl<'a> Cta<'a> {
         space: MemSpace,
         addr: u64,
         data: &[u8],
-        mem: &mut GlobalMemory,
+        mem: &SharedMemory,
     ) -> Result<(), Box<Fault>> {
         let len = data.len();
         if len.is_power_of_two() && !addr.is_multiple_of(len as u64) {
@@ -707,7 +797,7 @@ impl<'a> Cta<'a> {
         th.pc = fr.ret_pc;
     }
 
-    fn exec(&mut self, t: usize, inst: &DInst, mem: &mut GlobalMemory) -> Result<(), Box<Fault>> {
+    fn exec(&mut self, t: usize, inst: &DInst, mem: &SharedMemory) -> Result<(), Box<Fault>> {
         let mut next = self.threads[t].pc + 1;
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
@@ -1148,6 +1238,8 @@ impl<'a> Cta<'a> {
                 let (sp, at) = self.resolve(t, *space, *addr);
                 let w = ty.bytes() as usize;
                 let mut buf = [0u8; 8];
+                // Atomic across the host threads running other CTAs.
+                let _guard = mem.atomic();
                 self.load(t, sp, at, &mut buf[..w], mem)?;
                 let old = u64::from_le_bytes(buf);
                 let (b, c) = (self.src(t, *b), self.src(t, *c));
@@ -1354,7 +1446,7 @@ impl<'a> Cta<'a> {
         t: usize,
         addr: u64,
         buf: &mut [u8],
-        mem: &GlobalMemory,
+        mem: &SharedMemory,
     ) -> Result<(), String> {
         let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
         let r = match sp {
@@ -1367,7 +1459,7 @@ impl<'a> Cta<'a> {
         })
     }
 
-    fn read_cstr(&self, t: usize, addr: u64, mem: &GlobalMemory) -> Result<String, String> {
+    fn read_cstr(&self, t: usize, addr: u64, mem: &SharedMemory) -> Result<String, String> {
         let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
         let v = crate::ops::printf::read_cstr(&mut read, addr, crate::ops::printf::MAX_STR)?;
         Ok(String::from_utf8_lossy(&v).into_owned())
@@ -1380,7 +1472,7 @@ impl<'a> Cta<'a> {
         which: Builtin,
         args: &[VarLoc],
         rets: &[VarLoc],
-        mem: &mut GlobalMemory,
+        mem: &SharedMemory,
     ) -> Result<(), Box<Fault>> {
         let arg = |k: usize, size: usize| -> u64 {
             args.get(k).map_or(0, |l| self.param_value(t, *l, size))

@@ -272,3 +272,59 @@ mod tests {
         assert!(m.alloc(1 << 21, "big").is_none());
     }
 }
+
+/// Global memory shared by the host threads that run CTAs in parallel. Every access locks
+/// the memory briefly; atomic read-modify-writes also hold the atomics lock for their
+/// whole duration, so guest atomics are atomic across CTAs (plain accesses racing with
+/// them are a race in the guest program, as on a GPU).
+#[derive(Debug)]
+pub struct SharedMemory {
+    inner: std::sync::Mutex<GlobalMemory>,
+    atomics: std::sync::Mutex<()>,
+}
+
+impl SharedMemory {
+    pub fn new(m: GlobalMemory) -> SharedMemory {
+        SharedMemory {
+            inner: std::sync::Mutex::new(m),
+            atomics: std::sync::Mutex::new(()),
+        }
+    }
+
+    pub fn into_inner(self) -> GlobalMemory {
+        self.inner.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GlobalMemory> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Holds the atomics lock (for a read-modify-write).
+    pub fn atomic(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.atomics.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
+        self.lock().read(addr, out)
+    }
+
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
+        self.lock().write(addr, data)
+    }
+
+    pub fn contains(&self, addr: u64) -> bool {
+        self.lock().contains(addr)
+    }
+
+    pub fn is_const(&self, addr: u64) -> bool {
+        self.lock().is_const(addr)
+    }
+
+    pub fn heap_alloc(&self, size: u64) -> Option<u64> {
+        self.lock().heap_alloc(size)
+    }
+
+    pub fn heap_free(&self, addr: u64) -> Result<(), AccessError> {
+        self.lock().heap_free(addr)
+    }
+}

@@ -74,6 +74,9 @@ enum Cmd {
         /// Print executed warp and thread instructions and wall time (to stderr).
         #[arg(long)]
         stats: bool,
+        /// Host threads running CTAs in parallel (default: all cores).
+        #[arg(long, default_value_t = 0, hide_default_value = true)]
+        threads: usize,
     },
     /// Summarise a module: version, target, kernels and functions with their parameters,
     /// register counts, directives and module variables.
@@ -147,6 +150,7 @@ fn main() -> ExitCode {
             out,
             max_steps,
             stats,
+            threads,
         } => {
             let o = run::RunOpts {
                 file,
@@ -158,6 +162,7 @@ fn main() -> ExitCode {
                 out,
                 max_steps,
                 stats,
+                threads,
             };
             match run::run(&o) {
                 Ok(()) => ExitCode::SUCCESS,

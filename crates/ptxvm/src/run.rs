@@ -162,6 +162,8 @@ pub struct RunOpts {
     pub out: Option<PathBuf>,
     pub max_steps: u64,
     pub stats: bool,
+    /// Host threads for CTAs (0 = all cores).
+    pub threads: usize,
 }
 
 /// Runs; returns a message for the user on error.
@@ -237,6 +239,7 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
         block: o.block,
         shared_mem: o.shared_mem,
         max_steps: o.max_steps,
+        threads: o.threads,
     };
     let refs: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
     let t0 = std::time::Instant::now();
