@@ -251,7 +251,8 @@ impl<'a> Cta<'a> {
                 tid,
                 lane: i % 32,
                 frames: Vec::new(),
-                local: vec![0; launch.local_size as usize],
+                // Local memory grows on demand (calls, alloca) up to `launch.local_size`.
+                local: vec![0; f.local_size.min(launch.local_size) as usize],
                 local_sp: 0,
                 params: Vec::new(),
                 param_sp: 0,
@@ -1086,13 +1087,18 @@ impl<'a> Cta<'a> {
                 let al = (*align).clamp(1, 1 << 23);
                 let base = (th.local_sp as u64).div_ceil(al) * al;
                 let end = base.checked_add(size);
+                let limit = self.launch.local_size as u64;
                 match end {
-                    Some(e) if e <= th.local.len() as u64 => {
-                        self.threads[t].local_sp = e as u32;
+                    Some(e) if e <= limit => {
+                        let th = &mut self.threads[t];
+                        if th.local.len() < e as usize {
+                            th.local.resize(e as usize, 0);
+                        }
+                        th.local_sp = e as u32;
                         self.write(t, *d, base);
                     }
                     _ => {
-                        let have = th.local.len();
+                        let have = limit;
                         return Err(self.fault(
                             t,
                             FaultKind::StackOverflow,
@@ -1387,8 +1393,11 @@ impl<'a> Cta<'a> {
         let local_base = th.local_sp;
         let param_base = th.param_sp;
         let need_local = local_base as usize + callee.local_size as usize;
+        if need_local <= self.launch.local_size as usize && th.local.len() < need_local {
+            th.local.resize(need_local, 0);
+        }
         if need_local > th.local.len() {
-            let have = th.local.len();
+            let have = self.launch.local_size;
             return Err(self.fault(
                 t,
                 FaultKind::StackOverflow,
