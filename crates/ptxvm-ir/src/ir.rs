@@ -133,6 +133,8 @@ pub struct Func {
     pub blocks: Vec<u32>,
     /// Label name of each block (empty for the entry block and fall-through blocks).
     pub block_labels: Vec<String>,
+    /// `.branchtargets` lists: (name, target blocks), for `brx.idx`.
+    pub branch_targets: Vec<(String, Vec<BlockId>)>,
     /// Side tables: span of each instruction, `.loc` (file, line, col) in force at it.
     pub inst_spans: Vec<Span>,
     pub inst_locs: Vec<Option<(u32, u32, u32)>>,
@@ -328,8 +330,8 @@ impl Module {
         }
         for f in &self.funcs {
             s.push_str(&format!(
-                "func {} {:?} {:?} defined={} params={:?} rets={:?} regs={:?} ranges={:?} locals={:?} tuning={:?} blocks={:?} labels={:?} locs={:?}\n",
-                f.name, f.kind, f.linkage, f.defined, f.params, f.rets, f.regs, f.reg_ranges, f.locals, f.tuning, f.blocks, f.block_labels, f.inst_locs
+                "func {} {:?} {:?} defined={} params={:?} rets={:?} regs={:?} ranges={:?} locals={:?} tuning={:?} targets={:?} blocks={:?} labels={:?} locs={:?}\n",
+                f.name, f.kind, f.linkage, f.defined, f.params, f.rets, f.regs, f.reg_ranges, f.locals, f.tuning, f.branch_targets, f.blocks, f.block_labels, f.inst_locs
             ));
             for i in &f.insts {
                 s.push_str(&format!("  {i:?}\n"));

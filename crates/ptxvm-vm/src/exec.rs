@@ -1253,6 +1253,50 @@ impl<'a> Cta<'a> {
                 self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
                 self.write(t, *d, old);
             }
+            Exec::BrxIdx { index, targets } => {
+                let i = self.src(t, *index) as u32 as usize;
+                let Some(&target) = targets.get(i) else {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "brx.idx index {i} is out of range: the target list has {} labels",
+                            targets.len()
+                        ),
+                    ));
+                };
+                let th = &mut self.threads[t];
+                if target <= th.pc {
+                    th.spins += 1;
+                } else {
+                    th.spins = 0;
+                }
+                next = target;
+            }
+            Exec::Slct {
+                d,
+                a,
+                b,
+                c,
+                bits,
+                float_c,
+                ftz,
+            } => {
+                let cv = self.src(t, *c);
+                let pick = if *float_c {
+                    let x = f32::from_bits(cv as u32);
+                    let x = if *ftz { fa::ftz_f32(x) } else { x };
+                    x >= 0.0
+                } else {
+                    cv as u32 as i32 >= 0
+                };
+                let v = if pick {
+                    self.src(t, *a)
+                } else {
+                    self.src(t, *b)
+                };
+                self.write(t, *d, mask(v, *bits));
+            }
             Exec::Bra { target } => {
                 let th = &mut self.threads[t];
                 if *target <= th.pc {

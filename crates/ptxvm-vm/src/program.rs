@@ -460,6 +460,21 @@ pub enum Exec {
     Bra {
         target: u32,
     },
+    /// `brx.idx`: jump to the `index`-th target (out of range faults).
+    BrxIdx {
+        index: Src,
+        targets: Vec<u32>,
+    },
+    /// `slct`: `d = c >= 0 ? a : b` (`c` an `.s32`, or an `.f32` with optional `.ftz`).
+    Slct {
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+        bits: u32,
+        float_c: bool,
+        ftz: bool,
+    },
     Ret,
     Exit,
     Trap,
@@ -761,6 +776,8 @@ pub fn decode(
 
 struct Dx<'a> {
     m: &'a ir::Module,
+    /// `.branchtargets` lists of the function, as pcs.
+    targets: Vec<(String, Vec<u32>)>,
     canon: &'a [u32],
     gvars: &'a [VarLoc],
     locals: Vec<VarLoc>,
@@ -841,6 +858,18 @@ fn decode_func(
     fc.param_size = align_up(poff, 16);
     let dx = Dx {
         m,
+        targets: f
+            .branch_targets
+            .iter()
+            .map(|(n, bs)| {
+                (
+                    n.clone(),
+                    bs.iter()
+                        .map(|b| f.blocks.get(*b as usize).copied().unwrap_or(0))
+                        .collect(),
+                )
+            })
+            .collect(),
         canon,
         gvars,
         locals,
@@ -1604,6 +1633,32 @@ impl Dx<'_> {
                     c,
                 }
             }
+            "brx" => {
+                let Op::Target(name) = op(1)? else {
+                    return None;
+                };
+                let targets = self.targets.iter().find(|(n, _)| n == name)?.1.clone();
+                Exec::BrxIdx {
+                    index: self.src(op(0)?)?,
+                    targets,
+                }
+            }
+            "slct" => {
+                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
+                let (dty, cty) = (*tys.first()?, *tys.get(1)?);
+                Exec::Slct {
+                    d: self.dst(op(0)?)?,
+                    a: self.fsrc(op(1)?, dty)?,
+                    b: self.fsrc(op(2)?, dty)?,
+                    c: self.fsrc(op(3)?, cty)?,
+                    bits: dty.bits(),
+                    float_c: cty == Type::F32,
+                    ftz: has(".ftz"),
+                }
+            }
+            // No observable effect in the interpreter: sleeping, performance-monitor
+            // events, and a breakpoint without a debugger attached.
+            "nanosleep" | "pmevent" | "brkpt" => Exec::Fence,
             "bra" => match op(0)? {
                 Op::Label(b) => Exec::Bra {
                     target: blocks[*b as usize],

@@ -23,6 +23,11 @@ impl<'a> Cx<'a> {
         self.block(body, &mut fx);
         // Branch operands were resolved to label ids; bind them to their blocks.
         let lb = std::mem::take(&mut fx.label_blocks);
+        for (_, ids) in &mut fx.func.branch_targets {
+            for id in ids.iter_mut() {
+                *id = lb.get(*id as usize).copied().unwrap_or(*id);
+            }
+        }
         for inst in &mut fx.func.insts {
             for op in &mut inst.operands {
                 relabel(op, &lb);
@@ -157,6 +162,15 @@ impl<'a> Cx<'a> {
                 }
                 ast::Stmt::Special(sp) => {
                     if self.t(sp.directive) == ".branchtargets" {
+                        // Label ids now; bound to blocks with the branch operands below.
+                        let ids = sp
+                            .names
+                            .iter()
+                            .filter_map(|n| fx.labels.get(self.t(*n)).copied())
+                            .collect();
+                        fx.func
+                            .branch_targets
+                            .push((self.t(sp.label).to_string(), ids));
                         for n in &sp.names {
                             let nm = self.t(*n);
                             if !fx.labels.contains_key(nm) {
