@@ -1739,35 +1739,9 @@ impl Dx<'_> {
                 }
             }
             "call" => {
+                // `call (rets), target, (args)`: the return and argument lists hold `.param`
+                // variables; the target is a function or a register (indirect call).
                 let ci = ops.iter().position(|o| !matches!(o, Op::List(_)))?;
-                if let Op::Reg(r) = ops[ci] {
-                    let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
-                        match o {
-                            None => Some(Vec::new()),
-                            Some(Op::List(v)) => v
-                                .iter()
-                                .map(|x| match x {
-                                    Op::Sym { var, offset: 0, .. } => Some(self.var(*var)),
-                                    _ => None,
-                                })
-                                .collect(),
-                            _ => None,
-                        }
-                    };
-                    let rets = if ci > 0 {
-                        list(ops.first())?
-                    } else {
-                        Vec::new()
-                    };
-                    let args = list(ops.get(ci + 1))?;
-                    return Some(Exec::CallIndirect {
-                        target: Src::Reg(r),
-                        args,
-                        rets,
-                    });
-                }
-                let Op::Func(fi) = ops[ci] else { return None };
-                let fi = self.canon[fi as usize];
                 let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
                     match o {
                         None => Some(Vec::new()),
@@ -1787,6 +1761,15 @@ impl Dx<'_> {
                     Vec::new()
                 };
                 let args = list(ops.get(ci + 1))?;
+                if let Op::Reg(r) = ops[ci] {
+                    return Some(Exec::CallIndirect {
+                        target: Src::Reg(r),
+                        args,
+                        rets,
+                    });
+                }
+                let Op::Func(fi) = ops[ci] else { return None };
+                let fi = self.canon[fi as usize];
                 let callee = self.m.funcs.get(fi as usize)?;
                 if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
                     return None;
