@@ -551,6 +551,34 @@ def cases_cuda():
     case("nvrtc12_saturating_and_min_max", "nvrtc12/int_intrinsics.sm_80.ptx", "saturating_and_min_max", [1], [256],
          [a, bl, Z("i32", n), S("s32", n)], {2: out(wrap(e), why="add.sat.s32, min/max, abs (wrapping sum)")})
 
+    # SIMD video intrinsics (CUDA 12 lowers __vsadu4-style sums to vabsdiff4 ... .add); the
+    # expected values follow the CUDA Math API's per-lane definitions.
+    r = rng(80)
+    n = 256
+    x = r.integers(0, 2**32, n, dtype=u64).astype(u32)
+    y = r.integers(0, 2**32, n, dtype=u64).astype(u32)
+    keep = r.integers(0, 16, n)  # make some bytes equal so __vcmpeq4 sees both outcomes
+    for k in range(4):
+        m = u32(0xff << (8 * k))
+        y = np.where((keep >> k) & 1 == 1, (y & ~m) | (x & m), y).astype(u32)
+    x[:4] = [0, 0xffffffff, 0x80808080, 0x7fff8000]
+    y[:4] = [0xffffffff, 0xffffffff, 0x7f7f7f7f, 0x80007fff]
+    xb, yb = x.view(u8).reshape(n, 4).astype(i64), y.view(u8).reshape(n, 4).astype(i64)
+    xh, yh = x.view(u16).reshape(n, 2).astype(i64), y.view(u16).reshape(n, 2).astype(i64)
+    xs, ys = x.view(i16).reshape(n, 2).astype(i64), y.view(i16).reshape(n, 2).astype(i64)
+    pack4 = lambda v: ((v & 0xff).astype(u32) << (8 * np.arange(4, dtype=u32))).sum(axis=1, dtype=u64).astype(u32)
+    pack2 = lambda v: ((v & 0xffff).astype(u32) << (16 * np.arange(2, dtype=u32))).sum(axis=1, dtype=u64).astype(u32)
+    e = (pack4(xb + yb)                                   # __vadd4
+         ^ pack2(xh - yh)                                 # __vsub2
+         ^ pack4(np.abs(xb - yb))                         # __vabsdiffu4
+         ^ pack4(np.maximum(xb, yb))                      # __vmaxu4
+         ^ pack2(np.minimum(xs, ys))                      # __vmins2
+         ^ pack4(np.where(xb == yb, 0xff, 0))             # __vcmpeq4
+         ^ np.abs(xs - ys).sum(axis=1).astype(u32)        # __vsads2
+         ^ pack4((xb + yb + 1) >> 1))                     # __vavgu4
+    case("nvrtc12_simd_video", "nvrtc12/int_intrinsics.sm_80.ptx", "simd_video", [1], [256],
+         [x, y, Z("u32", n), S("s32", n)], {2: out(e, why="SIMD video intrinsics (vabsdiff4 .add, per-lane arithmetic), CUDA Math API definitions")})
+
     # ---------------- local_arrays ----------------
     r = rng(9)
     nthr, n = 128, 1000

@@ -298,8 +298,66 @@ pub enum Op {
     Pair(Box<Op>, Box<Op>),
     /// `(a, b)` of a call.
     List(Vec<Op>),
-    /// A selector on a video-instruction operand (`%r1.b0`): register and selector text.
-    Select(RegId, String),
+    /// A register with a video-instruction sub-word selector (`%r1.b0`, `%r2.h10`).
+    Select(RegId, VSel),
+    /// A negated source (`-%r1`, `-5`): the operand negates of `vmad`.
+    Neg(Box<Op>),
+}
+
+/// A sub-word selector written on a video-instruction operand: `.b0`..`.b3`/`.h0`/`.h1`
+/// (scalar forms), `.hxy`/`.bxyzw` (lanes of the SIMD forms' sources, picked from the eight
+/// bytes or four half-words of `{b, a}`) and the destination masks (`.h10`, `.b31`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VSel {
+    /// Half-word lanes (`.h…`) rather than bytes (`.b…`).
+    pub half: bool,
+    /// Number of lane digits written (1 to 4).
+    pub n: u8,
+    /// The lane digits as written, most significant element first (`.b3210` → `[3,2,1,0]`).
+    pub lanes: [u8; 4],
+}
+
+impl VSel {
+    /// Parses `.b…`/`.h…` with one to four decimal digits 0..7; `None` for anything else.
+    pub fn parse(text: &str) -> Option<VSel> {
+        let rest = text.strip_prefix('.')?;
+        let half = match rest.as_bytes().first()? {
+            b'h' => true,
+            b'b' => false,
+            _ => return None,
+        };
+        let digits = &rest.as_bytes()[1..];
+        if digits.is_empty() || digits.len() > 4 {
+            return None;
+        }
+        let mut lanes = [0u8; 4];
+        for (k, d) in digits.iter().enumerate() {
+            if !(b'0'..=b'7').contains(d) {
+                return None;
+            }
+            lanes[k] = d - b'0';
+        }
+        Some(VSel {
+            half,
+            n: digits.len() as u8,
+            lanes,
+        })
+    }
+
+    /// The digits as written (`[3, 1]` for `.b31`).
+    pub fn digits(&self) -> &[u8] {
+        &self.lanes[..self.n as usize]
+    }
+}
+
+impl std::fmt::Display for VSel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, ".{}", if self.half { 'h' } else { 'b' })?;
+        for d in self.digits() {
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A resolved instruction.

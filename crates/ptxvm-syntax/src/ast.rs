@@ -201,6 +201,12 @@ pub enum Operand {
     List { span: Span, elems: Vec<Operand> },
     /// `!p`.
     Not { span: Span, name: Span },
+    /// `-%r1` or `-%r1.h0`: a negated register (the source negates of `vmad`).
+    Neg {
+        span: Span,
+        name: Span,
+        comp: Option<Span>,
+    },
     /// `a|b`.
     Pair {
         span: Span,
@@ -220,6 +226,7 @@ impl Operand {
             | Operand::Vector { span, .. }
             | Operand::List { span, .. }
             | Operand::Not { span, .. }
+            | Operand::Neg { span, .. }
             | Operand::Pair { span, .. }
             | Operand::Sink(span) => *span,
         }

@@ -907,6 +907,27 @@ impl<'a> Parser<'a> {
                     name: n,
                 });
             }
+            // `-%r1{.sel}` not followed by more expression: a negated register operand.
+            Tok::Minus
+                if self.peek_at(1) == Tok::Ident
+                    && self.text(self.span_at(1)).starts_with('%')
+                    && self.span_at(1).start == self.span().end =>
+            {
+                let m = self.bump();
+                let name = self.bump();
+                let mut comp = None;
+                if self.peek() == Tok::Dot && self.span().start == name.end {
+                    comp = Some(self.bump());
+                }
+                if comp.is_none() && is_binop_start(self.peek()) {
+                    // `-%x + 1`: an ordinary expression after all.
+                    self.pos -= 2;
+                    Operand::Expr(self.expr()?)
+                } else {
+                    let span = m.to(comp.unwrap_or(name));
+                    Operand::Neg { span, name, comp }
+                }
+            }
             Tok::Underscore => Operand::Sink(self.bump()),
             Tok::Ident if self.peek_text() == "WARP_SZ" => Operand::Expr(self.expr()?),
             Tok::Ident => {

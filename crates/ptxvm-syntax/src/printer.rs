@@ -327,6 +327,13 @@ impl Printer<'_> {
                 self.out.push('!');
                 self.t(*name);
             }
+            Operand::Neg { name, comp, .. } => {
+                self.out.push('-');
+                self.t(*name);
+                if let Some(c) = comp {
+                    self.t(*c);
+                }
+            }
             Operand::Pair { a, b, .. } => {
                 self.operand(a);
                 self.out.push('|');

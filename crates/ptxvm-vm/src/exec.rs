@@ -987,6 +987,11 @@ impl<'a> Cta<'a> {
                 };
                 self.write(t, *d, mask(v, *bits));
             }
+            Exec::Video(x) => {
+                let (a, b, c) = (self.src(t, x.a), self.src(t, x.b), self.src(t, x.c));
+                let r = x.v.eval(a as u32, b as u32, c as u32);
+                self.write(t, x.d, r as u64);
+            }
             Exec::IntX {
                 op,
                 ty,

@@ -167,6 +167,17 @@ pub enum AtomOp {
 
 pub use crate::ops::half::{HMods, HOp};
 pub use crate::ops::int::{CarryOp, Packed, PrmtMode};
+pub use crate::ops::video::Video;
+
+/// A decoded video instruction: its spec and plain operands (`c` is `Imm(0)` when absent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoInst {
+    pub v: Video,
+    pub d: Dst,
+    pub a: Src,
+    pub b: Src,
+    pub c: Src,
+}
 
 /// The less common pure integer operations (sources in `Exec::IntX::s`, in operand order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -507,6 +518,8 @@ pub enum Exec {
         args: Vec<VarLoc>,
         rets: Vec<VarLoc>,
     },
+    /// A video instruction (`vadd` ... `vset4`); operands without their selectors.
+    Video(Box<VideoInst>),
     /// Pure integer operations; `pred` is `lop3`'s optional `|p` result with its
     /// `BoolOp` and `q` operand.
     IntX {
@@ -1812,6 +1825,36 @@ impl Dx<'_> {
                     b: self.src(op(2)?)?,
                     c,
                 }
+            }
+            "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
+            | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
+            | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
+                // Strip negates and selectors: they live in the spec.
+                let split = |o: &'_ Op| -> Option<(Op, Option<ir::VSel>, bool)> {
+                    let (o, neg) = match o {
+                        Op::Neg(x) => (&**x, true),
+                        x => (x, false),
+                    };
+                    Some(match o {
+                        Op::Select(r, s) => (Op::Reg(*r), Some(*s), neg),
+                        x => (x.clone(), None, neg),
+                    })
+                };
+                let (d, dsel, _) = split(op(0)?)?;
+                let (a, asel, na) = split(op(1)?)?;
+                let (b, bsel, nb) = split(op(2)?)?;
+                let (c, _, nc) = match op(3) {
+                    Some(o) => split(o)?,
+                    None => (Op::Imm(0), None, false),
+                };
+                let v = Video::decode(inst.opcode, mods, dsel, asel, bsel, [na, nb, nc])?;
+                Exec::Video(Box::new(VideoInst {
+                    v,
+                    d: self.dst(&d)?,
+                    a: self.src(&a)?,
+                    b: self.src(&b)?,
+                    c: self.src(&c)?,
+                }))
             }
             "mul24" | "mad24" | "sad" | "bfe" | "bfi" | "bfind" | "fns" | "szext" | "bmsk"
             | "prmt" | "lop3" | "shf" | "dp4a" | "dp2a" => {

@@ -190,6 +190,7 @@ impl<'a> Cx<'a> {
         let (fi, b, ops) = passing.swap_remove(k);
         let f = &table.forms[fi];
         self.space_checks(opcode, &mods, i, &ops, fx);
+        self.video_checks(opcode, &mods, i, &ops);
         if matches!(opcode, "bar" | "barrier")
             && let Some(Op::Imm(id)) = ops.first()
             && *id > 15
@@ -512,6 +513,10 @@ impl<'a> Cx<'a> {
                     Operand::Name { name, comp } if kind != Kind::I => {
                         self.reg_operand(*name, *comp, kind, ty, relaxed, fx, errs)
                     }
+                    // `-%r` (vmad's operand negates; `video_checks` rejects it elsewhere).
+                    Operand::Neg { name, comp, .. } if kind != Kind::I && !is_dest => Op::Neg(
+                        Box::new(self.reg_operand(*name, *comp, kind, ty, relaxed, fx, errs)),
+                    ),
                     // ptxas also takes a constant where the manual says register, in source
                     // positions (`cvta.to.global.u64 %rd1, 255`, `shfl.sync... d, 1, ...`).
                     Operand::Expr(e)
@@ -662,6 +667,15 @@ impl<'a> Cx<'a> {
                     .collect(),
             ),
             Operand::Not { name, .. } => self.pred(*name, true, fx, errs),
+            Operand::Neg { name, comp, .. } => Op::Neg(Box::new(self.reg_operand(
+                *name,
+                *comp,
+                Kind::RIS,
+                None,
+                true,
+                fx,
+                errs,
+            ))),
             Operand::Pair { a, b, .. } => Op::Pair(
                 Box::new(self.any_operand(a, fx, errs)),
                 Box::new(self.any_operand(b, fx, errs)),
@@ -747,11 +761,10 @@ impl<'a> Cx<'a> {
                     if let Some(k) = comp_index(c).filter(|_| reg.vector > 1) {
                         return Op::RegComp(r, k);
                     }
-                    if matches!(
-                        c,
-                        ".b0" | ".b1" | ".b2" | ".b3" | ".h0" | ".h1" | ".b" | ".h"
-                    ) {
-                        return Op::Select(r, c.to_string());
+                    // Which selectors a position takes is checked per instruction
+                    // (`video_checks`); here only the spelling.
+                    if let Some(sel) = VSel::parse(c) {
+                        return Op::Select(r, sel);
                     }
                     errs.push(err(
                         DiagKind::OperandKind,

@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 mod body;
 mod eval;
 mod instr;
+mod video;
 
 pub use eval::{Val, eval};
 use eval::{const_int, push_float, sym_expr};

@@ -6,3 +6,4 @@
 pub mod half;
 pub mod int;
 pub mod printf;
+pub mod video;

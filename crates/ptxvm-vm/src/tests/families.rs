@@ -956,8 +956,11 @@ fn printf_assert_malloc() {
 
 #[test]
 fn unsupported_forms_still_fault() {
-    // Video instructions are not implemented yet: they must fault, naming the form.
-    let f = fault_of("    vadd.u32.u32.u32 %r0, %r0, %r0;\n", 1);
+    // Tensor-core instructions are a later step: they must fault, naming the form.
+    let f = fault_of(
+        "    mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f4,%f5,%f6,%f7};\n",
+        1,
+    );
     assert_eq!(f.kind, FaultKind::Unsupported);
-    assert!(f.message.contains("vadd"), "{}", f.message);
+    assert!(f.message.contains("mma"), "{}", f.message);
 }

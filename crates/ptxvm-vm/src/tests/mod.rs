@@ -3,6 +3,7 @@
 //! independently of the interpreter.
 
 mod families;
+mod video;
 mod warp;
 
 use crate::{Device, LaunchConfig, Stats, VmError};
