@@ -9,6 +9,12 @@
 //! spinning on a lock held by another lane of its warp cannot starve it. Warps of a CTA
 //! take turns in quanta; barriers are scheduler state.
 //!
+//! Special registers with no CPU counterpart: every CTA runs on "SM 0" of one (`%smid` 0,
+//! `%nsmid` 1), `%gridid` is 0, the cluster registers describe an implicit 1×1×1 cluster,
+//! `%pm0..7` and `%envreg0..31` read 0. `%clock`, `%clock_hi`, `%clock64` and `%globaltimer`
+//! (`_lo`/`_hi`) count the warp-instructions the CTA has issued (the timer at 1 ns per
+//! instruction): monotonic and deterministic, so timing loops end and runs repeat exactly.
+//!
 //! Invariant: every guest memory access is bounds-checked (global through
 //! [`GlobalMemory`], shared/local/param against their buffers); a failure becomes a
 //! [`Fault`] naming kernel, line, CTA, thread and lane.
@@ -129,6 +135,9 @@ struct Cta<'a> {
     bar_red: [BarRedState; 16],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
+    /// Warp-instructions issued in this CTA so far: the CTA's `%clock64`, and its
+    /// `%globaltimer` at one nanosecond per instruction (deterministic, monotonic).
+    clock: u64,
 }
 
 /// Runs a launch to completion (or to its first fault).
@@ -286,6 +295,7 @@ impl<'a> Cta<'a> {
             bar_expected: [None; 16],
             bar_red: [BarRedState::default(); 16],
             exits_dirty: false,
+            clock: 0,
         }
     }
 
@@ -490,6 +500,7 @@ impl<'a> Cta<'a> {
             ));
         }
         stats.warp_insts += 1;
+        self.clock += 1;
         let prog = self.prog;
         let Some(inst) = prog.funcs[func as usize].code.get(pc as usize) else {
             // Falling off the end of a function body returns.
@@ -606,7 +617,12 @@ impl<'a> Cta<'a> {
             "%total_smem_size" | "%aggr_smem_size" => {
                 (self.prog.shared_size + self.launch.dyn_shared) as u64
             }
-            // Clocks and timers count this CTA's progress, so runs are deterministic.
+            // Clocks and timers count this CTA's issued warp-instructions, so runs are
+            // deterministic and timing loops terminate.
+            "%clock64" | "%globaltimer" => self.clock,
+            "%clock" | "%globaltimer_lo" => self.clock & 0xffff_ffff,
+            "%clock_hi" | "%globaltimer_hi" => self.clock >> 32,
+            // %pm0..7 (performance-monitor counters) and %envreg0..31 read as zero.
             _ => 0,
         }
     }
