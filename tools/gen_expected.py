@@ -579,6 +579,22 @@ def cases_cuda():
     case("nvrtc12_simd_video", "nvrtc12/int_intrinsics.sm_80.ptx", "simd_video", [1], [256],
          [x, y, Z("u32", n), S("s32", n)], {2: out(e, why="SIMD video intrinsics (vabsdiff4 .add, per-lane arithmetic), CUDA Math API definitions")})
 
+    # ---------------- cp_async (sm_90: cuda::barrier over an mbarrier, cp.async.bulk) ----------------
+    r = rng(81)
+    g, bd = 2, 128
+    x = r.standard_normal(g * 1024).astype(f32)
+    o = np.zeros(g * bd, f32)
+    for b in range(g):
+        tile = x[b * 1024:(b + 1) * 1024]
+        acc = np.zeros(bd, f32)
+        for i0 in range(0, 1024, bd):  # thread t takes i = t, t+bd, ...: one fma.rn per step
+            i = i0 + np.arange(bd)
+            acc = fma32(tile[i], tile[1023 - i], acc)
+        o[b * bd:(b + 1) * bd] = acc
+    case("nvrtc12_cuda_barrier_memcpy", "nvrtc12/cp_async.sm_90.ptx", "cuda_barrier_memcpy", [g], [bd],
+         [x, Z("f32", g * bd), S("s32", 1024)],
+         {1: out(o, why="cp.async.bulk + mbarrier expect_tx/try_wait, then an fma.rn chain per thread")})
+
     # ---------------- local_arrays ----------------
     r = rng(9)
     nthr, n = 128, 1000

@@ -309,6 +309,13 @@ impl Device {
                 cfg.block
             )));
         }
+        if let Some(c) = fc.cluster
+            && c != [1, 1, 1]
+        {
+            return Err(VmError::usage(format!(
+                "kernel `{kernel}` requires clusters of {c:?} CTAs (.reqnctapercluster); ptxvm runs every CTA as its own 1x1x1 cluster (multi-CTA clusters are not supported yet)"
+            )));
+        }
         if let Some(mx) = fc.maxntid
             && threads > mx.iter().map(|&x| x as u64).product::<u64>()
         {

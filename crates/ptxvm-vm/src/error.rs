@@ -25,6 +25,9 @@ pub enum FaultKind {
     Unsupported,
     /// Local stack or call depth exhausted.
     StackOverflow,
+    /// Undefined use of a barrier object: an `mbarrier` that is uninitialised, over-arrived
+    /// or out of tx-count range, or `barrier.cluster` arrive/wait out of order.
+    Barrier,
 }
 
 /// Where in the guest a fault happened.

@@ -24,11 +24,16 @@ use crate::memory::{
     AccessError, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
     SharedMemory,
 };
+use crate::ops::mbarrier::MBar;
 use crate::program::*;
 use ptxvm_fp::Rnd;
 use ptxvm_fp::arith as fa;
 use ptxvm_ir::types::{Class, Type};
 
+/// Named barriers 0..15, then the cluster barrier (`barrier.cluster`).
+const NBAR: usize = 17;
+/// The slot of `barrier.cluster.arrive`/`.wait`: with a 1×1×1 cluster it spans the CTA.
+const CLUSTER_BAR: usize = 16;
 /// Consecutive backward branches after which a group yields to its warp's other groups.
 pub const SPIN_YIELD: u32 = 64;
 /// Instructions a warp runs before the next warp of its CTA gets a turn.
@@ -108,6 +113,8 @@ struct Thread {
     sync_mask: u32,
     /// Destination of a pending `bar.red` result.
     red_dst: Option<Dst>,
+    /// Arrived at `barrier.cluster` and not yet waited.
+    cluster_arrived: bool,
     /// Output of `vprintf`.
     out: Vec<u8>,
 }
@@ -129,10 +136,10 @@ struct Cta<'a> {
     threads: Vec<Thread>,
     nwarps: u32,
     /// Per barrier, per warp: the lanes that have arrived.
-    bar_lanes: [Vec<u32>; 16],
+    bar_lanes: [Vec<u32>; NBAR],
     /// Per barrier: the expected thread count of the current phase (`None`: all threads).
-    bar_expected: [Option<u32>; 16],
-    bar_red: [BarRedState; 16],
+    bar_expected: [Option<u32>; NBAR],
+    bar_red: [BarRedState; NBAR],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
     /// Warp-instructions issued in this CTA so far: the CTA's `%clock64`, and its
@@ -269,6 +276,7 @@ impl<'a> Cta<'a> {
                 cf: false,
                 sync_mask: 0,
                 red_dst: None,
+                cluster_arrived: false,
                 out: Vec::new(),
             };
             t.frames.push(Frame {
@@ -292,8 +300,8 @@ impl<'a> Cta<'a> {
             nwarps: n.div_ceil(32),
             threads,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
-            bar_expected: [None; 16],
-            bar_red: [BarRedState::default(); 16],
+            bar_expected: [None; NBAR],
+            bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
             clock: 0,
         }
@@ -413,7 +421,7 @@ impl<'a> Cta<'a> {
                     .code
                     .get(t.pc.saturating_sub(1) as usize)
                     .map_or(0, |i| i.line);
-                warps.push(format!("warp {w} waits at barrier {id} (line {line})"));
+                warps.push(format!("warp {w} waits at {} (line {line})", bar_name(id)));
             }
         }
         let id = match self.threads[first].state {
@@ -424,7 +432,8 @@ impl<'a> Cta<'a> {
             first,
             FaultKind::Deadlock,
             format!(
-                "deadlock: barrier {id} can never complete: {} of {} threads arrived, {} expected; {} threads have exited; {}",
+                "deadlock: {} can never complete: {} of {} threads arrived, {} expected; {} threads have exited; {}",
+                bar_name(id),
                 self.bar_arrived(id as usize),
                 self.threads.len(),
                 self.bar_expected[id as usize].unwrap_or(self.threads.len() as u32),
@@ -1423,6 +1432,150 @@ impl<'a> Cta<'a> {
                 }
                 return self.call(t, fi as u32, args, rets, next);
             }
+            Exec::MBar {
+                op,
+                space,
+                addr,
+                d,
+                a,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                if !at.is_multiple_of(8) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!("mbarrier object at {at:#x} is not 8-byte aligned"),
+                    ));
+                }
+                let mut buf = [0u8; 8];
+                self.load(t, sp, at, &mut buf, mem)?;
+                let w = u64::from_le_bytes(buf);
+                let av = self.src(t, *a);
+                let new = match *op {
+                    MBarOp::Init => Ok(Some(MBar::init(av & 0xffff_ffff))),
+                    MBarOp::Inval => Ok(Some(Ok(0))),
+                    MBarOp::Arrive { drop, no_complete } => {
+                        MBar::arrive(w, av & 0xffff_ffff, drop, no_complete).map(|(nw, st)| {
+                            self.write(t, *d, st);
+                            Some(Ok(nw))
+                        })
+                    }
+                    MBarOp::ArriveTx { drop } => MBar::tx(w, (av & 0xffff_ffff) as i64)
+                        .and_then(|w2| MBar::arrive(w2, 1, drop, false))
+                        .map(|(nw, st)| {
+                            self.write(t, *d, st);
+                            Some(Ok(nw))
+                        }),
+                    MBarOp::ExpectTx => Ok(Some(MBar::tx(w, (av & 0xffff_ffff) as i64))),
+                    MBarOp::CompleteTx => Ok(Some(MBar::tx(w, -((av & 0xffff_ffff) as i64)))),
+                    MBarOp::Wait { parity } => {
+                        let done = if parity {
+                            MBar::parity_done(w, av)
+                        } else {
+                            MBar::phase_done(w, av)
+                        };
+                        self.write(t, *d, done as u64);
+                        Ok(None)
+                    }
+                    MBarOp::CpAsyncArrive { noinc: true } => {
+                        MBar::arrive(w, 1, false, false).map(|(nw, _)| Some(Ok(nw)))
+                    }
+                    MBarOp::CpAsyncArrive { noinc: false } => Ok(None),
+                };
+                match new.and_then(|n| n.transpose()) {
+                    Ok(Some(nw)) => self.store(t, sp, at, &nw.to_le_bytes(), mem)?,
+                    Ok(None) => {}
+                    Err(msg) => return Err(self.fault(t, FaultKind::Barrier, msg)),
+                }
+            }
+            Exec::MBarPending { d, state } => {
+                let v = MBar::pending_of(self.src(t, *state));
+                self.write(t, *d, v);
+            }
+            Exec::CpBulk {
+                dst,
+                dst_space,
+                src,
+                src_space,
+                size,
+                mbar,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let (ss, sa) = self.resolve(t, *src_space, *src);
+                let (ds, da) = self.resolve(t, *dst_space, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                // In 16-byte pieces (each access is checked at its own natural alignment).
+                let mut piece = [0u8; 16];
+                for off in (0..n).step_by(16) {
+                    self.load(t, ss, sa + off, &mut piece, mem)?;
+                    self.store(t, ds, da + off, &piece, mem)?;
+                }
+                if let Some(m) = mbar {
+                    let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
+                    let mut w = [0u8; 8];
+                    self.load(t, ms, ma, &mut w, mem)?;
+                    match MBar::tx(u64::from_le_bytes(w), -(n as i64)) {
+                        Ok(nw) => self.store(t, ms, ma, &nw.to_le_bytes(), mem)?,
+                        Err(msg) => return Err(self.fault(t, FaultKind::Barrier, msg)),
+                    }
+                }
+            }
+            Exec::ClusterBar { wait } => {
+                let arrived = self.threads[t].cluster_arrived;
+                if !*wait {
+                    if arrived {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Barrier,
+                            "barrier.cluster.arrive twice without a barrier.cluster.wait in between",
+                        ));
+                    }
+                    self.threads[t].pc = next;
+                    self.threads[t].cluster_arrived = true;
+                    return self.bar_join(t, CLUSTER_BAR, None, false, None);
+                }
+                if !arrived {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Barrier,
+                        "barrier.cluster.wait without a preceding barrier.cluster.arrive",
+                    ));
+                }
+                self.threads[t].pc = next;
+                self.threads[t].cluster_arrived = false;
+                // Still marked as arrived: the phase has not completed yet, so wait for it.
+                let (w, lane) = (t / 32, self.threads[t].lane);
+                if self.bar_lanes[CLUSTER_BAR]
+                    .get(w)
+                    .is_some_and(|m| m >> lane & 1 != 0)
+                {
+                    self.threads[t].state = TState::Barrier(CLUSTER_BAR as u8);
+                    self.check_barrier(CLUSTER_BAR);
+                }
+                return Ok(());
+            }
+            Exec::Mapa { d, a, rank } => {
+                let r = self.src(t, *rank) & 0xffff_ffff;
+                if r != 0 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "mapa to CTA rank {r}: the cluster has one CTA (rank 0); ptxvm runs 1x1x1 clusters"
+                        ),
+                    ));
+                }
+                let v = self.src(t, *a);
+                self.write(t, *d, v);
+            }
             Exec::Unsupported(what) => return Err(self.unsupported(t, what)),
         }
         self.threads[t].pc = next;
@@ -1663,7 +1816,7 @@ impl<'a> Cta<'a> {
                 .and_then(|f| f.code.get(pc as usize))
                 .map_or(0, |i| i.line);
             let st = match u.state {
-                TState::Barrier(id) => format!("at barrier {id}"),
+                TState::Barrier(id) => format!("at {}", bar_name(id)),
                 TState::WarpSync => "at another `.sync` instruction".into(),
                 TState::Ready => "not arrived".into(),
                 TState::Exited => "exited".into(),
@@ -1857,7 +2010,18 @@ impl<'a> Cta<'a> {
                 format!("barrier id {id} is out of range 0..15"),
             ));
         }
-        let id = id as usize;
+        self.bar_join(t, id as usize, count, wait, red)
+    }
+
+    /// Arrival at barrier slot `id` (a named barrier, or [`CLUSTER_BAR`]).
+    fn bar_join(
+        &mut self,
+        t: usize,
+        id: usize,
+        count: Option<u64>,
+        wait: bool,
+        red: Option<(BarRedOp, bool)>,
+    ) -> Result<(), Box<Fault>> {
         if let Some(c) = count
             && (c == 0 || c % 32 != 0 || c > self.nwarps as u64 * 32)
         {
@@ -1967,13 +2131,22 @@ impl<'a> Cta<'a> {
     fn recheck_blocked(&mut self) -> Result<bool, Box<Fault>> {
         self.exits_dirty = false;
         let mut any = false;
-        for id in 0..16 {
+        for id in 0..NBAR {
             any |= self.check_barrier(id);
         }
         for w in 0..self.nwarps as usize {
             any |= self.release_warp_syncs(w)?;
         }
         Ok(any)
+    }
+}
+
+/// How diagnostics name barrier slot `id`.
+fn bar_name(id: u8) -> String {
+    if id as usize == CLUSTER_BAR {
+        "the cluster barrier (barrier.cluster)".into()
+    } else {
+        format!("barrier {id}")
     }
 }
 

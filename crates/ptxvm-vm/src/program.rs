@@ -169,6 +169,33 @@ pub use crate::ops::half::{HMods, HOp};
 pub use crate::ops::int::{CarryOp, Packed, PrmtMode};
 pub use crate::ops::video::Video;
 
+/// `mbarrier` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MBarOp {
+    Init,
+    Inval,
+    /// Arrive-on with a count (`a`; 1 when absent); `drop` is `arrive_drop`.
+    Arrive {
+        drop: bool,
+        no_complete: bool,
+    },
+    /// `arrive.expect_tx`/`arrive_drop.expect_tx`: expect `a` bytes, then arrive once.
+    ArriveTx {
+        drop: bool,
+    },
+    ExpectTx,
+    CompleteTx,
+    /// `test_wait`/`try_wait` (try_wait returns at once: a legal time-out).
+    Wait {
+        parity: bool,
+    },
+    /// `cp.async.mbarrier.arrive`: the copies are already complete; `.noinc` arrives,
+    /// otherwise the increment and the arrival cancel out.
+    CpAsyncArrive {
+        noinc: bool,
+    },
+}
+
 /// A decoded video instruction: its spec and plain operands (`c` is `Imm(0)` when absent).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VideoInst {
@@ -518,6 +545,41 @@ pub enum Exec {
         args: Vec<VarLoc>,
         rets: Vec<VarLoc>,
     },
+    /// An `mbarrier` operation (or `cp.async.mbarrier.arrive`) on the object at `addr`;
+    /// `d` receives the state token or the wait result, `a` is the count, tx-count, state
+    /// or parity operand.
+    MBar {
+        op: MBarOp,
+        space: MemSpace,
+        addr: Addr,
+        d: Dst,
+        a: Src,
+    },
+    /// `mbarrier.pending_count d, state`.
+    MBarPending {
+        d: Dst,
+        state: Src,
+    },
+    /// `cp.async.bulk` without a tensor map: copies `size` bytes at once, then (with an
+    /// mbarrier) completes `size` transaction bytes on it.
+    CpBulk {
+        dst: Addr,
+        dst_space: MemSpace,
+        src: Addr,
+        src_space: MemSpace,
+        size: Src,
+        mbar: Option<Addr>,
+    },
+    /// `barrier.cluster.arrive` / `.wait` (the cluster is the CTA alone: 1×1×1).
+    ClusterBar {
+        wait: bool,
+    },
+    /// `mapa`: the address of `a` in the cluster CTA `rank` (only rank 0 exists).
+    Mapa {
+        d: Dst,
+        a: Src,
+        rank: Src,
+    },
     /// A video instruction (`vadd` ... `vset4`); operands without their selectors.
     Video(Box<VideoInst>),
     /// Pure integer operations; `pred` is `lop3`'s optional `|p` result with its
@@ -656,6 +718,8 @@ pub struct FuncCode {
     /// Required block shape (`.reqntid`) and maximum threads (`.maxntid`).
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// Required cluster shape (`.reqnctapercluster`).
+    pub cluster: Option<[u32; 3]>,
 }
 
 /// A decoded module.
@@ -815,6 +879,7 @@ fn decode_func(
         reg_types: f.regs.iter().map(|r| r.ty).collect(),
         reqntid: f.tuning.reqntid,
         maxntid: f.tuning.maxntid,
+        cluster: f.tuning.reqnctapercluster,
         ..FuncCode::default()
     };
     // Parameter layouts.
@@ -1681,7 +1746,111 @@ impl Dx<'_> {
             "ret" => Exec::Ret,
             "exit" => Exec::Exit,
             "trap" => Exec::Trap,
-            "membar" | "fence" => Exec::Fence,
+            "membar" | "fence" | "griddepcontrol" | "setmaxnreg" => Exec::Fence,
+            "mbarrier" if has(".pending_count") => Exec::MBarPending {
+                d: self.dst(op(0)?)?,
+                state: self.src(op(1)?)?,
+            },
+            "mbarrier" => {
+                let drop = has(".arrive_drop");
+                let (mop, ai, di) = if has(".init") {
+                    (MBarOp::Init, 0, None)
+                } else if has(".inval") {
+                    (MBarOp::Inval, 0, None)
+                } else if has(".expect_tx") && (has(".arrive") || drop) {
+                    (MBarOp::ArriveTx { drop }, 1, Some(0))
+                } else if has(".arrive") || drop {
+                    (
+                        MBarOp::Arrive {
+                            drop,
+                            no_complete: has(".noComplete"),
+                        },
+                        1,
+                        Some(0),
+                    )
+                } else if has(".expect_tx") {
+                    (MBarOp::ExpectTx, 0, None)
+                } else if has(".complete_tx") {
+                    (MBarOp::CompleteTx, 0, None)
+                } else if has(".test_wait") || has(".try_wait") {
+                    (
+                        MBarOp::Wait {
+                            parity: has(".parity"),
+                        },
+                        1,
+                        Some(0),
+                    )
+                } else {
+                    return None;
+                };
+                Exec::MBar {
+                    op: mop,
+                    space: space_of(mods),
+                    addr: self.addr(op(ai)?)?,
+                    d: match di {
+                        Some(k) => self.dst(op(k)?)?,
+                        None => Dst::Sink,
+                    },
+                    a: match op(ai + 1) {
+                        Some(o) => self.src(o)?,
+                        None => Src::Imm(1),
+                    },
+                }
+            }
+            "cp" if has(".async") && has(".mbarrier") && has(".arrive") => Exec::MBar {
+                op: MBarOp::CpAsyncArrive {
+                    noinc: has(".noinc"),
+                },
+                space: space_of(mods),
+                addr: self.addr(op(0)?)?,
+                d: Dst::Sink,
+                a: Src::Imm(1),
+            },
+            "cp" if has(".async")
+                && has(".bulk")
+                && !has(".tensor")
+                && !has(".multicast::cluster")
+                && !has(".cp_mask")
+                && !has(".prefetch") =>
+            {
+                if has(".commit_group") || has(".wait_group") {
+                    Exec::Fence
+                } else {
+                    // Spaces in order: destination first (`.shared::cluster.global`).
+                    let spaces: Vec<MemSpace> = mods
+                        .iter()
+                        .filter(|m| Space::from_dot(m).is_some())
+                        .map(|m| space_of(&[m]))
+                        .collect();
+                    let (dst_space, src_space) = (*spaces.first()?, *spaces.get(1)?);
+                    Exec::CpBulk {
+                        dst: self.addr(op(0)?)?,
+                        dst_space,
+                        src: self.addr(op(1)?)?,
+                        src_space,
+                        size: self.src(op(2)?)?,
+                        mbar: if has(".mbarrier::complete_tx::bytes") {
+                            Some(self.addr(op(3)?)?)
+                        } else {
+                            None
+                        },
+                    }
+                }
+            }
+            "cp" if has(".async") && has(".bulk") && has(".prefetch") && !has(".tensor") => {
+                Exec::Fence
+            }
+            "barrier" if has(".cluster") => Exec::ClusterBar { wait: has(".wait") },
+            "mapa" => Exec::Mapa {
+                d: self.dst(op(0)?)?,
+                a: self.src(op(1)?)?,
+                rank: self.src(op(2)?)?,
+            },
+            "getctarank" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: Src::Imm(0),
+                bits: 32,
+            },
             "cp" if has(".async")
                 && (has(".commit_group") || has(".wait_group") || has(".wait_all")) =>
             {

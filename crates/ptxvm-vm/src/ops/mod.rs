@@ -5,5 +5,6 @@
 
 pub mod half;
 pub mod int;
+pub mod mbarrier;
 pub mod printf;
 pub mod video;
