@@ -1,7 +1,9 @@
 //! Sweeps every f32 bit pattern (or every `--step N`-th) through the `cvt` forms that take
 //! an `.f32` source and compares with `rustc_apfloat` (f16/bf16/f64/integers/integral
 //! rounding, every mode) and an independent bit-level tf32 reference.
-//! `cargo run --release -p ptxvm-fp --example sweep_cvt_f32 -- [--step N] [--threads T]`
+//! `cargo run --release -p ptxvm-fp --example sweep_cvt_f32 -- [--step N] [--threads T] [--part K/N]`
+//! `--part K/N` checks the K-th of N contiguous slices of the inputs; the counts of the
+//! parts 0..N-1 add up to the full run's.
 use ptxvm_fp::Rnd;
 use ptxvm_fp::convert::*;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
@@ -112,6 +114,21 @@ fn main() {
             .unwrap_or(1),
     )
     .max(1);
+    let part = args
+        .iter()
+        .position(|a| a == "--part")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| {
+            let (k, n) = v.split_once('/').expect("--part K/N");
+            let p: (u64, u64) = (k.parse().expect("K"), n.parse().expect("N"));
+            assert!(p.0 < p.1, "--part K/N needs K < N");
+            p
+        })
+        .unwrap_or((0, 1));
+    let (lo, hi) = (
+        (1u64 << 32) * part.0 / part.1,
+        (1u64 << 32) * (part.0 + 1) / part.1,
+    );
     let inputs = AtomicU64::new(0);
     let checks = AtomicU64::new(0);
     let bad = AtomicU64::new(0);
@@ -120,9 +137,10 @@ fn main() {
         for t in 0..threads {
             let (inputs, checks, bad) = (&inputs, &checks, &bad);
             sc.spawn(move || {
-                let mut i = t * step;
+                // Every step-th pattern of [lo, hi), interleaved over the threads.
+                let mut i = lo.div_ceil(step) * step + t * step;
                 let (mut ni, mut nb) = (0u64, 0u64);
-                while i <= u32::MAX as u64 {
+                while i < hi {
                     let b = check(i as u32, checks);
                     if b != 0 && nb < 10 {
                         eprintln!("mismatch at {i:#010x}");
@@ -137,7 +155,9 @@ fn main() {
         }
     });
     println!(
-        "sweep_cvt_f32: step {step}, {} inputs, {} form checks, {} mismatches, {:.1} s",
+        "sweep_cvt_f32: step {step}, part {}/{}, {} inputs, {} form checks, {} mismatches, {:.1} s",
+        part.0,
+        part.1,
         inputs.load(Ordering::Relaxed),
         checks.load(Ordering::Relaxed),
         bad.load(Ordering::Relaxed),

@@ -6,6 +6,10 @@
 //!
 //! Full run: `cargo run --release -p ptxvm-fp --example sweep_f32`
 //! Sampled:  `cargo run --release -p ptxvm-fp --example sweep_f32 -- --step 97`
+//! In parts: `... -- --part K/N > part-K.txt` runs the K-th of N contiguous slices of the
+//! inputs and prints, besides its table, one `ROW` line per form with the raw statistics;
+//! `... -- --merge part-*.txt` combines the parts' `ROW` lines into the full table (it
+//! checks that every part 0..N-1 is present exactly once).
 
 #[path = "../tests/gen_arith/mod.rs"]
 mod gen_arith;
@@ -172,16 +176,31 @@ fn merge(a: &mut Stats, b: &Stats) {
 
 fn main() {
     let mut step: u64 = 1;
+    let mut part: (u64, u64) = (0, 1);
+    let mut merge_files: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--step" {
-            step = args.next().and_then(|s| s.parse().ok()).expect("--step N");
+        match a.as_str() {
+            "--step" => step = args.next().and_then(|s| s.parse().ok()).expect("--step N"),
+            "--part" => {
+                let v = args.next().expect("--part K/N");
+                let (k, n) = v.split_once('/').expect("--part K/N");
+                part = (k.parse().expect("K"), n.parse().expect("N"));
+                assert!(part.0 < part.1, "--part K/N needs K < N");
+            }
+            "--merge" => merge_files.extend(args.by_ref()),
+            _ => panic!("unknown argument {a}"),
         }
+    }
+    if !merge_files.is_empty() {
+        return merge_parts(&merge_files);
     }
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2) as u64;
-    let total = (1u64 << 32).div_ceil(step);
+    let all = (1u64 << 32).div_ceil(step);
+    let (first, end) = (all * part.0 / part.1, all * (part.0 + 1) / part.1);
+    let total = end - first;
     let ops = approx_ops();
     let nrows = 16 + ops.len();
     let t0 = std::time::Instant::now();
@@ -191,7 +210,10 @@ fn main() {
                 let ops = &ops;
                 s.spawn(move || {
                     let mut st = vec![Stats::default(); nrows];
-                    let (lo, hi) = (total * t / threads, total * (t + 1) / threads);
+                    let (lo, hi) = (
+                        first + total * t / threads,
+                        first + total * (t + 1) / threads,
+                    );
                     for i in lo..hi {
                         let bits = (i * step) as u32;
                         let a = f32::from_bits(bits);
@@ -257,9 +279,25 @@ fn main() {
         }
     }
     println!(
-        "sweep_f32: step {step}, {total} inputs, {threads} threads, {:.1} s",
+        "sweep_f32: step {step}, part {}/{}, {total} inputs, {threads} threads, {:.1} s",
+        part.0,
+        part.1,
         t0.elapsed().as_secs_f64()
     );
+    for (i, r) in st.iter().enumerate() {
+        println!(
+            "ROW\t{}/{}\t{i}\t{}\t{}\t{:e}\t{}\t{:e}",
+            part.0, part.1, r.cases, r.pass, r.max_ulp, r.max_ulp_at, r.max_abs
+        );
+    }
+    if !print_table(&st, &ops) {
+        println!("FAILURES present");
+        std::process::exit(1);
+    }
+}
+
+/// Prints the result table; false when any form failed.
+fn print_table(st: &[Stats], ops: &[Approx]) -> bool {
     println!(
         "| form | cases | pass | max ulp err (at input) | max abs err on spec range | spec bound |"
     );
@@ -292,7 +330,41 @@ fn main() {
             r.cases, r.pass, r.max_ulp, r.max_ulp_at
         );
     }
-    if !all_ok {
+    all_ok
+}
+
+/// `--merge`: combines the `ROW` lines of part outputs.
+fn merge_parts(files: &[String]) {
+    let ops = approx_ops();
+    let mut st = vec![Stats::default(); 16 + ops.len()];
+    let mut seen: Vec<(u64, u64)> = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let mut part = None;
+        for line in text.lines().filter(|l| l.starts_with("ROW\t")) {
+            let v: Vec<&str> = line.split('\t').collect();
+            let (k, n) = v[1].split_once('/').expect("K/N");
+            part = Some((k.parse::<u64>().unwrap(), n.parse::<u64>().unwrap()));
+            let i: usize = v[2].parse().unwrap();
+            let r = Stats {
+                cases: v[3].parse().unwrap(),
+                pass: v[4].parse().unwrap(),
+                max_ulp: v[5].parse().unwrap(),
+                max_ulp_at: v[6].parse().unwrap(),
+                max_abs: v[7].parse().unwrap(),
+            };
+            merge(&mut st[i], &r);
+        }
+        seen.push(part.unwrap_or_else(|| panic!("{f}: no ROW lines")));
+    }
+    seen.sort();
+    let n = seen[0].1;
+    assert!(
+        seen.iter().enumerate().all(|(k, p)| *p == (k as u64, n)) && seen.len() as u64 == n,
+        "parts must be 0/N..N-1/N exactly once, got {seen:?}"
+    );
+    println!("sweep_f32 merged: {n} parts, {} inputs", st[16].cases);
+    if !print_table(&st, &ops) {
         println!("FAILURES present");
         std::process::exit(1);
     }
