@@ -141,6 +141,153 @@ def rng(seed):
     return np.random.default_rng(seed)
 
 
+def canon_nan(a):
+    """NaNs replaced by the canonical NaN GPUs produce for arithmetic results (docs/numerics-arith.md):
+    0x7fffffff (f32), 0x7fff (f16), 0x7fffffffffffffff (f64)."""
+    a = np.array(a)
+    nan = np.isnan(a)
+    if a.dtype == f32:
+        a.view(u32)[nan] = 0x7fffffff
+    elif a.dtype == f16:
+        a.view(u16)[nan] = 0x7fff
+    elif a.dtype == f64:
+        a.view(u64)[nan] = 0x7fffffffffffffff
+    return a
+
+
+# ----------------------------------------------------------------------------------------------
+# a-priori error bounds for kernels built from library math (comparison mode "bound")
+#
+# A kernel that sums many libdevice functions has no single rel/abs tolerance that is both safe
+# and tight (the terms differ in size by orders of magnitude and partial sums cancel). Such an
+# output is compared per element against a bound derived from the documented accuracy: each
+# library call contributes (N + 1/2) ulp of its result (CUDA C++ Programming Guide, "Mathematical
+# Functions" appendix: N ulp from the correctly rounded result), each correctly rounded op 1/2 ulp
+# of its result, and errors of operands propagate through the ops (|d(a+b)| <= ea + eb, ...).
+# Reference values are the exact real results, evaluated with mpmath at 50 digits.
+
+FMT = {"f64": (53, -1022), "f32": (24, -126), "f16": (11, -14), "bf16": (8, -126)}
+SLACK = 2.0 ** -50  # relative: covers the f64 storage of the 50-digit reference values
+
+
+def ulp_of(x, fmt):
+    """ulp of a `fmt` number of magnitude |x| (spacing above |x|'s binade start; subnormal floor)."""
+    p, emin = FMT[fmt]
+    a = np.abs(np.asarray(x, f64))
+    _, e = np.frexp(np.where(np.isfinite(a), a, 0.0))
+    e = np.where(a == 0, emin + 1, e)
+    return np.ldexp(1.0, np.maximum(e - 1, emin) - (p - 1))
+
+
+def ulp_up(x, n, fmt):
+    """ulp at the largest magnitude a result within n ulp of x can have (next binade if crossed)."""
+    a = np.abs(np.asarray(x, f64))
+    return ulp_of(a + (n + 1) * ulp_of(a, fmt), fmt)
+
+
+_MP = None
+
+
+def mp():
+    global _MP
+    if _MP is None:
+        try:
+            import mpmath
+        except ImportError:
+            sys.exit("tools/gen_expected.py needs mpmath for the library-math reference values (pip install mpmath)")
+        mpmath.mp.dps = 50
+        _MP = mpmath
+    return _MP
+
+
+def mpv(fn, *args):
+    """Elementwise fn(mpf(x), ...) -> f64 array (NaN where fn raises or is complex)."""
+    m = mp()
+    args = np.broadcast_arrays(*(np.asarray(a, f64) for a in args))
+    out_ = np.empty(args[0].shape, f64)
+    for idx in np.ndindex(args[0].shape):
+        xs = [m.mpf(float(a[idx])) for a in args]
+        try:
+            y = fn(m, *xs)
+            out_[idx] = float(y) if not isinstance(y, m.mpc) else math.nan
+        except (ValueError, ZeroDivisionError):
+            out_[idx] = math.nan
+    return out_
+
+
+class Eb:
+    """A kernel value known up to an error: `v` the exact real result (f64), `e` a bound on
+    |kernel value - v|, `fmt` the kernel's number format."""
+
+    def __init__(self, v, e, fmt):
+        self.v = np.asarray(v, f64)
+        self.e = np.broadcast_to(np.asarray(e, f64), self.v.shape).copy()
+        self.fmt = fmt
+
+    @staticmethod
+    def exact(x, fmt):
+        """A value the kernel holds exactly (an input, or a correctly rounded result reproduced bit for bit)."""
+        return Eb(np.asarray(x).astype(f64), 0.0, fmt)
+
+    @staticmethod
+    def lib(fn, args, ulps, fmt):
+        """A library call on exact operands, N ulp from the correctly rounded result."""
+        v = mpv(fn, *args)
+        return Eb(v, (ulps + 0.5) * ulp_up(v, ulps, fmt) + SLACK * np.abs(v), fmt)
+
+    def _rnd(self, v, e):
+        # the kernel rounds a value within e of v: half an ulp at the largest such magnitude
+        return Eb(v, e + 0.5 * ulp_of(np.abs(v) + e, self.fmt) + SLACK * np.abs(v), self.fmt)
+
+    def _dir(self, v, e):
+        # directed rounding (.rz/.rm/.rp): up to one ulp
+        return Eb(v, e + ulp_of(np.abs(v) + e, self.fmt) + SLACK * np.abs(v), self.fmt)
+
+    def __add__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        return a._rnd(a.v + b.v, a.e + b.e)
+
+    def div_err(a, b):
+        """(exact quotient of the references, propagated error bound of a/b from a.e and b.e)."""
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = a.v / b.v
+            den = np.abs(b.v) - b.e
+            prop = np.where(den > 0, (a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1), np.inf)
+        return q, np.where((a.e == 0) & (b.e == 0), 0.0, prop)
+
+    def __sub__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        return a._rnd(a.v - b.v, a.e + b.e)
+
+    def __mul__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        return a._rnd(a.v * b.v, np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e)
+
+    def fma(a, b, c):
+        """fma(a, b, c): one rounding."""
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        c = c if isinstance(c, Eb) else Eb.exact(c, a.fmt)
+        return a._rnd(a.v * b.v + c.v, np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + c.e)
+
+    def result(self, dtype, nan_where=None, as_bf16=False):
+        """(expected array rounded to `dtype`, per-element bound). Non-finite references must match
+        exactly (bound 0); `nan_where` marks elements whose result is NaN (domain errors)."""
+        v = self.v.copy()
+        if nan_where is not None:
+            v[nan_where] = np.nan
+        if as_bf16:
+            bits = to_bf16_bits(np.where(np.isfinite(v), v, 0.0))
+            bits = np.where(np.isnan(v), u16(0x7fff), np.where(v == np.inf, u16(0x7f80), np.where(v == -np.inf, u16(0xff80), bits)))
+            exp_ = bits.astype(u16)
+            ev = bf16_val(exp_).astype(f64)
+        else:
+            exp_ = canon_nan(v.astype(dtype))
+            ev = exp_.astype(f64)
+        b = np.where(np.isfinite(v), self.e + np.abs(ev - v), 0.0)
+        return exp_, b
+
+
 # ----------------------------------------------------------------------------------------------
 # case table
 
@@ -178,10 +325,13 @@ class H:  # raw parameter bytes
         self.b = bytes(b)
 
 
-def out(expected, mode="exact", why="integer/exactly rounded arithmetic, reproduced op by op", as_=None):
+def out(expected, mode="exact", why="integer/exactly rounded arithmetic, reproduced op by op", as_=None, bound=None):
     d = {"expected": np.ascontiguousarray(expected), "mode": mode, "why": why}
     if as_:
         d["as"] = as_
+    if bound is not None:
+        assert mode == "bound"
+        d["bound"] = np.ascontiguousarray(bound, f64)
     return d
 
 
@@ -1087,13 +1237,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "debug", "ptxvm"))
+    # the binary: --bin, else $CARGO_TARGET_DIR/debug/ptxvm when that is set, else target/debug/ptxvm
+    tdir = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    ap.add_argument("--bin", default=os.path.join(os.path.join(ROOT, tdir), "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
     cases_clang()
     cases_numba()
     cases_triton()
     cases_math()
+    cases_libmath()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1142,6 +1295,11 @@ def write_case(c):
         e = np.ascontiguousarray(spec["expected"]).reshape(-1)
         np.save(os.path.join(d, f"expected{i}.npy"), e)
         od = {"arg": i, "expected": f"expected{i}.npy", "mode": spec["mode"], "why": spec["why"]}
+        if "bound" in spec:
+            b = np.ascontiguousarray(spec["bound"], f64).reshape(-1)
+            assert b.shape == e.shape and not np.isnan(b).any() and (b >= 0).all(), c.name
+            np.save(os.path.join(d, f"bound{i}.npy"), b)
+            od["bound"] = f"bound{i}.npy"
         if "as" in spec:
             od["as"] = spec["as"]
         if "skip" in spec:
@@ -1183,9 +1341,18 @@ def _ord(a, as_):
     return np.where(sign == 1, -mag, mag).astype(object)
 
 
-def compare(got, exp, mode, as_=None):
+def compare(got, exp, mode, as_=None, bound=None):
     if got.shape != exp.shape or got.dtype != exp.dtype:
         return f"shape/dtype {got.dtype}{got.shape} vs expected {exp.dtype}{exp.shape}"
+    if mode == "bound":
+        g, e = _as_f64(got, as_), _as_f64(exp, as_)
+        with np.errstate(invalid="ignore"):
+            bad = ~((g == e) | (np.isnan(g) & np.isnan(e)) | (np.abs(g - e) <= bound))
+        if not bad.any():
+            return None
+        i = int(np.argmax(bad))
+        return (f"{int(bad.sum())}/{bad.size} mismatches, first at [{i}]: got {got[i]!r} expected {exp[i]!r} "
+                f"(|diff| {abs(g[i] - e[i]):.3g} > bound {bound[i]:.3g}); worst diff/bound {np.nanmax(np.abs(g - e) / np.maximum(bound, 1e-300)):.3g}")
     if mode == "exact":
         bad = got.view(np.uint8).reshape(got.size, -1) != exp.view(np.uint8).reshape(exp.size, -1)
         bad = bad.any(axis=1) if got.size else bad
@@ -1235,18 +1402,26 @@ def check_case(c, binary):
         dt = time.time() - t0
         if p.returncode != 0:
             return False, f"exit {p.returncode} ({dt:.2f}s): {p.stderr.strip()[:300]}"
-        msgs = []
+        msgs, msgs_ok = [], []
         for od in j["outputs"]:
             got = np.load(os.path.join(td, f"arg{od['arg']}.npy"))
             exp = np.load(os.path.join(d, od["expected"]))
+            bnd = np.load(os.path.join(d, od["bound"])) if "bound" in od else None
             if od.get("skip"):
                 keep = np.ones(exp.size, bool)
                 keep[od["skip"]] = False
                 got, exp = got[keep], exp[keep]
-            m = compare(got, exp, od["mode"], od.get("as"))
+                bnd = bnd[keep] if bnd is not None else None
+            m = compare(got, exp, od["mode"], od.get("as"), bnd)
+            if m is None and od["mode"] == "bound":
+                g, e = _as_f64(got, od.get("as")), _as_f64(exp, od.get("as"))
+                with np.errstate(invalid="ignore"):
+                    rat = np.abs(g - e) / np.maximum(bnd, 1e-300)
+                rat = rat[np.isfinite(rat)]
+                msgs_ok.append(f"arg{od['arg']} worst diff/bound {rat.max() if rat.size else 0:.3g}")
             if m:
                 msgs.append(f"arg{od['arg']} ({od['mode']}): {m}")
-        return not msgs, (f"{dt:.2f}s " + "; ".join(msgs)) if msgs else f"{dt:.2f}s"
+        return not msgs, (f"{dt:.2f}s " + "; ".join(msgs)) if msgs else f"{dt:.2f}s " + "; ".join(msgs_ok)
 
 
 def entry_name(fixture):
@@ -1551,6 +1726,328 @@ def cases_math():
          [fv, ints, dv, Z("f16", n), Z("i16", n), S("s32", n)],
          {3: out(h, why="cvt.{rn,rz,rm,rp}.f16.f32, cvt.rn.f16.s32/.f64 and f16 adds, all correctly rounded"),
           4: out(sh, why="cvt.rzi/rni/rmi to integers, f16 compares")})
+
+
+# ----------------------------------------------------------------------------------------------
+# library-math kernels of float_math / double_math / half_math / bf16_math / fp8 / complex / nbody
+
+# CUDA C++ Programming Guide, "Mathematical Functions" appendix: maximum ulp error (from the
+# correctly rounded result) of the single- and double-precision standard library functions.
+ULP_F32 = dict(exp=2, log=1, sin=2, cos=2, tan=4, pow=4, rsqrt=2, cbrt=1, exp2=2, log2=1, log10=2, exp10=2,
+               tanh=2, atan=2, asin=2, acos=2, atan2=3, erf=2, erfc=4, lgamma=6, tgamma=5, sinh=3, cosh=2,
+               asinh=3, normcdf=5, erfinv=2, sincos=2, sinpi=1, cospi=1, sincospi=1)
+ULP_F64 = dict(exp=1, log=1, sin=2, cos=2, pow=2, tanh=1, atan2=2, cbrt=1, erf=2, rsqrt=1, log1p=1, expm1=1,
+               hypot=2)
+
+
+def _sgn_cbrt(m, x):
+    return m.sign(x) * m.cbrt(abs(x))
+
+
+def f32_precise_ref(v):
+    """Eb of f32_precise's y[i] for f32 inputs v (finite, |v| <= 10), in the kernel's order of adds."""
+    L = lambda fn, args, k: Eb.lib(fn, args, ULP_F32[k], "f32")
+    X = lambda a: Eb.exact(a, "f32")
+    a = np.abs(v)
+    a1 = (a + f32(1)).astype(f32)
+    v01 = (v * f32(0.1)).astype(f32)
+    r = L(lambda m, x: m.exp(x), [v], "exp") + L(lambda m, x: m.log(x), [a1], "log")
+    r = r + L(lambda m, x: m.sin(x), [v], "sin")
+    r = r + L(lambda m, x: m.cos(x), [v], "cos")
+    r = r + L(lambda m, x: m.tan(x), [v], "tan")
+    t = L(lambda m, x: m.power(x, m.mpf(0.75)), [a], "pow") + X(np.sqrt(a))
+    t = t + L(lambda m, x: 1 / m.sqrt(x), [a1], "rsqrt")
+    t = t + L(_sgn_cbrt, [v], "cbrt")
+    r = r + t
+    t = L(lambda m, x: m.power(2, x), [v], "exp2") + L(lambda m, x: m.log(x, 2), [a1], "log2")
+    t = t + L(lambda m, x: m.log10(x), [a1], "log10")
+    t = t + L(lambda m, x: m.power(10, x), [v01], "exp10")
+    r = r + t
+    t = L(lambda m, x: m.tanh(x), [v], "tanh") + L(lambda m, x: m.atan(x), [v], "atan")
+    t = t + L(lambda m, x: m.asin(x), [v01], "asin")
+    t = t + L(lambda m, x: m.acos(x), [v01], "acos")
+    # atan2f(v, r) takes the running sum r, itself inexact: |d atan2(v, r)/dr| = |v| / (v^2 + r^2)
+    at = L(lambda m, x, y: m.atan2(x, y), [v, r.v], "atan2")
+    rmin = np.maximum(np.abs(r.v) - r.e, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lip = np.where(v == 0, 0.0, np.abs(v) / (v.astype(f64) ** 2 + rmin ** 2))
+    at.e = at.e + lip * r.e
+    r = r + (t + at)
+    gam_arg = fma32(a, f32(0.1), f32(1))  # fabsf(v) * 0.1f + 1.f contracted to fma.rn.f32 (PTX)
+    t = L(lambda m, x: m.erf(x), [v], "erf") + L(lambda m, x: m.erfc(x), [v], "erfc")
+    t = t + L(lambda m, x: m.loggamma(x), [a1], "lgamma")
+    t = t + L(lambda m, x: m.gamma(x), [gam_arg], "tgamma")
+    r = r + t
+    t = L(lambda m, x: m.sinh(x), [v01], "sinh") + L(lambda m, x: m.cosh(x), [v01], "cosh")
+    t = t + L(lambda m, x: m.asinh(x), [v], "asinh")
+    t = t + L(lambda m, x: m.ncdf(x), [v], "normcdf")
+    t = t + L(lambda m, x: m.erfinv(x), [(v * f32(0.01)).astype(f32)], "erfinv")
+    r = r + t
+    sc = L(lambda m, x: m.sin(x), [v], "sincos") * L(lambda m, x: m.cos(x), [v], "sincos")  # mul.f32, not contracted
+    t = sc + L(lambda m, x: m.sinpi(x), [v], "sinpi")
+    t = t + L(lambda m, x: m.cospi(x), [v], "cospi")
+    return r + t
+
+
+# PTX ISA bounds of the .approx instructions (the comparison allows the hardware's error, not just
+# the interpreter's, which evaluates them in f64 and rounds once)
+def ex2_approx(t):
+    """ex2.approx.f32 of an Eb argument: relative error 2^-22.5 (PTX ISA), plus the argument's error
+    propagated (2^(t+dt) = 2^t * 2^dt) and half the smallest subnormal for results below the f32 range."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = np.exp2(t.v)
+        grow = np.exp2(t.e)
+        e = np.where(np.isfinite(t.v), val * (grow - 1) + 2 ** -22.5 * val * grow, 0.0)
+    return Eb(val, e + 2.0 ** -150 + SLACK * val, "f32")
+
+
+def lg2_approx(x):
+    """lg2.approx.f32 of an exact positive f32 x: absolute error 2^-22.6 (PTX ISA) on the mantissa range
+    [0.5, 2]; outside it also the __log2f bound of the CUDA guide (2 ulp), whichever is larger."""
+    x = np.asarray(x, f64)
+    with np.errstate(divide="ignore"):
+        val = np.log2(x)  # numpy log2 on f64 is accurate to < 1 f64 ulp, far below the bound
+    inside = (x >= 0.5) & (x <= 2)
+    e = np.where(inside, 2 ** -22.6, np.maximum(2 ** -22.6, 2 * ulp_up(val, 2, "f32")))
+    return Eb(val, np.where(np.isfinite(val), e + SLACK * np.abs(val), 0.0), "f32")
+
+
+def sincos_approx(x):
+    """sin/cos.approx.f32 on [-pi, pi]: absolute error 2^-20.9 (PTX ISA)."""
+    x = np.asarray(x, f64)
+    assert (np.abs(x) <= math.pi).all()
+    return Eb(np.sin(x), 2 ** -20.9, "f32"), Eb(np.cos(x), 2 ** -20.9, "f32")
+
+
+def div_approx(a, b):
+    """div.approx.f32: 2 ulp of the quotient of its actual operands for |b| in [2^-126, 2^126] (PTX ISA)."""
+    q, prop = a.div_err(b)
+    return Eb(q, prop + 2 * ulp_up(np.abs(q) + prop, 2, "f32") + SLACK * np.abs(q), "f32")
+
+
+def f32_fast_intrinsics_ref(v):
+    """Eb of f32_fast_intrinsics' y[i] (v normal, 0 < |v| <= pi), in the order of the PTX."""
+    X = lambda a: Eb.exact(np.asarray(a, f32), "f32")
+    av = np.abs(v)
+    a1 = (av + f32(1)).astype(f32)
+    ex = ex2_approx(X((v * f32(1.4426950)).astype(f32)))                  # __expf: ex2(v * log2 e)
+    r = lg2_approx(a1).fma(X(np.float32(0.6931472)), ex)                   # __logf(|v|+1) + ... : fma(lg2, ln2, expf)
+    sn, cs = sincos_approx(v)
+    r = sn + r
+    r = cs + r
+    r = r + div_approx(sn, cs)                                             # __tanf = div.approx(sin, cos)
+    t = ex2_approx(lg2_approx(av) * X(f32(1.3)))                           # __powf(|v|, 1.3f)
+    t = t + div_approx(X(v), r + X(f32(1)))                                # __fdividef(v, r + 1)
+    t = t + X(np.clip(v, 0, 1))                                            # __saturatef
+    t = t + ex2_approx(X((v * f32(3.321928)).astype(f32)))                  # __exp10f: ex2(v * log2 10)
+    t = t + lg2_approx((av + f32(2)).astype(f32))                          # __log2f(|v| + 2)
+    r = r + t
+    r = r + (sn - cs)                                                      # __sincosf: the same sin/cos.approx
+    q, prop = X(v).div_err(r)
+    t = r._dir(v + r.v, r.e)                                               # __fadd_rd(v, r)
+    t = t + r._dir(v * r.v, np.abs(v) * r.e)                               # __fmul_ru(v, r)
+    t = t + r._dir(q, prop)                                                # __fdiv_rz(v, r)
+    t = t + X(np.sqrt(av))                                                 # __fsqrt_rn
+    t = t + X(f32(1) / v)                                                  # __frcp_rn
+    r = r + t
+    rs = mpv(lambda m, x: 1 / m.sqrt(x), a1).astype(f32)                   # __frsqrt_rn: correctly rounded
+    t = r._dir(v * r.v + 1, np.abs(v) * r.e) + X(rs)                       # __fmaf_rz(v, r, 1) + __frsqrt_rn(|v|+1)
+    t = r._dir(r.v - v, r.e) + t                                           # __fsub_ru(r, v) + ...
+    return r + t
+
+
+def _f32_div_round_one(x, y):
+    """f32_division_and_rounding for one (x, y): (c[i], k[i]), mirroring the PTX's order of adds."""
+    F = np.float32
+    x, y = F(x), F(y)
+    fx, fy = float(x), float(y)
+    nan = math.nan
+    with np.errstate(all="ignore"):
+        q = x / y
+        rc = F(1) / y
+
+        def fmod_(a, b):
+            try:
+                return math.fmod(a, b)
+            except ValueError:
+                return nan
+
+        def rem_(a, b):
+            try:
+                return math.remainder(a, b)
+            except ValueError:
+                return nan
+        fm, rm = F(fmod_(fx, fy)), F(rem_(fx, fy))  # exact (representable) results
+        m = F(F(fm + rm) + rm)                      # fmodf + remainderf, + remquof
+        if math.isnan(float(rm)):
+            quo = 0
+        elif math.isinf(fy):
+            quo = 0 if math.copysign(1, fx) == math.copysign(1, fy) else -0
+        else:
+            nq = (Fraction(fx) - Fraction(float(rm))) / Fraction(fy)
+            assert nq.denominator == 1
+            quo = abs(nq.numerator) & 7
+            if math.copysign(1, fx) != math.copysign(1, fy):
+                quo = -quo
+
+        def trunc_(a):
+            return F(math.trunc(float(a))) if math.isfinite(a) else a
+
+        def floor_(a):
+            return F(math.floor(float(a))) if math.isfinite(a) else a
+
+        def ceil_(a):
+            return F(math.ceil(float(a))) if math.isfinite(a) else a
+
+        def rint_(a):
+            return F(np.rint(a))
+
+        def roundf_(a):  # half away from zero (the kernel: trunc(a + copysign(0.5, a)) with add.rz)
+            if not math.isfinite(a):
+                return a
+            return F(math.copysign(math.floor(abs(float(a)) + 0.5), float(a)))
+        c = F(q + rc)
+        c = F(c + m)
+        for t in (floor_(x), ceil_(y), trunc_(q), roundf_(rc), rint_(x), rint_(y)):
+            c = F(c + t)
+        c1 = c
+        mn = F(np.fmin(x, y)); mx = F(np.fmax(x, y))
+        fdim = F(0) if x <= y else F(x - y)
+        t = fma32(mn, mx, fdim)[()]
+        t = F(F(math.copysign(abs(fx), fy)) + t)
+
+        def ldexp_(a, k):
+            return F(a + a) if (a == 0 or math.isinf(a)) else F(a * F(2.0 ** k))
+        t = F(t + ldexp_(x, 3))
+        t = F(t + ldexp_(y, -2))
+        c2 = F(c1 + t)
+        # frexpf(x, &e) + (float)ilogbf(y) + logbf(x) + modff(x, &r) + r
+        if fx == 0 or not math.isfinite(fx):
+            fr, e = F(x + x), 0
+        else:
+            mm, e = math.frexp(fx)
+            fr = F(mm)
+        if math.isnan(fy) or fy == 0:
+            ilogb = -2 ** 31
+        elif math.isinf(fy):
+            ilogb = 2 ** 31 - 1
+        else:
+            ilogb = math.frexp(fy)[1] - 1
+        if fx == 0:
+            logb = F(-np.inf)
+        elif not math.isfinite(fx):
+            logb = F(x * x)
+        else:
+            logb = F(math.frexp(fx)[1] - 1)
+        if math.isnan(fx):
+            ip = fp = F(x + x)
+        elif math.isinf(fx):
+            ip, fp = x, F(math.copysign(0.0, fx))
+        else:
+            ip = F(math.trunc(fx))
+            fp = F(math.copysign(abs(fx - float(ip)), fx))
+        t = F(F(fr + F(ilogb)) + logb)
+        t = F(t + fp)
+        t = F(ip + t)
+        c3 = F(c2 + t)
+
+        # k[i]
+        def sat(v, lo, hi):
+            return lo if v < lo else hi if v > hi else v
+
+        def cvt_int(a, mode, lo, hi):  # cvt.{rni,rmi,rpi,rzi}.intN.f32: saturating, NaN -> 0
+            if math.isnan(a):
+                return 0
+            if math.isinf(a):
+                return lo if a < 0 else hi
+            a = float(a)
+            v = {"rn": round(a), "rm": math.floor(a), "rp": math.ceil(a), "rz": math.trunc(a)}[mode]  # round(): half-even
+            return sat(v, lo, hi)
+        if math.isnan(fy):
+            llr = -2 ** 63
+        elif fy >= 2.0 ** 63:
+            llr = 2 ** 63 - 1
+        elif fy <= -2.0 ** 63:
+            llr = -2 ** 63
+        else:
+            llr = int(math.copysign(math.floor(abs(fy) + 0.5), fy))
+        k = cvt_int(x, "rn", -2 ** 63, 2 ** 63 - 1) + (e + quo) + llr
+        k += cvt_int(x, "rm", -2 ** 31, 2 ** 31 - 1) + cvt_int(y, "rp", -2 ** 31, 2 ** 31 - 1) + cvt_int(q, "rz", 0, 2 ** 32 - 1)
+        k += int(math.isnan(q)) + 2 * int(math.isinf(ip)) + 4 * int(math.isfinite(m)) + 8 * int(math.copysign(1, fx) < 0)
+        k = (k + 2 ** 31) % 2 ** 32 - 2 ** 31
+    return c3, k
+
+
+def f32_div_round_ref(a, b):
+    cs, ks = zip(*(_f32_div_round_one(x, y) for x, y in zip(a, b)))
+    return canon_nan(np.array(cs, f32)), np.array(ks, i32)
+
+
+def cases_libmath():
+    r = rng(60)
+    # ---------------- float_math: f32_precise ----------------
+    n = 300
+    v = r.uniform(-10, 10, n).astype(f32)
+    edge = np.array([0.0, -0.0, 1e-40, -1e-40, 1e-30, -3e-8, 1.0, -1.0, 0.5, 10.0, -10.0, 9.999999, 1.5707964, -1.5707964,
+                     3.1415927, -2.5, 7.25, 0.1], f32)
+    v[:edge.size] = edge
+    bad = np.array([np.nan, np.inf, -np.inf, 10.000001, -11.0, 1e30], f32)  # NaN results: NaN/inf input, |v*0.1| > 1
+    v[edge.size:edge.size + bad.size] = bad
+    isbad = ~np.isfinite(v) | (np.abs((v * f32(0.1)).astype(f32)) > 1)
+    vv = np.where(isbad, f32(0.5), v).astype(f32)
+    e, b = f32_precise_ref(vv).result(f32, nan_where=isbad)
+    why = ("sum of 31 libdevice f32 functions, each within (N + 1/2) ulp of its exact value with N from the CUDA guide's "
+           "single-precision table (expf 2, logf 1, sinf/cosf 2, tanf 4, powf 4, rsqrtf 2, cbrtf 1, exp2f/exp10f 2, log2f 1, "
+           "log10f 2, tanhf/atanf/asinf/acosf 2, atan2f 3, erff 2, erfcf 4, lgammaf 6, tgammaf 5, sinhf 3, coshf 2, asinhf 3, "
+           "normcdff 5, erfinvf 2, sincosf 2, sinpif/cospif 1), plus 1/2 ulp per f32 add in the kernel's order and the "
+           "running sum's error propagated through atan2f(v, r); per-element bound")
+    case("nvrtc12_f32_precise", "nvrtc12/float_math.sm_80.ptx", "f32_precise", [2], [256], [v, Z("f32", n), S("s32", n)],
+         {1: out(e, "bound", why, bound=b)},
+         note="inputs in [-10, 10] (asinf/acosf(v*0.1f) defined) plus +-0, subnormals, pi/2 (tanf large), and NaN/inf/|v|>10 giving NaN")
+
+    # ---------------- float_math: f32_fast_intrinsics ----------------
+    n = 300
+    v = r.uniform(-math.pi, math.pi, n).astype(f32)
+    v = np.clip(v, f32(-3.1415925), f32(3.1415925))
+    edge = np.array([0.0, -0.0, np.nan, 1e-30, -1e-30, 1.0, -1.0, 0.5, 2.0, 3.1415925, -3.1415925, 1.5, -1.5, 1e-3], f32)
+    v[:edge.size] = edge
+    isnan_ = (v == 0) | np.isnan(v)   # __frcp_rn(+-0) = +-inf, then fma.rz(+-0, +-inf, 1) = NaN
+    vv = np.where(isnan_, f32(0.5), v).astype(f32)
+    e, b = f32_fast_intrinsics_ref(vv).result(f32, nan_where=isnan_)
+    assert np.isfinite(b).all()  # no operand interval of a division contains 0 (v = pi/2 would: cos.approx ~ 0)
+    why = ("mirrors the PTX op by op; ex2.approx rel 2^-22.5, lg2.approx abs 2^-22.6 (and 2 ulp outside [0.5, 2], CUDA __log2f), "
+           "sin/cos.approx abs 2^-20.9 on [-pi, pi], div.approx 2 ulp (PTX ISA); .rn ops 1/2 ulp, .rz/.rm/.rp ops 1 ulp, "
+           "operand errors propagated; per-element bound")
+    for fx in ("nvrtc12/float_math.sm_80.ptx", "nvrtc12/float_math.sm_80.fastmath.ptx"):
+        nm = "nvrtc12_f32_fast_intrinsics" + ("_fastmath" if "fast" in fx else "")
+        case(nm, fx, "f32_fast_intrinsics", [2], [256], [v, Z("f32", n), S("s32", n)], {1: out(e, "bound", why, bound=b)},
+             note="inputs normal, in [-pi, pi] (the range of the sin/cos.approx bound), plus +-0 and NaN giving NaN; "
+                  "the .fastmath PTX is the same sequence with .ftz (no subnormal operands here)")
+
+    # ---------------- float_math: f32_division_and_rounding ----------------
+    n = 300
+    a = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 4, n)).astype(f32)
+    b = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 3, n)).astype(f32)
+    a[40:80] = np.round(a[40:80] * 4) / 4  # quarter-integers: rint/roundf/remainder ties
+    b[40:80] = np.where(np.round(b[40:80] * 2) == 0, 0.5, np.round(b[40:80] * 2) / 2)
+    inf, nan = np.inf, np.nan
+    pairs = [(0, 1), (-0.0, 1), (1, 0), (-1, 0), (0, 0), (inf, 2), (-inf, 2), (3, inf), (-3, -inf), (nan, 1), (1, nan),
+             # no pair with both |x| >= |y| subnormal: fmodf's short path then runs div.approx.f32 on subnormals,
+             # which the PTX ISA flushes to zero (0/0 = NaN), so the library result there is not defined by the spec
+             (1e-40, 1e-38), (-5e-39, 1e-38), (1e30, 3.3), (-1e30, 3.3e-3), (1e38, 1e-38), (7.5, 2.5), (7.5, 5), (-7.5, 5),
+             (2.5, 1), (-2.5, 3), (0.5, 2), (-0.5, -2), (1e10, 3e-5), (3e9, 1e19), (-3e9, -1e19), (8388609, 0.75),
+             (-16777216, 3), (6e9, 1.5), (5, 1e-45), (2.0 ** 100, -3), (1.5, 2.0 ** -130), (-1, 2.5), (4.5, -4.5)]
+    for k_, (x_, y_) in enumerate(pairs):
+        a[k_], b[k_] = x_, y_
+    ce, ke = f32_div_round_ref(a, b)
+    case("nvrtc12_f32_division_and_rounding", "nvrtc12/float_math.sm_80.ptx", "f32_division_and_rounding", [2], [256],
+         [a, b, Z("f32", n), Z("i32", n), S("s32", n)],
+         {2: out(ce, why="div.rn/rcp.rn and f32 adds (in the PTX's order) of exact functions: fmodf/remainderf/remquof, "
+                         "floor/ceil/trunc/roundf/rint, fmin/fmax/fdim (fma-contracted), copysign, ldexp/scalbn, frexp/ilogb/logb/modf; "
+                         "NaN results are the canonical 0x7fffffff"),
+          3: out(ke, why="remquof quotient bits, frexpf exponent, lrintf/llroundf/__float2int_rd/_ru/__float2uint_rz (saturating, "
+                         "NaN -> 0, llroundf NaN -> INT64_MIN as the PTX computes it), isnan/isinf/isfinite/signbit; i32 wrapping sum")},
+         note="edge pairs: zeros, infinities, NaN, subnormals, huge quotients (fmodf's long-division loop), .5 ties, saturating conversions")
 
 
 if __name__ == "__main__":
