@@ -2114,6 +2114,189 @@ def f64_conversions_ref(d):
     return canon_nan(np.array(fo, f32)), np.array(i3, i32), np.array(i6, i64), np.array(u3, u32)
 
 
+def round_frac(fr, fmt):
+    """Exact rational (Fraction) -> nearest value of `fmt` (ties to even, subnormals, overflow to inf) as float."""
+    p, emin = FMT[fmt]
+    emax = {"f64": 1023, "f32": 127, "f16": 15, "bf16": 127}[fmt]
+    if fr == 0:
+        return 0.0
+    s = -1.0 if fr < 0 else 1.0
+    a = abs(fr)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # floor(log2 a) is e or e-1
+    if Fraction(2) ** e > a:
+        e -= 1
+    q = max(e, emin) - (p - 1)
+    n = a / (Fraction(2) ** q)
+    k = math.floor(n)
+    rem = n - k
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and k % 2 == 1):
+        k += 1
+    v = Fraction(k) * Fraction(2) ** q
+    if v >= Fraction(2) ** (emax + 1):
+        return s * math.inf
+    return s * float(v)
+
+
+def rn(x, fmt):
+    """Correctly rounded `fmt` value of finite floats (elementwise, exact via Fraction); NaN/inf pass through."""
+    x = np.asarray(x, f64)
+    out_ = np.empty(x.shape, f64)
+    for idx in np.ndindex(x.shape):
+        v = float(x[idx])
+        out_[idx] = v if not math.isfinite(v) else round_frac(Fraction(v), fmt)
+    return out_
+
+
+def mp_rn(fn, args, fmt):
+    """Correctly rounded `fmt` value of fn(args) (mpmath at 50 digits; NaN where undefined, +-inf kept)."""
+    m = mp()
+    p, emin = FMT[fmt]
+    args = np.broadcast_arrays(*(np.asarray(a, f64) for a in args))
+    out_ = np.empty(args[0].shape, f64)
+    for idx in np.ndindex(args[0].shape):
+        try:
+            y = fn(m, *[m.mpf(float(a[idx])) for a in args])
+        except (ValueError, ZeroDivisionError):
+            out_[idx] = math.nan
+            continue
+        if isinstance(y, m.mpc) or m.isnan(y):
+            out_[idx] = math.nan
+        elif m.isinf(y):
+            out_[idx] = float(y)
+        else:
+            mant, ex = m.frexp(y)  # exact: y = mant * 2^ex
+            out_[idx] = round_frac(Fraction(int(m.ldexp(mant, 200))) / Fraction(2) ** (200 - int(ex)), fmt)
+    return out_
+
+
+def h16(x):
+    """f64 values already representable in f16 -> f16 array (asserts exactness)."""
+    x = np.asarray(x, f64)
+    h = x.astype(f16)
+    assert np.array_equal(h.astype(f64), x, equal_nan=True)
+    return h
+
+
+def hadd(a, b):  # add.f16 of f16 arrays (the f64 sum is exact, rn() rounds once)
+    with np.errstate(invalid="ignore"):
+        return h16(rn(a.astype(f64) + b.astype(f64), "f16"))
+
+
+def hmul(a, b):
+    with np.errstate(invalid="ignore"):
+        return h16(rn(a.astype(f64) * b.astype(f64), "f16"))
+
+
+def hfma_exact(a, b, c, fmt="f16"):
+    """Correctly rounded fma of f16/bf16 values (exact rationals)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, f64), np.asarray(b, f64), np.asarray(c, f64))
+    out_ = np.empty(a.shape, f64)
+    for idx in np.ndindex(a.shape):
+        x, y, z = float(a[idx]), float(b[idx]), float(c[idx])
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            out_[idx] = x * y + z
+        else:
+            fr = Fraction(x) * Fraction(y) + Fraction(z)
+            out_[idx] = round_frac(fr, fmt) if fr != 0 else (x * y + z)
+    return out_
+
+
+def hdiv_exact(a, b, fmt="f16"):
+    a, b = np.broadcast_arrays(np.asarray(a, f64), np.asarray(b, f64))
+    out_ = np.empty(a.shape, f64)
+    for idx in np.ndindex(a.shape):
+        x, y = float(a[idx]), float(b[idx])
+        if not (math.isfinite(x) and math.isfinite(y)) or y == 0 or x == 0:
+            with np.errstate(all="ignore"):
+                out_[idx] = np.float64(x) / np.float64(y)
+        else:
+            out_[idx] = round_frac(Fraction(x) / Fraction(y), fmt)
+    return out_
+
+
+def near_midpoint(fr_vals, fmt, rel):
+    """True where an exact value lies within `rel` (relative) of a rounding boundary of `fmt`: a result
+    computed through an approximate f32 step (rcp.approx, ...) may round either way there."""
+    out_ = []
+    for fr in fr_vals:
+        if fr == 0:
+            out_.append(False)
+            continue
+        lo = round_frac(fr * (1 - Fraction(rel)), fmt)
+        hi = round_frac(fr * (1 + Fraction(rel)), fmt)
+        out_.append(lo != hi)
+    return np.array(out_, bool)
+
+
+
+
+def half_arith_ref(x, y):
+    X, Y = x.astype(f64), y.astype(f64)
+    s, d, m = hadd(x, y), hadd(x, -y), hmul(x, y)
+    q = h16(hdiv_exact(X, Y))
+    f = h16(hfma_exact(X, Y, s.astype(f64)))
+    rr = hfma_exact(X, Y, d.astype(f64))
+    rr = h16(np.where(np.isnan(rr), np.nan, np.maximum(rr, 0.0)))  # fma.rn.relu: NaN stays NaN, negatives -> +0
+    neg = -m
+    ab = np.abs(q)
+    mx = np.where(np.isnan(f), rr, np.where(np.isnan(rr), f, np.fmax(f, rr)))  # max: one NaN operand ignored
+    mx = np.where((f == 0) & (rr == 0), np.where(np.signbit(f) & np.signbit(rr), f, np.abs(f)), mx).astype(f16)
+    mn = np.where(np.isnan(f) | np.isnan(neg), np.nan, np.minimum(f, neg))  # min.NaN
+    mn = np.where((f == 0) & (neg == 0), np.where(np.signbit(f) | np.signbit(neg), -0.0, 0.0), mn).astype(f16)
+    t = hadd(mn, -ab)
+    return h16(_hsat(hadd(mx, t).astype(f64)))
+
+
+def _hsat(x):
+    x = np.asarray(x, f64)
+    return np.where(np.isnan(x) | (x <= 0), 0.0, np.minimum(x, 1.0))
+
+
+def h_lib(fn, x):
+    """Correctly rounded f16 result of a half math function (the cuda_fp16 functions round to nearest)."""
+    return h16(mp_rn(fn, [np.asarray(x, f16).astype(f64)], "f16"))
+
+
+def half_math_fns_ref(x):
+    ax = np.abs(x)
+    E = lambda m, t: m.exp(t)
+    r = hadd(h_lib(E, x), h_lib(lambda m, t: m.log(t) if t != 0 else -m.inf, ax))
+    r = hadd(r, h_lib(lambda m, t: m.sqrt(t), ax))
+    r = hadd(r, h_lib(lambda m, t: 1 / m.sqrt(t), hadd(ax, np.ones_like(x))))
+    r = hadd(r, h_lib(lambda m, t: m.sin(t), x))
+    r = hadd(r, h_lib(lambda m, t: m.cos(t), x))
+    r = hadd(r, h_lib(lambda m, t: m.power(2, t), x))
+    r = hadd(r, h_lib(lambda m, t: m.log(t, 2) if t != 0 else -m.inf, ax))
+    rc = h_lib(lambda m, t: 1 / t if t != 0 else m.inf, x)
+    r = hadd(r, h16(np.where(x == 0, np.copysign(np.inf, x.astype(f64)), rc.astype(f64))))  # mpmath has no -0: 1/-0 = -inf
+    X = x.astype(f64)
+    for t in (np.floor(X), np.ceil(X), np.trunc(X), np.rint(X)):
+        r = hadd(r, h16(np.copysign(t, X)))  # cvt.rmi/rpi/rzi/rni.f16.f16 keep the sign of zero
+    return canon_nan(r)
+
+
+def half2_ops_ref(x, y):
+    """x, y: f16 arrays of 2n (lane 0 = even index). Returns (c f16[2n], dot f32[n])."""
+    X = x.astype(f64)
+    r = h16(hfma_exact(X, y.astype(f64), hmul(x, x).astype(f64)))
+    r = hadd(r, hadd(y, -x))
+    den = hadd(np.abs(y), np.ones_like(y))
+    r = h16(hdiv_exact(r.astype(f64), den.astype(f64)))
+    nx = -x
+    R = r.astype(f64)
+    mx = np.where(np.isnan(R), -X, np.where(np.isnan(-X), R, np.maximum(R, -X)))
+    mx = np.where((R == 0) & (X == 0), np.where(np.signbit(R) & np.signbit(nx), -0.0, 0.0), mx)
+    r = h16(mx)
+    e = h_lib(lambda m, t: m.exp(t), r)
+    with np.errstate(invalid="ignore"):
+        cmp = np.where(x.astype(f64) <= y.astype(f64), 1.0, 0.0)
+    c = canon_nan(hmul(e, h16(cmp)))
+    rl, rh = r[0::2].astype(f32), r[1::2].astype(f32)
+    with np.errstate(invalid="ignore"):
+        dot = (fma32(rl, rh, x[0::2].astype(f32)) + y[1::2].astype(f32)).astype(f32)
+    return c, canon_nan(dot), r
+
+
 def cases_libmath():
     r = rng(60)
     # ---------------- float_math: f32_precise ----------------
@@ -2221,6 +2404,82 @@ def cases_libmath():
           3: out(i6, why="cvt.rzi/rni.s64.f64 (saturating, NaN -> 0) plus the raw bits (__double_as_longlong), wrapping"),
           4: out(u3, why="cvt.rzi.u32.f64 (saturating) plus __double2hiint/__double2loint, wrapping")},
          note="edges: .5 ties, int32/uint32/int64 saturation, f32 overflow under RN and RZ, NaN and infinities")
+
+    # ---------------- half_math ----------------
+    HB = lambda bits: np.array(bits, u16).view(f16)
+    n = 400
+    x = (r.standard_normal(n) * 4).astype(f16)
+    y = (r.standard_normal(n) * 4).astype(f16)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 0.0), (-2.0, 0.0), (np.inf, 2.0), (3.0, -np.inf), (np.nan, 1.0), (1.0, np.nan),
+          (6e-8, 3.0), (-1e-5, 7e-3), (300.0, 250.0), (60000.0, 2.0), (-60000.0, 0.5), (0.5, 0.5), (2.5, -0.75)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = x_, y_
+    # __hdiv is x * rcp.approx(y) in f32 (relative error <= 2^-21.7 on hardware), then cvt.rn.f16: keep only quotients at
+    # least 2^-21 from an f16 rounding boundary, where every rcp.approx within the PTX ISA bound rounds the same way
+    fin = np.isfinite(x) & np.isfinite(y) & (y != 0) & (x != 0)
+    idx = np.where(fin)[0]
+    near = near_midpoint([Fraction(float(x[i])) / Fraction(float(y[i])) for i in idx], "f16", Fraction(1, 2 ** 21))
+    keep = np.ones(n, bool)
+    keep[idx[near]] = False
+    x, y = x[keep], y[keep]
+    n = x.size
+    case("nvrtc12_half_arith", "nvrtc12/half_math.sm_80.ptx", "half_arith", [2], [256], [x, y, Z("f16", n), S("s32", n)],
+         {2: out(half_arith_ref(x, y), why="add/sub/mul/fma/fma.relu.f16 correctly rounded (exact rationals), __hdiv correctly "
+                                           "rounded for the kept inputs, max/min.NaN/neg/abs, add.sat (NaN -> 0)")},
+         note="inputs whose quotient x/y lies within 2^-21 (relative) of an f16 rounding boundary are dropped (see generator)")
+    # half_math_fns: every cuda_fp16 math function rounds to nearest (the library adds one-ulp fix-ups for the inputs where
+    # the f32 approximation misrounds); the inputs listed in those fix-ups are a separate case below
+    n = 400
+    x = r.uniform(-10, 10, n).astype(f16)
+    edge = [1.0, -1.0, 0.5, 2.0, 6e-8, -3e-6, 0.0999, 3.1406, 1.5703, -7.25, 10.0, 11.0, 0.0, -0.0, np.inf, -np.inf, np.nan]
+    x[:len(edge)] = edge
+    FIX_EXP, FIX_LOG, FIX_SIN, FIX_COS = [0x1F79, 0x25CF, 0xC13B, 0xC1EF], [0x160D, 0x3BFE, 0x3C0B, 0x6051], [0x32B3, 0x5CB0], [0x2B7C]
+    fixups = set(FIX_EXP) | set(FIX_LOG) | set(FIX_SIN) | set(FIX_COS)
+    fixups |= {b | 0x8000 for b in FIX_LOG + FIX_SIN + FIX_COS}  # hlog/hsin/hcos fix-ups test |x|
+    allh = np.arange(0x10000, dtype=np.uint32).astype(u16).view(f16)
+    lg = np.array([0xA2E2, 0xBF46], u16).view(f16).astype(f64)
+    pos = allh[np.isfinite(allh) & (allh > 0)]
+    cand = pos[(np.abs(np.log2(pos.astype(f64))[:, None] - lg[None, :]) < 0.01).any(1)]
+    l2 = h_lib(lambda m, t: m.log(t, 2), np.abs(cand))
+    fix_lg2 = cand[np.isin(l2.view(u16), [0xA2E2, 0xBF46])]
+    fixups |= set(int(b) for b in fix_lg2.view(u16)) | set(int(b) ^ 0x8000 for b in fix_lg2.view(u16))
+    x = x[~np.isin(x.view(u16), list(fixups))]
+    n = x.size
+    case("nvrtc12_half_math_fns", "nvrtc12/half_math.sm_80.ptx", "half_math_fns", [2], [256], [x, Z("f16", n), S("s32", n)],
+         {1: out(half_math_fns_ref(x), why="hexp/hlog/hsqrt/hrsqrt/hsin/hcos/hexp2/hlog2/hrcp correctly rounded to f16 "
+                                           "(cuda_fp16: round-to-nearest), hfloor/hceil/htrunc/hrint exact, f16 adds in order")},
+         note="x = 0 gives hlog = -inf and hrcp = +inf, so NaN; the fix-up inputs of the library are in nvrtc12_half_math_fns_fixups")
+    xf = np.array(sorted(fixups), u16).view(f16)
+    case("nvrtc12_half_math_fns_fixups", "nvrtc12/half_math.sm_80.ptx", "half_math_fns", [1], [32], [xf, Z("f16", xf.size), S("s32", xf.size)],
+         {1: out(half_math_fns_ref(xf), why="as nvrtc12_half_math_fns, at the inputs where cuda_fp16 corrects the f32 "
+                                            "approximation by one f16 ulp (hexp, hlog, hsin, hcos, hlog2 fix-up tables)")})
+    n = 300
+    x = (r.standard_normal(2 * n) * 2).astype(f16)
+    y = (r.standard_normal(2 * n) * 2).astype(f16)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 1.0), (2.0, -3.0), (np.inf, 2.0), (1.0, np.nan), (6e-8, 3.0), (5.0, 5.0), (-3.0, 4.0), (0.25, 8.0)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = x_, y_
+    # the division r / (|y| + 1) goes through rcp.approx like __hdiv: drop pairs with a quotient near an f16 boundary
+    for _ in range(3):
+        _, _, rr_ = half2_ops_ref(x, y)
+        R = h16(hfma_exact(x.astype(f64), y.astype(f64), hmul(x, x).astype(f64)))
+        R = hadd(R, hadd(y, -x))
+        den = hadd(np.abs(y), np.ones_like(y))
+        bad = np.zeros(2 * n, bool)
+        fi = np.where(np.isfinite(R) & (R != 0))[0]
+        bad[fi] = near_midpoint([Fraction(float(R[i])) / Fraction(float(den[i])) for i in fi], "f16", Fraction(1, 2 ** 21))
+        pairs_bad = bad[0::2] | bad[1::2]
+        if not pairs_bad.any():
+            break
+        keep = np.repeat(~pairs_bad, 2)
+        x, y = x[keep], y[keep]
+        n = x.size // 2
+    c, dot, _ = half2_ops_ref(x, y)
+    case("nvrtc12_half2_ops", "nvrtc12/half_math.sm_80.ptx", "half2_ops", [2], [256], [x, y, Z("f16", 2 * n), Z("f32", n), S("s32", n)],
+         {2: out(c, why="f16x2 mul/fma/add/sub/abs correctly rounded, __h2div correctly rounded for the kept inputs, max, "
+                        "h2exp correctly rounded, set.le (1.0/0.0) times exp"),
+          3: out(dot, why="cvt.f32.f16 (exact), f32 fma (contracted, from the PTX) and add")},
+         note="pairs whose quotient is within 2^-21 (relative) of an f16 rounding boundary are dropped (see generator)")
 
 
 if __name__ == "__main__":
