@@ -2297,6 +2297,124 @@ def half2_ops_ref(x, y):
     return c, canon_nan(dot), r
 
 
+def b16bits(v):
+    """f64 values representable in bf16 -> u16 bits (NaN -> 0x7fff canonical, infinities kept)."""
+    v = np.asarray(v, f64)
+    f = v.astype(f32)
+    assert np.array_equal(f.astype(f64), v, equal_nan=True)
+    bits = (f.view(u32) >> 16).astype(u16)
+    assert np.array_equal(bf16_val(bits).astype(f64), v, equal_nan=True)
+    return np.where(np.isnan(v), u16(0x7fff), bits).astype(u16)
+
+
+def b16(v):
+    """Nearest bf16 bits of any f64 values."""
+    return b16bits(rn(np.asarray(v, f64), "bf16"))
+
+
+def bv(bits):
+    return bf16_val(bits).astype(f64)
+
+
+def b_rn(x):
+    """Correctly rounded bf16 of exact f64 sums/products (values of f64 arrays)."""
+    return rn(x, "bf16")
+
+
+def straddles(v, e, fmt):
+    """True where [v - e, v + e] contains a rounding boundary of `fmt`, i.e. a kernel value within e of the
+    exact v may round to either neighbour; such inputs are dropped from exact comparisons."""
+    v, e = np.broadcast_arrays(np.asarray(v, f64), np.asarray(e, f64))
+    with np.errstate(invalid="ignore"):
+        lo, hi = rn(v - e, fmt), rn(v + e, fmt)
+        return np.isfinite(v) & (lo != hi)
+
+
+def bf16_arith_ref(xb, yb):
+    X, Y = bv(xb), bv(yb)
+    s = b_rn(X + Y)
+    r = hfma_exact(X, Y, s, "bf16")
+    with np.errstate(invalid="ignore"):
+        r = b_rn(r - b_rn(X * X))
+    den = b_rn(np.abs(Y) + 1)
+    with np.errstate(all="ignore"):
+        q = hdiv_exact(r, den, "bf16")
+    mx = np.where(np.isnan(q), -X, np.where(np.isnan(-X), q, np.maximum(q, -X)))
+    mx = np.where((q == 0) & (X == 0), np.where(np.signbit(q) & np.signbit(-X), -0.0, 0.0), mx)
+    rl = hfma_exact(X, Y, mx, "bf16")
+    rl = np.where(np.isnan(rl), np.nan, np.where(rl <= 0, 0.0, rl))  # .relu: negative (and -0) -> +0
+    mn = np.where(np.isnan(mx), rl, np.where(np.isnan(rl), mx, np.minimum(mx, rl)))
+    mn = np.where((mx == 0) & (rl == 0), np.where(np.signbit(mx) | np.signbit(rl), -0.0, 0.0), mn)
+    return b16bits(mn), (r, den)
+
+
+def bf16_fn_parts(xb):
+    """(exact value, kernel error bound) of each bf16_math_fns term before its cvt.rn.bf16.f32, mirroring the PTX's f32
+    arguments; the bounds are the PTX ISA / CUDA ones quoted in the case's note."""
+    X = bv(xb)
+    A = np.abs(X)
+    with np.errstate(all="ignore"):
+        t = bf16_val(xb) * np.array([0x3FB8AA3C], u32).view(f32)[0]  # mul.f32 by 0x3FB8AA3C (log2 e rounded up)
+        t = t.astype(f32).astype(f64)
+        ve = mpv(lambda m, z: m.power(2, z), t)
+        parts = [(ve, 2 ** -22.5 * np.abs(ve))]                                      # ex2.approx: rel 2^-22.5
+        l2 = mpv(lambda m, z: m.log(z, 2) if z != 0 else -m.inf, A)
+        c2 = float(np.array([0x3F317218], u32).view(f32)[0])
+        e_l2 = np.where((A >= 0.5) & (A <= 2), 2 ** -22.6, np.maximum(2 ** -22.6, 2 * ulp_up(l2, 2, "f32")))
+        vl = l2 * c2
+        parts.append((vl, e_l2 * c2 + ulp_of(np.abs(vl) + 1e-300, "f32")))          # lg2.approx then mul.f32
+        vs = np.sqrt(A)
+        parts.append((vs, 1.5 * ulp_up(vs, 1, "f32")))                               # sqrt.approx: 1 ulp (CUDA sqrtf, -prec-sqrt=false)
+        vsin = mpv(lambda m, z: m.sin(z), X)
+        parts.append((vsin, 2.5 * ulp_up(vsin, 2, "f32")))                           # libdevice sinf algorithm: 2 ulp
+        vcos = mpv(lambda m, z: m.cos(z), X)
+        parts.append((vcos, 2.5 * ulp_up(vcos, 2, "f32")))
+        vr = 1 / X
+        parts.append((vr, 2 ** -22 * np.abs(vr)))                                    # rcp.approx: abs 2^-23 on [1, 2)
+        vt = np.tanh(X)
+        parts.append((vt, 2 ** -10 * np.abs(vt)))                                    # tanh.approx: see note
+    return parts
+
+
+def bf16_math_fns_ref(xb):
+    parts = bf16_fn_parts(xb)
+    terms = [b_rn(v) for v, _ in parts]
+    X = bv(xb)
+    terms[5] = np.where(X == 0, np.copysign(np.inf, X), terms[5])  # rcp(+-0) = +-inf (mpmath/numpy agree, kept explicit)
+    r = b_rn(terms[0] + terms[1])
+    for t in terms[2:]:
+        with np.errstate(invalid="ignore"):
+            r = b_rn(r + t)
+    return b16bits(r)
+
+
+def bf162_ops_ref(xb, yb):
+    X, Y = bv(xb), bv(yb)
+    m = b_rn(X * Y)
+    r = hfma_exact(X, Y, m, "bf16")
+    r = b_rn(r + b_rn(X - Y))
+    mn = np.minimum(X, Y)
+    mn = np.where((X == 0) & (Y == 0), np.where(np.signbit(X) | np.signbit(Y), -0.0, 0.0), mn)
+    o = np.maximum(r, mn)
+    o = np.where((r == 0) & (mn == 0), np.where(np.signbit(r) & np.signbit(mn), -0.0, 0.0), o)
+    ob = b16bits(o)
+    lo, hi = bf16_val(ob[0::2]), bf16_val(ob[1::2])
+    with np.errstate(invalid="ignore"):
+        f = fma32(bf16_val(xb[0::2]), bf16_val(yb[1::2]), (lo - hi).astype(f32))
+    return ob, f
+
+
+def bf16_conversions_ref(fv, dv, kv):
+    a = rn(fv.astype(f64), "bf16")
+    F = fv.astype(f64)
+    b = bf16_val((fv.view(u32) >> 16).astype(u16)).astype(f64)  # cvt.rz.bf16.f32: truncate the low 16 bits
+    c = rn(dv, "bf16")
+    e = rn(kv.astype(f64), "bf16")
+    o = b_rn(b_rn(a + b) + b_rn(c + e))
+    back = (a.astype(f32) + np.array([float(cvt_f_int(v, "rz", -2 ** 31, 2 ** 31 - 1)) for v in c], f64).astype(f32)).astype(f32)
+    return b16bits(o), back
+
+
 def cases_libmath():
     r = rng(60)
     # ---------------- float_math: f32_precise ----------------
@@ -2480,6 +2598,74 @@ def cases_libmath():
                         "h2exp correctly rounded, set.le (1.0/0.0) times exp"),
           3: out(dot, why="cvt.f32.f16 (exact), f32 fma (contracted, from the PTX) and add")},
          note="pairs whose quotient is within 2^-21 (relative) of an f16 rounding boundary are dropped (see generator)")
+
+    # ---------------- bf16_math ----------------
+    n = 400
+    x = to_bf16_bits(r.standard_normal(n) * 4)
+    y = to_bf16_bits(r.standard_normal(n) * 4)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 0.0), (-2.0, -1.0), (3.0, -0.5), (1e-39, 2.0), (1e30, 1e30), (-1e38, 3.0), (0.5, 0.5)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = b16(x_), b16(y_)
+    _, (rr_, den_) = bf16_arith_ref(x, y)
+    # __hdiv for bf16 is div.approx.f32 (2 ulp, PTX ISA) then cvt.rn.bf16: drop quotients within 2^-21 of a bf16 boundary
+    with np.errstate(all="ignore"):
+        qv = rr_ / den_
+    keep = ~straddles(qv, 2 ** -21 * np.abs(qv), "bf16")
+    x, y = x[keep], y[keep]
+    n = x.size
+    e, _ = bf16_arith_ref(x, y)
+    case("nvrtc12_bf16_arith", "nvrtc12/bf16_math.sm_80.ptx", "bf16_arith", [2], [256], [x, y, Z("u16", n), S("s32", n)],
+         {2: out(e, why="fma.rn.bf16 (add/sub/mul/fma as fma) correctly rounded, __hdiv correctly rounded for the kept inputs, "
+                        "max/min/neg/abs, fma.rn.relu", as_="bf16")},
+         note="bf16 as u16 bits; inputs whose quotient is within 2^-21 of a bf16 rounding boundary are dropped")
+    n = 600
+    x = to_bf16_bits(r.uniform(-10, 10, n))
+    edge = [1.0, -1.0, 0.5, 2.0, 1e-39, -3e-5, 0.0, -0.0, 3.140625, 1.5703125, 9.9375, np.inf, -np.inf]
+    x[:len(edge)] = b16(np.array(edge))
+    parts = bf16_fn_parts(x)
+    bad = np.zeros(n, bool)
+    for v_, e_ in parts:
+        bad |= straddles(v_, e_, "bf16")
+    x = x[~bad]
+    n = x.size
+    case("nvrtc12_bf16_math_fns", "nvrtc12/bf16_math.sm_80.ptx", "bf16_math_fns", [2], [256], [x, Z("u16", n), S("s32", n)],
+         {1: out(bf16_math_fns_ref(x), why="each function's f32 value (ex2.approx rel 2^-22.5, lg2.approx abs 2^-22.6 then "
+                 "mul, sqrt.approx 1 ulp, libdevice sinf/cosf polynomial 2 ulp, rcp.approx 2^-22 rel, tanh.approx 2^-10 rel) is "
+                 "far enough from a bf16 rounding boundary that cvt.rn.bf16 gives the correctly rounded value; bf16 adds "
+                 "(fma.rn.bf16 x*1+y) reproduced", as_="bf16")},
+         note="inputs where any term's error interval straddles a bf16 rounding boundary are dropped; tanh.approx has no "
+              "bound in the PTX ISA 7.8 text, so a 2^-10 relative margin (twice the 2^-11 of later PTX ISA versions) is used; "
+              "x = 0 gives hlog = -inf and hrcp = +inf, so NaN; +-inf give NaN (sin/cos)")
+    n = 300
+    x = to_bf16_bits(r.standard_normal(2 * n) * 3)
+    y = to_bf16_bits(r.standard_normal(2 * n) * 3)
+    x[:6] = b16(np.array([0.0, -0.0, 1.0, 1e-39, 1e38, -2.5]))
+    y[:6] = b16(np.array([-0.0, 0.0, 1.0, 3e-39, 1e38, 2.5]))
+    cb, fb = bf162_ops_ref(x, y)
+    case("nvrtc12_bf162_ops", "nvrtc12/bf16_math.sm_80.ptx", "bf162_ops", [2], [256], [x, y, Z("u16", 2 * n), Z("f32", n), S("s32", n)],
+         {2: out(cb, why="fma.rn.bf16x2 (mul/fma/sub/add as fma) correctly rounded, min/max.bf16x2", as_="bf16"),
+          3: out(canon_nan(fb), why="bf16 -> f32 (exact), f32 sub and fma (contracted, from the PTX)")})
+    n = 300
+    fv = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 6, n)).astype(f32)
+    dv = r.standard_normal(n) * 10.0 ** r.uniform(-3, 6, n)
+    kv = r.integers(-2 ** 31, 2 ** 31, n).astype(i32)
+    kv[:100] = r.integers(-70000, 70000, 100)
+    # round-to-odd matters: d just above a bf16 midpoint whose f32 rounding would land on it
+    dv[:6] = [1.0 + 2 ** -9 + 2 ** -40, 1.0 + 2 ** -9, 1.0 + 3 * 2 ** -9, -(1.0 + 2 ** -9 + 2 ** -30), 3e38, 1e-40]
+    fv[:6] = [1.0 + 2 ** -9, 1.0 + 3 * 2 ** -9, -(1.0 + 2 ** -9 + 2 ** -20), 3.3e38, 1e-40, np.inf]
+    kv[:4] = [2 ** 31 - 1, -2 ** 31, 16777217, 257]
+    ob, back = bf16_conversions_ref(fv, dv, kv)
+    case("nvrtc12_bf16_conversions", "nvrtc12/bf16_math.sm_80.ptx", "bf16_conversions", [2], [256],
+         [fv, dv, kv, Z("u16", n), Z("f32", n), S("s32", n)],
+         {3: out(ob, why="cvt.rn/.rz.bf16.f32, double -> bf16 (round-to-odd to f32, then rn: correctly rounded), int -> bf16 rn, "
+                         "bf16 adds", as_="bf16"),
+          4: out(canon_nan(back), why="bf16 -> f32 exact, cvt.rzi.s32.f32 (saturating), cvt.rn.f32.s32, f32 add")})
+    n, G, B = 4096, 4, 256
+    x = b16bits(r.integers(-16, 17, n) / 8.0)
+    y = b16bits(r.integers(-16, 17, n) / 8.0)
+    tot = float((bv(x) * bv(y)).sum())
+    case("nvrtc12_bf16_dot", "nvrtc12/bf16_math.sm_80.ptx", "bf16_dot", [G], [B], [x, y, Z("f32", 1), S("s32", n)],
+         {2: out(np.array([tot], f32), why=WHY_DYADIC + "; grid-stride f32 fma, shfl.down tree, one atomicAdd per warp")})
 
 
 if __name__ == "__main__":
