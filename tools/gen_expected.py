@@ -166,7 +166,7 @@ def canon_nan(a):
 # of its result, and errors of operands propagate through the ops (|d(a+b)| <= ea + eb, ...).
 # Reference values are the exact real results, evaluated with mpmath at 50 digits.
 
-FMT = {"f64": (53, -1022), "f32": (24, -126), "f16": (11, -14), "bf16": (8, -126)}
+FMT = {"f64": (53, -1022), "f32": (24, -126), "f16": (11, -14), "bf16": (8, -126), "e4m3": (4, -6), "e5m2": (3, -14)}
 SLACK = 2.0 ** -52  # relative, per op: covers rounding the reference values (and their sums/products) to f64
 
 
@@ -2117,7 +2117,7 @@ def f64_conversions_ref(d):
 def round_frac(fr, fmt):
     """Exact rational (Fraction) -> nearest value of `fmt` (ties to even, subnormals, overflow to inf) as float."""
     p, emin = FMT[fmt]
-    emax = {"f64": 1023, "f32": 127, "f16": 15, "bf16": 127}[fmt]
+    emax = {"f64": 1023, "f32": 127, "f16": 15, "bf16": 127, "e4m3": 1000, "e5m2": 1000}[fmt]  # fp8: overflow by the caller
     if fr == 0:
         return 0.0
     s = -1.0 if fr < 0 else 1.0
@@ -2143,7 +2143,7 @@ def rn(x, fmt):
     out_ = np.empty(x.shape, f64)
     for idx in np.ndindex(x.shape):
         v = float(x[idx])
-        out_[idx] = v if not math.isfinite(v) else round_frac(Fraction(v), fmt)
+        out_[idx] = v if not math.isfinite(v) or v == 0 else round_frac(Fraction(v), fmt)  # +-0 keep their sign
     return out_
 
 
@@ -2415,6 +2415,73 @@ def bf16_conversions_ref(fv, dv, kv):
     return b16bits(o), back
 
 
+FP8 = {"e4m3": dict(bias=7, mbits=3, maxv=448.0), "e5m2": dict(bias=15, mbits=2, maxv=57344.0)}
+
+
+def fp8_enc(v, fmt, sat):
+    """Round one float to e4m3 (FN: no inf, NaN 0x7f) / e5m2 bits, nearest-even. Overflow: MAX_NORM with
+    satfinite (also for +-inf), else inf (e5m2 only). NaN -> 0x7f."""
+    d = FP8[fmt]
+    v = float(v)
+    if math.isnan(v):
+        return 0x7f
+    s = 0x80 if math.copysign(1, v) < 0 else 0
+    a = abs(v)
+    r = math.inf if math.isinf(a) else round_frac(Fraction(a), fmt)
+    if r > d["maxv"]:
+        if sat:
+            r = d["maxv"]
+        else:
+            assert fmt == "e5m2"
+            return s | 0x7c
+    if r == 0:
+        return s
+    p = d["mbits"] + 1
+    emin = 1 - d["bias"]
+    e = math.frexp(r)[1] - 1
+    if e < emin:
+        return s | int(r / 2.0 ** (emin - d["mbits"]))
+    return s | ((e + d["bias"]) << d["mbits"]) | int(r / 2.0 ** (e - d["mbits"]) - 2 ** d["mbits"])
+
+
+def fp8_dec(b, fmt):
+    d = FP8[fmt]
+    b = int(b)
+    s = -1.0 if b & 0x80 else 1.0
+    e, m = (b & 0x7f) >> d["mbits"], b & ((1 << d["mbits"]) - 1)
+    if fmt == "e4m3" and (b & 0x7f) == 0x7f:
+        return math.nan
+    if fmt == "e5m2" and e == 31:
+        return s * math.inf if m == 0 else math.nan
+    if e == 0:
+        return s * m * 2.0 ** (1 - d["bias"] - d["mbits"])
+    return s * (1 + m / 2 ** d["mbits"]) * 2.0 ** (e - d["bias"])
+
+
+def fp8_roundtrip_ref(v):
+    e4 = np.array([fp8_enc(x, "e4m3", True) for x in v], u8)
+    e5 = np.array([fp8_enc(x, "e5m2", True) for x in v], u8)
+    with np.errstate(invalid="ignore", over="ignore"):
+        back = (np.array([fp8_dec(b, "e4m3") for b in e4], f32) + np.array([fp8_dec(b, "e5m2") for b in e5], f32)).astype(f32)
+    return e4, e5, canon_nan(back)
+
+
+def fp8x2_quantize_ref(xy, scale, h):
+    sx = (xy * f32(scale)).astype(f32)
+    q = np.array([fp8_enc(a, "e4m3", True) | fp8_enc(b, "e4m3", True) << 8 for a, b in zip(sx[0::2], sx[1::2])], u16)
+    hq = np.array([fp8_enc(a, "e5m2", True) | fp8_enc(b, "e5m2", True) << 8 for a, b in zip(h[0::2], h[1::2])], u16)
+    return q, hq
+
+
+def fp8_raw_cvt_ref(v):
+    bfv = bv(b16(v.astype(f64)))  # cvt.rn.bf16x2.f32 (NaN -> NaN)
+    s = [fp8_enc(x, "e4m3", True) | fp8_enc(-x, "e4m3", True) << 8 for x in v]
+    t = [fp8_enc(b, "e5m2", False) | fp8_enc(1.0, "e5m2", False) << 8 for b in bfv]
+    o = np.array([a ^ b for a, b in zip(s, t)], u16)
+    hv = np.array([[fp8_dec(a & 0xff, "e4m3"), fp8_dec(a >> 8, "e4m3")] for a in s], f64).reshape(-1)
+    return o, canon_nan(hv.astype(f16))
+
+
 def cases_libmath():
     r = rng(60)
     # ---------------- float_math: f32_precise ----------------
@@ -2666,6 +2733,39 @@ def cases_libmath():
     tot = float((bv(x) * bv(y)).sum())
     case("nvrtc12_bf16_dot", "nvrtc12/bf16_math.sm_80.ptx", "bf16_dot", [G], [B], [x, y, Z("f32", 1), S("s32", n)],
          {2: out(np.array([tot], f32), why=WHY_DYADIC + "; grid-stride f32 fma, shfl.down tree, one atomicAdd per warp")})
+
+    # ---------------- fp8_sm90 ----------------
+    n = 400
+    v = (r.standard_normal(n) * 10.0 ** r.uniform(-4, 5, n)).astype(f32)
+    edge = [0.0, -0.0, np.nan, np.inf, -np.inf, 448, 449, 463.9, 464, 479, 480, 500, -1e9, 57344, 61439, 61440, -70000,
+            2.0 ** -9, 2.0 ** -10, 3 * 2.0 ** -10, -5 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17, 1.5 * 2.0 ** -17, 2.0 ** -17 * 1.0001,
+            1.0625, 1.1875, 0.9375, 1e-40, 240.0, 248.0, 56.0, 58.0]
+    v[:len(edge)] = edge
+    e4, e5, back = fp8_roundtrip_ref(v)
+    case("nvrtc12_fp8_roundtrip", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8_roundtrip", [2], [256],
+         [v, Z("u8", n), Z("u8", n), Z("f32", n), S("s32", n)],
+         {1: out(e4, why="cvt.rn.satfinite.e4m3x2.f32: nearest-even, saturating to +-448, NaN 0x7f (encoder from the format definition)"),
+          2: out(e5, why="cvt.rn.satfinite.e5m2x2.f32: nearest-even, saturating to +-57344 (also +-inf), NaN 0x7f"),
+          3: out(back, why="fp8 -> f16 -> f32 decodes (exact) and an f32 add")},
+         note="edges: saturation thresholds, midpoint ties, subnormals of both formats, NaN/inf")
+    n = 300
+    xy = (r.standard_normal(2 * n) * 30).astype(f32)
+    xy[:8] = [1.0, -1.0, 0.0, np.nan, 100.0, -1e6, 2.0 ** -12, 3.0]
+    h = (r.standard_normal(2 * n) * 10.0 ** r.uniform(-3, 4.5, 2 * n)).astype(f16)
+    h[:8] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504, 2.0 ** -24, 61440], f16)
+    q, hq = fp8x2_quantize_ref(xy, 2.5, h)
+    case("nvrtc12_fp8x2_quantize", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8x2_quantize", [2], [256],
+         [xy, Z("u16", n), h, Z("u16", n), S("f32", "2.5"), S("s32", n)],
+         {1: out(q, why="f32 mul by scale, then cvt.rn.satfinite.e4m3x2.f32 (x in the low byte)"),
+          3: out(hq, why="cvt.rn.satfinite.e5m2x2.f16x2 (lane 0 in the low byte)")})
+    n = 300
+    v = (r.standard_normal(n) * 10.0 ** r.uniform(-5, 5, n)).astype(f32)
+    v[:len(edge)] = edge
+    o, hv = fp8_raw_cvt_ref(v)
+    case("nvrtc12_fp8_raw_cvt", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8_raw_cvt", [2], [256], [v, Z("u16", n), Z("f16", 2 * n), S("s32", n)],
+         {1: out(o, why="e4m3x2 (satfinite) of (v, -v) XOR the library's software bf16x2 -> e5m2x2 (no saturation: "
+                        "overflow -> inf 0x7c) of (bf16(v), 1.0)"),
+          2: out(hv, why="cvt.rn.f16x2.e4m3x2 decode (exact)")})
 
 
 if __name__ == "__main__":
