@@ -2482,6 +2482,69 @@ def fp8_raw_cvt_ref(v):
     return o, canon_nan(hv.astype(f16))
 
 
+def mandelbrot_ref(w, h, x0, y0, dx, dy, max_iter):
+    px, py = np.meshgrid(np.arange(w), np.arange(h))
+    cr = fma32(px.astype(f32), dx, x0)  # fma.rn.f32(float(px), dx, x0) (PTX)
+    ci = fma32(py.astype(f32), dy, y0)
+    zr = np.zeros_like(cr); zi = np.zeros_like(cr); zr2 = np.zeros_like(cr); zi2 = np.zeros_like(cr)
+    it = np.zeros(cr.shape, np.int64)
+    live = np.ones(cr.shape, bool)
+    for _ in range(max_iter):
+        t = (cr + (zr2 - zi2).astype(f32)).astype(f32)
+        nzi = fma32((zr + zr).astype(f32), zi, ci)
+        zr = np.where(live, t, zr); zi = np.where(live, nzi, zi)
+        zr2 = np.where(live, (zr * zr).astype(f32), zr2); zi2 = np.where(live, (zi * zi).astype(f32), zi2)
+        it += live
+        live &= ((zr2 + zi2).astype(f32) < f32(4)) & (it < max_iter)
+    return (it * 255 // max_iter).astype(u8).reshape(-1)
+
+
+def julia_ref(w, h, c, max_iter):
+    px, py = np.meshgrid(np.arange(w), np.arange(h))
+    zr = px * 3.0 / w + -1.5  # mul.f64 by 3, div.rn.f64 by w, add -1.5 (all correctly rounded in numpy f64)
+    zi = py * 3.0 / h + -1.5
+    it = np.zeros(zr.shape, np.int64)
+    live = np.ones(zr.shape, bool)
+    for _ in range(max_iter):
+        a, b = np.abs(zr), np.abs(zi)
+        v, wv = np.where(a > b, a, b), np.where(a > b, b, a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = wv / v
+        t = np.where(np.isnan(t), 0.0, t)  # v = 0: replaced by v + w below
+        t = np.sqrt(fma64(t, t, 1.0)) * v  # cuCabs: v * sqrt(fma(t, t, 1))
+        t = np.where((v == 0) | (v > np.finfo(f64).max) | (wv > np.finfo(f64).max), v + wv, t)
+        live &= t < 2.0
+        if not live.any():
+            break
+        nr = c[0] + (zr * zr - zi * zi)
+        ni = c[1] + fma64(zr, zi, zr * zi)  # cuCmul imaginary part contracted to fma (PTX)
+        zr, zi = np.where(live, nr, zr), np.where(live, ni, zi)
+        it += live
+        live &= it < max_iter
+    return it.astype(i32).reshape(-1)
+
+
+def dft_ref(x):
+    """Eb of dft's X (n a power of two: arguments -2m/n and the final cuCdivf by n are exact)."""
+    n = x.size // 2
+    xr, xi = x[0::2].astype(f64), x[1::2].astype(f64)
+    F = "f32"
+    res = []
+    for k in range(n):
+        m_ = (k * np.arange(n)) % n
+        arg = (-2.0 * m_) / n
+        s = Eb.lib(lambda mm, t: mm.sinpi(t), [arg], ULP_F32["sincospi"], F)
+        c = Eb.lib(lambda mm, t: mm.cospi(t), [arg], ULP_F32["sincospi"], F)
+        are, aim = Eb.exact(0.0, F), Eb.exact(0.0, F)
+        for j in range(n):
+            cj = Eb(c.v[j], c.e[j], F); sj = Eb(s.v[j], s.e[j], F)
+            re = (cj * xr[j]) - (sj * xi[j])
+            im = sj.fma(xr[j], cj * xi[j])
+            are, aim = are + re, aim + im
+        res += [Eb(are.v / n, are.e / n, F), Eb(aim.v / n, aim.e / n, F)]
+    return Eb(np.array([q.v for q in res]), np.array([q.e for q in res]), F)
+
+
 def cases_libmath():
     r = rng(60)
     # ---------------- float_math: f32_precise ----------------
@@ -2766,6 +2829,31 @@ def cases_libmath():
          {1: out(o, why="e4m3x2 (satfinite) of (v, -v) XOR the library's software bf16x2 -> e5m2x2 (no saturation: "
                         "overflow -> inf 0x7c) of (bf16(v), 1.0)"),
           2: out(hv, why="cvt.rn.f16x2.e4m3x2 decode (exact)")})
+
+    # ---------------- complex_mandelbrot ----------------
+    w, h, mi = 64, 48, 100
+    img = mandelbrot_ref(w, h, f32(-2.25), f32(-1.125), f32(0.046875), f32(0.046875), mi)
+    case("nvrtc12_mandelbrot", "nvrtc12/complex_mandelbrot.sm_80.ptx", "mandelbrot", [4, 3], [16, 16],
+         [Z("u8", w * h), S("s32", w), S("s32", h), S("f32", "-2.25"), S("f32", "-1.125"), S("f32", "0.046875"),
+          S("f32", "0.046875"), S("s32", mi)],
+         {0: out(img, why="f32 escape-time iteration mirrored op by op (fma-contracted c and 2*zr*zi + ci, from the PTX); "
+                          "integer 255*it/max_iter")})
+    w, h, mi = 40, 32, 80
+    cj = (-0.8, 0.156)
+    case("nvrtc12_julia_double", "nvrtc12/complex_mandelbrot.sm_80.ptx", "julia_double", [3, 2], [16, 16],
+         [H(struct.pack("<dd", *cj)), Z("i32", w * h), S("s32", w), S("s32", h), S("s32", mi)],
+         {1: out(julia_ref(w, h, cj, mi), why="f64 iteration mirrored op by op: cuCabs (scaled hypot with fma), cuCmul with "
+                                              "the imaginary part fma-contracted, correctly rounded f64 ops; iteration counts")},
+         note="cuDoubleComplex passed by value as 16 raw bytes")
+    n = 64
+    x = r.standard_normal(2 * n).astype(f32)
+    x[:4] = [1.0, 0.0, 0.0, -0.0]
+    e, b = dft_ref(x).result(f32)
+    case("nvrtc12_dft", "nvrtc12/complex_mandelbrot.sm_80.ptx", "dft", [1], [64], [x, Z("f32", 2 * n), S("s32", n)],
+         {1: out(e, "bound", "sincospif within 1 ulp (+1/2) of sinpi/cospi (CUDA guide), complex mul (mul, mul, sub; "
+                 "mul then fma for the imaginary part, from the PTX) and 64 adds each 1/2 ulp with errors propagated; the "
+                 "arguments -2m/64 and the final cuCdivf by 64 are exact; per-element bound", bound=b)},
+         note="n = 64 (a power of two) so the sincospif arguments and the division by n are exact")
 
 
 if __name__ == "__main__":
