@@ -2545,6 +2545,30 @@ def dft_ref(x):
     return Eb(np.array([q.v for q in res]), np.array([q.e for q in res]), F)
 
 
+def nbody_ref(pos, soft2, block):
+    """Eb of nbody_forces' acc (n x 4 f32): the pair terms mirrored op by op (from the PTX: dy*dy, fma dx, fma dz, add
+    soft2; rsqrt.approx; s = inv*(inv*(w*inv)); a = fma(d, s, a) in j order); rsqrtf is the only inexact step."""
+    n = pos.shape[0]
+    F = "f32"
+    pad = -(-n // block) * block
+    q = np.zeros((pad, 4), f32)
+    q[:n] = pos
+    px, py, pz = pos[:, 0], pos[:, 1], pos[:, 2]
+    ax, ay, az = (Eb.exact(np.zeros(n), F) for _ in range(3))
+    for j in range(pad):
+        dx = (q[j, 0] - px).astype(f32); dy = (q[j, 1] - py).astype(f32); dz = (q[j, 2] - pz).astype(f32)
+        d2 = (fma32(dz, dz, fma32(dx, dx, (dy * dy).astype(f32))) + soft2).astype(f32)
+        iv = 1.0 / np.sqrt(d2.astype(f64))
+        inv = Eb(iv, 2.5 * ulp_up(iv, 2, F) + SLACK * iv, F)  # rsqrtf: 2 ulp (CUDA guide)
+        s = inv * (inv * (inv * q[j, 3].astype(f64)))
+        ax = Eb.exact(dx, F).fma(s, ax)
+        ay = Eb.exact(dy, F).fma(s, ay)
+        az = Eb.exact(dz, F).fma(s, az)
+    v = np.stack([ax.v, ay.v, az.v, np.zeros(n)], 1)
+    e = np.stack([ax.e, ay.e, az.e, np.zeros(n)], 1)
+    return Eb(v.reshape(-1), e.reshape(-1), F)
+
+
 def cases_libmath():
     r = rng(60)
     # ---------------- float_math: f32_precise ----------------
@@ -2854,6 +2878,48 @@ def cases_libmath():
                  "mul then fma for the imaginary part, from the PTX) and 64 adds each 1/2 ulp with errors propagated; the "
                  "arguments -2m/64 and the final cuCdivf by 64 are exact; per-element bound", bound=b)},
          note="n = 64 (a power of two) so the sincospif arguments and the division by n are exact")
+
+    # ---------------- nbody_vector ----------------
+    n, B = 200, 64
+    pos = np.zeros((n, 4), f32)
+    pos[:, :3] = r.standard_normal((n, 3)) * 2
+    pos[:, 3] = r.uniform(0.5, 2.0, n)
+    pos[5] = pos[6]  # two bodies at the same place: d2 = soft2 only
+    e, b = nbody_ref(pos, f32(0.015625), B).result(f32)
+    case("nvrtc12_nbody_forces", "nvrtc12/nbody_vector.sm_80.ptx", "nbody_forces", [4], [B],
+         [pos, Z("f32", 4 * n), S("s32", n), S("f32", "0.015625")],
+         {1: out(e, "bound", "float4 tiles through shared memory; every op but rsqrtf (rsqrt.approx.f32, 2 ulp per the CUDA "
+                 "guide) is correctly rounded and mirrored from the PTX (fma contractions, j order); the rsqrtf errors "
+                 "propagate through s = w*inv^3 and the 200 fma accumulations; per-element bound", bound=b)},
+         shared=B * 16, note="n = 200 is not a multiple of the block, so the last tile is zero-padded")
+    n = 300
+    c4 = r.integers(-128, 128, (n, 4)).astype(i8)
+    s2 = r.integers(-32768, 32768, (n, 2)).astype(i16)
+    i4 = r.integers(-2 ** 31, 2 ** 31, (n, 4)).astype(i32)
+    d2 = r.standard_normal((n, 2)) * 1e3
+    l2 = r.integers(-2 ** 62, 2 ** 62, (n, 2), dtype=i64)
+    l2[:50] = r.integers(-2 ** 40, 2 ** 40, (50, 2))
+    u2 = r.integers(0, 256, (n, 2)).astype(u8)
+    f2 = r.standard_normal((n, 2)).astype(f32)
+    C, S_, I = c4.astype(i64), s2.astype(i64), i4.astype(i64)
+    o4 = wrap32(np.stack([C[:, 0] + S_[:, 0] + I[:, 0], C[:, 1] + S_[:, 1] + I[:, 1], C[:, 2] + I[:, 2] + u2[:, 0],
+                          C[:, 3] + I[:, 3] + u2[:, 1]], 1))
+    od = np.stack([d2[:, 0] + l2[:, 0].astype(f64), d2[:, 1] * l2[:, 1].astype(f64)], 1)
+    case("nvrtc12_vector_widths", "nvrtc12/nbody_vector.sm_80.ptx", "vector_widths", [2], [256],
+         [c4, s2, i4, d2, l2, u2, f2, Z("i32", 4 * n), Z("f64", 2 * n), Z("f32", 2 * n), S("s32", n)],
+         {7: out(o4, why="char4/short2/int4/uchar2 loads (v4.u8, v2.u16, v4.u32, v2.u8), sign extension, wrapping i32 adds"),
+          8: out(od, why="double2/long2 loads, cvt.rn.f64.s64, f64 add/mul (correctly rounded)"),
+          9: out(f2[:, ::-1].copy(), why="float2 swap")})
+    n = 300
+    p2 = r.standard_normal((n, 2)) * 10
+    v2 = r.standard_normal((n, 2))
+    a4 = r.standard_normal((n, 4)).astype(f32)
+    dt = 0.01
+    vn = fma64(a4[:, :2].astype(f64), dt, v2)
+    pn = fma64(vn, dt, p2)
+    case("nvrtc12_integrate", "nvrtc12/nbody_vector.sm_80.ptx", "integrate", [2], [256], [p2.copy(), v2.copy(), a4, S("f64", "0.01"), S("s32", n)],
+         {0: out(pn, why=WHY_FMA + " (v += a*dt, p += v*dt as fma.rn.f64, a widened from f32)"),
+          1: out(vn, why=WHY_FMA)})
 
 
 if __name__ == "__main__":
