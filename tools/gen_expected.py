@@ -141,6 +141,156 @@ def rng(seed):
     return np.random.default_rng(seed)
 
 
+def canon_nan(a):
+    """NaNs replaced by the canonical NaN GPUs produce for arithmetic results (docs/numerics-arith.md):
+    0x7fffffff (f32), 0x7fff (f16), 0x7fffffffffffffff (f64)."""
+    a = np.array(a)
+    nan = np.isnan(a)
+    if a.dtype == f32:
+        a.view(u32)[nan] = 0x7fffffff
+    elif a.dtype == f16:
+        a.view(u16)[nan] = 0x7fff
+    elif a.dtype == f64:
+        a.view(u64)[nan] = 0x7fffffffffffffff
+    return a
+
+
+# ----------------------------------------------------------------------------------------------
+# a-priori error bounds for kernels built from library math (comparison mode "bound")
+#
+# A kernel that sums many libdevice functions has no single rel/abs tolerance that is both safe
+# and tight (the terms differ in size by orders of magnitude and partial sums cancel). Such an
+# output is compared per element against a bound derived from the documented accuracy: each
+# library call contributes (N + 1/2) ulp of its result (CUDA C++ Programming Guide, "Mathematical
+# Functions" appendix: N ulp from the correctly rounded result), each correctly rounded op 1/2 ulp
+# of its result, and errors of operands propagate through the ops (|d(a+b)| <= ea + eb, ...).
+# Reference values are the exact real results, evaluated with mpmath at 50 digits.
+
+FMT = {"f64": (53, -1022), "f32": (24, -126), "f16": (11, -14), "bf16": (8, -126), "e4m3": (4, -6), "e5m2": (3, -14)}
+SLACK = 2.0 ** -52  # relative, per op: covers rounding the reference values (and their sums/products) to f64
+
+
+def ulp_of(x, fmt):
+    """ulp of a `fmt` number of magnitude |x| (spacing above |x|'s binade start; subnormal floor)."""
+    p, emin = FMT[fmt]
+    a = np.abs(np.asarray(x, f64))
+    _, e = np.frexp(np.where(np.isfinite(a), a, 0.0))
+    e = np.where(a == 0, emin + 1, e)
+    return np.ldexp(1.0, np.maximum(e - 1, emin) - (p - 1))
+
+
+def ulp_up(x, n, fmt):
+    """ulp at the largest magnitude a result within n ulp of x can have (next binade if crossed)."""
+    a = np.abs(np.asarray(x, f64))
+    return ulp_of(a + (n + 1) * ulp_of(a, fmt), fmt)
+
+
+_MP = None
+
+
+def mp():
+    global _MP
+    if _MP is None:
+        try:
+            import mpmath
+        except ImportError:
+            sys.exit("tools/gen_expected.py needs mpmath for the library-math reference values (pip install mpmath)")
+        mpmath.mp.dps = 50
+        _MP = mpmath
+    return _MP
+
+
+def mpv(fn, *args):
+    """Elementwise fn(mpf(x), ...) -> f64 array (NaN where fn raises or is complex)."""
+    m = mp()
+    args = np.broadcast_arrays(*(np.asarray(a, f64) for a in args))
+    out_ = np.empty(args[0].shape, f64)
+    for idx in np.ndindex(args[0].shape):
+        xs = [m.mpf(float(a[idx])) for a in args]
+        try:
+            y = fn(m, *xs)
+            out_[idx] = float(y) if not isinstance(y, m.mpc) else math.nan
+        except (ValueError, ZeroDivisionError):
+            out_[idx] = math.nan
+    return out_
+
+
+class Eb:
+    """A kernel value known up to an error: `v` the exact real result (f64), `e` a bound on
+    |kernel value - v|, `fmt` the kernel's number format."""
+
+    def __init__(self, v, e, fmt):
+        self.v = np.asarray(v, f64)
+        self.e = np.broadcast_to(np.asarray(e, f64), self.v.shape).copy()
+        self.fmt = fmt
+
+    @staticmethod
+    def exact(x, fmt):
+        """A value the kernel holds exactly (an input, or a correctly rounded result reproduced bit for bit)."""
+        return Eb(np.asarray(x).astype(f64), 0.0, fmt)
+
+    @staticmethod
+    def lib(fn, args, ulps, fmt):
+        """A library call on exact operands, N ulp from the correctly rounded result."""
+        v = mpv(fn, *args)
+        return Eb(v, (ulps + 0.5) * ulp_up(v, ulps, fmt) + SLACK * np.abs(v), fmt)
+
+    def _rnd(self, v, e):
+        # the kernel rounds a value within e of v: half an ulp at the largest such magnitude
+        with np.errstate(over="ignore", invalid="ignore"):
+            return Eb(v, e + 0.5 * ulp_of(np.abs(v) + e, self.fmt) + SLACK * np.abs(v), self.fmt)
+
+    def _dir(self, v, e):
+        # directed rounding (.rz/.rm/.rp): up to one ulp
+        return Eb(v, e + ulp_of(np.abs(v) + e, self.fmt) + SLACK * np.abs(v), self.fmt)
+
+    def __add__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return a._rnd(a.v + b.v, a.e + b.e)
+
+    def div_err(a, b):
+        """(exact quotient of the references, propagated error bound of a/b from a.e and b.e)."""
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = a.v / b.v
+            den = np.abs(b.v) - b.e
+            prop = np.where(den > 0, (a.e + np.abs(q) * b.e) / np.where(den > 0, den, 1), np.inf)
+        return q, np.where((a.e == 0) & (b.e == 0), 0.0, prop)
+
+    def __sub__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        return a._rnd(a.v - b.v, a.e + b.e)
+
+    def __mul__(a, b):
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        return a._rnd(a.v * b.v, np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e)
+
+    def fma(a, b, c):
+        """fma(a, b, c): one rounding."""
+        b = b if isinstance(b, Eb) else Eb.exact(b, a.fmt)
+        c = c if isinstance(c, Eb) else Eb.exact(c, a.fmt)
+        return a._rnd(a.v * b.v + c.v, np.abs(a.v) * b.e + np.abs(b.v) * a.e + a.e * b.e + c.e)
+
+    def result(self, dtype, nan_where=None, as_bf16=False):
+        """(expected array rounded to `dtype`, per-element bound). Non-finite references must match
+        exactly (bound 0); `nan_where` marks elements whose result is NaN (domain errors)."""
+        v = self.v.copy()
+        if nan_where is not None:
+            v[nan_where] = np.nan
+        if as_bf16:
+            bits = to_bf16_bits(np.where(np.isfinite(v), v, 0.0))
+            bits = np.where(np.isnan(v), u16(0x7fff), np.where(v == np.inf, u16(0x7f80), np.where(v == -np.inf, u16(0xff80), bits)))
+            exp_ = bits.astype(u16)
+            ev = bf16_val(exp_).astype(f64)
+        else:
+            exp_ = canon_nan(v.astype(dtype))
+            ev = exp_.astype(f64)
+        with np.errstate(invalid="ignore"):
+            b = np.where(np.isfinite(v), self.e + np.abs(ev - v), 0.0)
+        return exp_, b
+
+
 # ----------------------------------------------------------------------------------------------
 # case table
 
@@ -178,10 +328,13 @@ class H:  # raw parameter bytes
         self.b = bytes(b)
 
 
-def out(expected, mode="exact", why="integer/exactly rounded arithmetic, reproduced op by op", as_=None):
+def out(expected, mode="exact", why="integer/exactly rounded arithmetic, reproduced op by op", as_=None, bound=None):
     d = {"expected": np.ascontiguousarray(expected), "mode": mode, "why": why}
     if as_:
         d["as"] = as_
+    if bound is not None:
+        assert mode == "bound"
+        d["bound"] = np.ascontiguousarray(bound, f64)
     return d
 
 
@@ -1131,13 +1284,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "debug", "ptxvm"))
+    # the binary: --bin, else $CARGO_TARGET_DIR/debug/ptxvm when that is set, else target/debug/ptxvm
+    tdir = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    ap.add_argument("--bin", default=os.path.join(os.path.join(ROOT, tdir), "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
     cases_clang()
     cases_numba()
     cases_triton()
     cases_math()
+    cases_libmath()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1186,6 +1342,11 @@ def write_case(c):
         e = np.ascontiguousarray(spec["expected"]).reshape(-1)
         np.save(os.path.join(d, f"expected{i}.npy"), e)
         od = {"arg": i, "expected": f"expected{i}.npy", "mode": spec["mode"], "why": spec["why"]}
+        if "bound" in spec:
+            b = np.ascontiguousarray(spec["bound"], f64).reshape(-1)
+            assert b.shape == e.shape and not np.isnan(b).any() and (b >= 0).all(), c.name
+            np.save(os.path.join(d, f"bound{i}.npy"), b)
+            od["bound"] = f"bound{i}.npy"
         if "as" in spec:
             od["as"] = spec["as"]
         if "skip" in spec:
@@ -1227,9 +1388,18 @@ def _ord(a, as_):
     return np.where(sign == 1, -mag, mag).astype(object)
 
 
-def compare(got, exp, mode, as_=None):
+def compare(got, exp, mode, as_=None, bound=None):
     if got.shape != exp.shape or got.dtype != exp.dtype:
         return f"shape/dtype {got.dtype}{got.shape} vs expected {exp.dtype}{exp.shape}"
+    if mode == "bound":
+        g, e = _as_f64(got, as_), _as_f64(exp, as_)
+        with np.errstate(invalid="ignore"):
+            bad = ~((g == e) | (np.isnan(g) & np.isnan(e)) | (np.abs(g - e) <= bound))
+        if not bad.any():
+            return None
+        i = int(np.argmax(bad))
+        return (f"{int(bad.sum())}/{bad.size} mismatches, first at [{i}]: got {got[i]!r} expected {exp[i]!r} "
+                f"(|diff| {abs(g[i] - e[i]):.3g} > bound {bound[i]:.3g}); worst diff/bound {np.nanmax(np.abs(g - e) / np.maximum(bound, 1e-300)):.3g}")
     if mode == "exact":
         bad = got.view(np.uint8).reshape(got.size, -1) != exp.view(np.uint8).reshape(exp.size, -1)
         bad = bad.any(axis=1) if got.size else bad
@@ -1279,18 +1449,26 @@ def check_case(c, binary):
         dt = time.time() - t0
         if p.returncode != 0:
             return False, f"exit {p.returncode} ({dt:.2f}s): {p.stderr.strip()[:300]}"
-        msgs = []
+        msgs, msgs_ok = [], []
         for od in j["outputs"]:
             got = np.load(os.path.join(td, f"arg{od['arg']}.npy"))
             exp = np.load(os.path.join(d, od["expected"]))
+            bnd = np.load(os.path.join(d, od["bound"])) if "bound" in od else None
             if od.get("skip"):
                 keep = np.ones(exp.size, bool)
                 keep[od["skip"]] = False
                 got, exp = got[keep], exp[keep]
-            m = compare(got, exp, od["mode"], od.get("as"))
+                bnd = bnd[keep] if bnd is not None else None
+            m = compare(got, exp, od["mode"], od.get("as"), bnd)
+            if m is None and od["mode"] == "bound":
+                g, e = _as_f64(got, od.get("as")), _as_f64(exp, od.get("as"))
+                with np.errstate(invalid="ignore"):
+                    rat = np.abs(g - e) / np.maximum(bnd, 1e-300)
+                rat = rat[np.isfinite(rat)]
+                msgs_ok.append(f"arg{od['arg']} worst diff/bound {rat.max() if rat.size else 0:.3g}")
             if m:
                 msgs.append(f"arg{od['arg']} ({od['mode']}): {m}")
-        return not msgs, (f"{dt:.2f}s " + "; ".join(msgs)) if msgs else f"{dt:.2f}s"
+        return not msgs, (f"{dt:.2f}s " + "; ".join(msgs)) if msgs else f"{dt:.2f}s " + "; ".join(msgs_ok)
 
 
 def entry_name(fixture):
@@ -1595,6 +1773,1194 @@ def cases_math():
          [fv, ints, dv, Z("f16", n), Z("i16", n), S("s32", n)],
          {3: out(h, why="cvt.{rn,rz,rm,rp}.f16.f32, cvt.rn.f16.s32/.f64 and f16 adds, all correctly rounded"),
           4: out(sh, why="cvt.rzi/rni/rmi to integers, f16 compares")})
+
+
+# ----------------------------------------------------------------------------------------------
+# library-math kernels of float_math / double_math / half_math / bf16_math / fp8 / complex / nbody
+
+# CUDA C++ Programming Guide, "Mathematical Functions" appendix: maximum ulp error (from the
+# correctly rounded result) of the single- and double-precision standard library functions.
+ULP_F32 = dict(exp=2, log=1, sin=2, cos=2, tan=4, pow=4, rsqrt=2, cbrt=1, exp2=2, log2=1, log10=2, exp10=2,
+               tanh=2, atan=2, asin=2, acos=2, atan2=3, erf=2, erfc=4, lgamma=6, tgamma=5, sinh=3, cosh=2,
+               asinh=3, normcdf=5, erfinv=2, sincos=2, sinpi=1, cospi=1, sincospi=1)
+ULP_F64 = dict(exp=1, log=1, sin=2, cos=2, pow=2, tanh=1, atan2=2, cbrt=1, erf=2, rsqrt=1, log1p=1, expm1=1,
+               hypot=2)
+
+
+def _sgn_cbrt(m, x):
+    return m.sign(x) * m.cbrt(abs(x))
+
+
+def f32_precise_ref(v):
+    """Eb of f32_precise's y[i] for f32 inputs v (finite, |v| <= 10), in the kernel's order of adds."""
+    L = lambda fn, args, k: Eb.lib(fn, args, ULP_F32[k], "f32")
+    X = lambda a: Eb.exact(a, "f32")
+    a = np.abs(v)
+    a1 = (a + f32(1)).astype(f32)
+    v01 = (v * f32(0.1)).astype(f32)
+    r = L(lambda m, x: m.exp(x), [v], "exp") + L(lambda m, x: m.log(x), [a1], "log")
+    r = r + L(lambda m, x: m.sin(x), [v], "sin")
+    r = r + L(lambda m, x: m.cos(x), [v], "cos")
+    r = r + L(lambda m, x: m.tan(x), [v], "tan")
+    t = L(lambda m, x: m.power(x, m.mpf(0.75)), [a], "pow") + X(np.sqrt(a))
+    t = t + L(lambda m, x: 1 / m.sqrt(x), [a1], "rsqrt")
+    t = t + L(_sgn_cbrt, [v], "cbrt")
+    r = r + t
+    t = L(lambda m, x: m.power(2, x), [v], "exp2") + L(lambda m, x: m.log(x, 2), [a1], "log2")
+    t = t + L(lambda m, x: m.log10(x), [a1], "log10")
+    t = t + L(lambda m, x: m.power(10, x), [v01], "exp10")
+    r = r + t
+    t = L(lambda m, x: m.tanh(x), [v], "tanh") + L(lambda m, x: m.atan(x), [v], "atan")
+    t = t + L(lambda m, x: m.asin(x), [v01], "asin")
+    t = t + L(lambda m, x: m.acos(x), [v01], "acos")
+    # atan2f(v, r) takes the running sum r, itself inexact: |d atan2(v, r)/dr| = |v| / (v^2 + r^2)
+    at = L(lambda m, x, y: m.atan2(x, y), [v, r.v], "atan2")
+    rmin = np.maximum(np.abs(r.v) - r.e, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lip = np.where(v == 0, 0.0, np.abs(v) / (v.astype(f64) ** 2 + rmin ** 2))
+    at.e = at.e + lip * r.e
+    r = r + (t + at)
+    gam_arg = fma32(a, f32(0.1), f32(1))  # fabsf(v) * 0.1f + 1.f contracted to fma.rn.f32 (PTX)
+    t = L(lambda m, x: m.erf(x), [v], "erf") + L(lambda m, x: m.erfc(x), [v], "erfc")
+    t = t + L(lambda m, x: m.loggamma(x), [a1], "lgamma")
+    t = t + L(lambda m, x: m.gamma(x), [gam_arg], "tgamma")
+    r = r + t
+    t = L(lambda m, x: m.sinh(x), [v01], "sinh") + L(lambda m, x: m.cosh(x), [v01], "cosh")
+    t = t + L(lambda m, x: m.asinh(x), [v], "asinh")
+    t = t + L(lambda m, x: m.ncdf(x), [v], "normcdf")
+    t = t + L(lambda m, x: m.erfinv(x), [(v * f32(0.01)).astype(f32)], "erfinv")
+    r = r + t
+    sc = L(lambda m, x: m.sin(x), [v], "sincos") * L(lambda m, x: m.cos(x), [v], "sincos")  # mul.f32, not contracted
+    t = sc + L(lambda m, x: m.sinpi(x), [v], "sinpi")
+    t = t + L(lambda m, x: m.cospi(x), [v], "cospi")
+    return r + t
+
+
+# PTX ISA bounds of the .approx instructions (the comparison allows the hardware's error, not just
+# the interpreter's, which evaluates them in f64 and rounds once)
+def ex2_approx(t):
+    """ex2.approx.f32 of an Eb argument: relative error 2^-22.5 (PTX ISA), plus the argument's error
+    propagated (2^(t+dt) = 2^t * 2^dt) and half the smallest subnormal for results below the f32 range."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = np.exp2(t.v)
+        grow = np.exp2(t.e)
+        e = np.where(np.isfinite(t.v), val * (grow - 1) + 2 ** -22.5 * val * grow, 0.0)
+    return Eb(val, e + 2.0 ** -150 + SLACK * val, "f32")
+
+
+def lg2_approx(x):
+    """lg2.approx.f32 of an exact positive f32 x: absolute error 2^-22.6 (PTX ISA)."""
+    x = np.asarray(x, f64)
+    with np.errstate(divide="ignore"):
+        val = np.log2(x)  # numpy log2 on f64 is accurate to < 1 f64 ulp, far below the bound
+    return Eb(val, np.where(np.isfinite(val), 2 ** -22.6 + SLACK * np.abs(val), 0.0), "f32")
+
+
+def sincos_approx(x):
+    """sin/cos.approx.f32 on [-pi, pi]: absolute error 2^-20.9 (PTX ISA)."""
+    x = np.asarray(x, f64)
+    assert (np.abs(x) <= math.pi).all()
+    return Eb(np.sin(x), 2 ** -20.9, "f32"), Eb(np.cos(x), 2 ** -20.9, "f32")
+
+
+def div_approx(a, b):
+    """div.approx.f32: 2 ulp of the quotient of its actual operands for |b| in [2^-126, 2^126] (PTX ISA)."""
+    q, prop = a.div_err(b)
+    return Eb(q, prop + 2 * ulp_up(np.abs(q) + prop, 2, "f32") + SLACK * np.abs(q), "f32")
+
+
+def f32_fast_intrinsics_ref(v):
+    """Eb of f32_fast_intrinsics' y[i] (v normal, 0 < |v| <= pi), in the order of the PTX."""
+    X = lambda a: Eb.exact(np.asarray(a, f32), "f32")
+    av = np.abs(v)
+    a1 = (av + f32(1)).astype(f32)
+    ex = ex2_approx(X((v * f32(1.4426950)).astype(f32)))                  # __expf: ex2(v * log2 e)
+    r = lg2_approx(a1).fma(X(np.float32(0.6931472)), ex)                   # __logf(|v|+1) + ... : fma(lg2, ln2, expf)
+    sn, cs = sincos_approx(v)
+    r = sn + r
+    r = cs + r
+    r = r + div_approx(sn, cs)                                             # __tanf = div.approx(sin, cos)
+    t = ex2_approx(lg2_approx(av) * X(f32(1.3)))                           # __powf(|v|, 1.3f)
+    t = t + div_approx(X(v), r + X(f32(1)))                                # __fdividef(v, r + 1)
+    t = t + X(np.clip(v, 0, 1))                                            # __saturatef
+    t = t + ex2_approx(X((v * f32(3.321928)).astype(f32)))                  # __exp10f: ex2(v * log2 10)
+    t = t + lg2_approx((av + f32(2)).astype(f32))                          # __log2f(|v| + 2)
+    r = r + t
+    r = r + (sn - cs)                                                      # __sincosf: the same sin/cos.approx
+    q, prop = X(v).div_err(r)
+    t = r._dir(v + r.v, r.e)                                               # __fadd_rd(v, r)
+    t = t + r._dir(v * r.v, np.abs(v) * r.e)                               # __fmul_ru(v, r)
+    t = t + r._dir(q, prop)                                                # __fdiv_rz(v, r)
+    t = t + X(np.sqrt(av))                                                 # __fsqrt_rn
+    t = t + X(f32(1) / v)                                                  # __frcp_rn
+    r = r + t
+    rs = mpv(lambda m, x: 1 / m.sqrt(x), a1).astype(f32)                   # __frsqrt_rn: correctly rounded
+    t = r._dir(v * r.v + 1, np.abs(v) * r.e) + X(rs)                       # __fmaf_rz(v, r, 1) + __frsqrt_rn(|v|+1)
+    t = r._dir(r.v - v, r.e) + t                                           # __fsub_ru(r, v) + ...
+    return r + t
+
+
+def _f32_div_round_one(x, y):
+    """f32_division_and_rounding for one (x, y): (c[i], k[i]), mirroring the PTX's order of adds."""
+    F = np.float32
+    x, y = F(x), F(y)
+    fx, fy = float(x), float(y)
+    nan = math.nan
+    with np.errstate(all="ignore"):
+        q = x / y
+        rc = F(1) / y
+
+        def fmod_(a, b):
+            try:
+                return math.fmod(a, b)
+            except ValueError:
+                return nan
+
+        def rem_(a, b):
+            try:
+                return math.remainder(a, b)
+            except ValueError:
+                return nan
+        fm, rm = F(fmod_(fx, fy)), F(rem_(fx, fy))  # exact (representable) results
+        m = F(F(fm + rm) + rm)                      # fmodf + remainderf, + remquof
+        if math.isnan(float(rm)):
+            quo = 0
+        elif math.isinf(fy):
+            quo = 0 if math.copysign(1, fx) == math.copysign(1, fy) else -0
+        else:
+            nq = (Fraction(fx) - Fraction(float(rm))) / Fraction(fy)
+            assert nq.denominator == 1
+            quo = abs(nq.numerator) & 7
+            if math.copysign(1, fx) != math.copysign(1, fy):
+                quo = -quo
+
+        def trunc_(a):
+            return F(math.trunc(float(a))) if math.isfinite(a) else a
+
+        def floor_(a):
+            return F(math.floor(float(a))) if math.isfinite(a) else a
+
+        def ceil_(a):
+            return F(math.ceil(float(a))) if math.isfinite(a) else a
+
+        def rint_(a):
+            return F(np.rint(a))
+
+        def roundf_(a):  # half away from zero (the kernel: trunc(a + copysign(0.5, a)) with add.rz)
+            if not math.isfinite(a):
+                return a
+            return F(math.copysign(math.floor(abs(float(a)) + 0.5), float(a)))
+        c = F(q + rc)
+        c = F(c + m)
+        for t in (floor_(x), ceil_(y), trunc_(q), roundf_(rc), rint_(x), rint_(y)):
+            c = F(c + t)
+        c1 = c
+        mn = F(np.fmin(x, y)); mx = F(np.fmax(x, y))
+        fdim = F(0) if x <= y else F(x - y)
+        t = fma32(mn, mx, fdim)[()]
+        t = F(F(math.copysign(abs(fx), fy)) + t)
+
+        def ldexp_(a, k):
+            return F(a + a) if (a == 0 or math.isinf(a)) else F(a * F(2.0 ** k))
+        t = F(t + ldexp_(x, 3))
+        t = F(t + ldexp_(y, -2))
+        c2 = F(c1 + t)
+        # frexpf(x, &e) + (float)ilogbf(y) + logbf(x) + modff(x, &r) + r
+        if fx == 0 or not math.isfinite(fx):
+            fr, e = F(x + x), 0
+        else:
+            mm, e = math.frexp(fx)
+            fr = F(mm)
+        if math.isnan(fy) or fy == 0:
+            ilogb = -2 ** 31
+        elif math.isinf(fy):
+            ilogb = 2 ** 31 - 1
+        else:
+            ilogb = math.frexp(fy)[1] - 1
+        if fx == 0:
+            logb = F(-np.inf)
+        elif not math.isfinite(fx):
+            logb = F(x * x)
+        else:
+            logb = F(math.frexp(fx)[1] - 1)
+        if math.isnan(fx):
+            ip = fp = F(x + x)
+        elif math.isinf(fx):
+            ip, fp = x, F(math.copysign(0.0, fx))
+        else:
+            ip = F(math.trunc(fx))
+            fp = F(math.copysign(abs(fx - float(ip)), fx))
+        t = F(F(fr + F(ilogb)) + logb)
+        t = F(t + fp)
+        t = F(ip + t)
+        c3 = F(c2 + t)
+
+        # k[i]
+        def sat(v, lo, hi):
+            return lo if v < lo else hi if v > hi else v
+
+        def cvt_int(a, mode, lo, hi):  # cvt.{rni,rmi,rpi,rzi}.intN.f32: saturating, NaN -> 0
+            if math.isnan(a):
+                return 0
+            if math.isinf(a):
+                return lo if a < 0 else hi
+            a = float(a)
+            v = {"rn": round(a), "rm": math.floor(a), "rp": math.ceil(a), "rz": math.trunc(a)}[mode]  # round(): half-even
+            return sat(v, lo, hi)
+        if math.isnan(fy):
+            llr = -2 ** 63
+        elif fy >= 2.0 ** 63:
+            llr = 2 ** 63 - 1
+        elif fy <= -2.0 ** 63:
+            llr = -2 ** 63
+        else:
+            llr = int(math.copysign(math.floor(abs(fy) + 0.5), fy))
+        k = cvt_int(x, "rn", -2 ** 63, 2 ** 63 - 1) + (e + quo) + llr
+        k += cvt_int(x, "rm", -2 ** 31, 2 ** 31 - 1) + cvt_int(y, "rp", -2 ** 31, 2 ** 31 - 1) + cvt_int(q, "rz", 0, 2 ** 32 - 1)
+        k += int(math.isnan(q)) + 2 * int(math.isinf(ip)) + 4 * int(math.isfinite(m)) + 8 * int(math.copysign(1, fx) < 0)
+        k = (k + 2 ** 31) % 2 ** 32 - 2 ** 31
+    return c3, k
+
+
+def f32_div_round_ref(a, b):
+    cs, ks = zip(*(_f32_div_round_one(x, y) for x, y in zip(a, b)))
+    return canon_nan(np.array(cs, f32)), np.array(ks, i32)
+
+
+def cvt_f64_to_f32(v, mode):
+    """cvt.{rn,rz}.f32.f64 for one f64 (exact: Fraction comparison)."""
+    with np.errstate(over="ignore"):
+        r = f32(v)
+    if mode == "rn" or not math.isfinite(v) or math.isnan(float(r)):
+        return r
+    if math.isinf(float(r)):  # overflowed under RN; RZ gives the largest finite
+        return f32(math.copysign(float(np.finfo(f32).max), v))
+    if abs(Fraction(float(r))) > abs(Fraction(v)):
+        r = np.nextafter(r, f32(0))
+    return r
+
+
+def int_to_f64_rz(k):
+    d = float(k)  # int -> float is correctly rounded (RN)
+    if abs(Fraction(d)) > abs(k):
+        d = float(np.nextafter(d, 0.0))
+    return d
+
+
+def cvt_f_int(a, mode, lo, hi):
+    """cvt.{rni,rzi,rmi,rpi}.intN.fM: saturating, NaN -> 0 (PTX ISA)."""
+    a = float(a)
+    if math.isnan(a):
+        return 0
+    if math.isinf(a):
+        return lo if a < 0 else hi
+    v = {"rn": round(a), "rm": math.floor(a), "rp": math.ceil(a), "rz": math.trunc(a)}[mode]
+    return min(max(v, lo), hi)
+
+
+def wrapn(k, bits):
+    return (k + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+
+
+def f64_arith_ref(a, b):
+    """f64_arith, one element at a time, in the PTX's order (only inputs with non-NaN results)."""
+    out_ = []
+    for x, y in zip(a.tolist(), b.tolist()):
+        X, Y = Fraction(x), (Fraction(y) if math.isfinite(y) else None)
+
+        def rnd_dir(fr, mode):  # directed rounding of an exact rational to f64
+            if fr == 0:
+                return 0.0
+            try:
+                d = fr.numerator / fr.denominator
+            except OverflowError:  # |fr| beyond the f64 range: inf, or the largest finite toward zero
+                big = float(np.finfo(f64).max)
+                toward_zero = mode == "rz" or (mode == "rp" and fr < 0) or (mode == "rm" and fr > 0)
+                return math.copysign(big if toward_zero else math.inf, 1 if fr > 0 else -1)
+            if mode == "rz" and abs(Fraction(d)) > abs(fr):
+                d = float(np.nextafter(d, 0.0))
+            if mode == "rp" and Fraction(d) < fr:
+                d = float(np.nextafter(d, math.inf))
+            if mode == "rm" and Fraction(d) > fr:
+                d = float(np.nextafter(d, -math.inf))
+            return d
+        q = x / y if y != 0 else math.copysign(math.inf, x) * math.copysign(1, y)
+        rx = 1 / x if x != 0 else math.copysign(math.inf, x)
+        f = _fma64_1(x, y, q) if math.isfinite(q) and math.isfinite(y) else x * y + q
+        mx, mn = max(x, y), min(x, y)
+        s = f + (rx + q)
+        s = s + (mn + mx)
+        if math.isinf(y):
+            drz, mrp, arm = 0.0 * math.copysign(1, x) * math.copysign(1, y), x * y, x + y
+        else:
+            drz, mrp, arm = rnd_dir(X / Y, "rz"), rnd_dir(X * Y, "rp"), rnd_dir(X + Y, "rm")
+        t = arm + mrp
+        t = t + drz
+        t = t + math.sqrt(abs(x))
+        t = t + (1 / y if not math.isinf(y) else math.copysign(0.0, y))
+        s = s + t
+
+        def rnd_half_away(v):
+            return v if not math.isfinite(v) else math.copysign(math.floor(abs(v) + 0.5), v)
+
+        def fl(v, fn):
+            return v if not math.isfinite(v) else float(fn(v))
+        s = fl(x, math.floor) + s
+        s = fl(y, math.ceil) + s
+        s = fl(q, math.trunc) + s
+        s = s + rnd_half_away(rx)
+        s = s + math.fmod(x, y)
+        s = math.copysign(abs(x), y) + s
+        out_.append(s)
+    return np.array(out_, f64)
+
+
+def f64_math_ref(v):
+    L = lambda fn, args, k: Eb.lib(fn, args, ULP_F64[k], "f64")
+    X = lambda a: Eb.exact(a, "f64")
+    a = np.abs(v)
+    a1 = a + 1.0
+    r = X(np.sqrt(a)) + L(lambda m, x: m.exp(x), [v], "exp")
+    r = r + L(lambda m, x: m.log(x), [a1], "log")
+    r = r + L(lambda m, x: m.sin(x), [v], "sin")
+    r = r + L(lambda m, x: m.cos(x), [v], "cos")
+    t = L(lambda m, x: m.power(x, 1.5), [a], "pow") + L(lambda m, x: m.tanh(x), [v], "tanh")
+    t = t + L(lambda m, x: m.atan2(x, 2), [v], "atan2")
+    t = t + L(_sgn_cbrt, [v], "cbrt")
+    t = t + L(lambda m, x: m.erf(x), [v], "erf")
+    r = r + t
+    t = L(lambda m, x: 1 / m.sqrt(x), [a1], "rsqrt") + L(lambda m, x: m.log1p(x), [a], "log1p")
+    t = t + L(lambda m, x: m.expm1(x), [v], "expm1")
+    hy = L(lambda m, x, y: m.hypot(x, y), [v, r.v], "hypot")
+    hy.e = hy.e + r.e  # |d hypot(v, r) / dr| <= 1
+    t = t + hy
+    return r + t
+
+
+def f64_conversions_ref(d):
+    fo, i3, i6, u3 = [], [], [], []
+    for v in d.tolist():
+        f = f32(cvt_f64_to_f32(v, "rz") + cvt_f64_to_f32(v, "rn"))
+        k32 = wrapn(cvt_f_int(v, "rz", -2 ** 31, 2 ** 31 - 1) + cvt_f_int(v, "rm", -2 ** 31, 2 ** 31 - 1)
+                    + cvt_f_int(v, "rp", -2 ** 31, 2 ** 31 - 1), 32)
+        bits = int(np.array([v], f64).view(i64)[0])
+        k64 = wrapn(cvt_f_int(v, "rz", -2 ** 63, 2 ** 63 - 1) + bits + cvt_f_int(v, "rn", -2 ** 63, 2 ** 63 - 1), 64)
+        ub = int(np.array([v], f64).view(u64)[0])
+        ku = (cvt_f_int(v, "rz", 0, 2 ** 32 - 1) + (ub >> 32) + (ub & 0xffffffff)) % 2 ** 32
+        w = float(k32) + float(k64)
+        w = 5 * 2.0 ** -1074 + 3 * 2.0 ** -1042 + w if False else float(np.array([(3 << 32) | 5], u64).view(f64)[0]) + w
+        w = int_to_f64_rz(k64) + w
+        f = f32(f + f32(w))
+        fo.append(f); i3.append(k32); i6.append(k64); u3.append(ku)
+    return canon_nan(np.array(fo, f32)), np.array(i3, i32), np.array(i6, i64), np.array(u3, u32)
+
+
+def round_frac(fr, fmt):
+    """Exact rational (Fraction) -> nearest value of `fmt` (ties to even, subnormals, overflow to inf) as float."""
+    p, emin = FMT[fmt]
+    emax = {"f64": 1023, "f32": 127, "f16": 15, "bf16": 127, "e4m3": 1000, "e5m2": 1000}[fmt]  # fp8: overflow by the caller
+    if fr == 0:
+        return 0.0
+    s = -1.0 if fr < 0 else 1.0
+    a = abs(fr)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # floor(log2 a) is e or e-1
+    if Fraction(2) ** e > a:
+        e -= 1
+    q = max(e, emin) - (p - 1)
+    n = a / (Fraction(2) ** q)
+    k = math.floor(n)
+    rem = n - k
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and k % 2 == 1):
+        k += 1
+    v = Fraction(k) * Fraction(2) ** q
+    if v >= Fraction(2) ** (emax + 1):
+        return s * math.inf
+    return s * float(v)
+
+
+def rn(x, fmt):
+    """Correctly rounded `fmt` value of finite floats (elementwise, exact via Fraction); NaN/inf pass through."""
+    x = np.asarray(x, f64)
+    out_ = np.empty(x.shape, f64)
+    for idx in np.ndindex(x.shape):
+        v = float(x[idx])
+        out_[idx] = v if not math.isfinite(v) or v == 0 else round_frac(Fraction(v), fmt)  # +-0 keep their sign
+    return out_
+
+
+def mp_rn(fn, args, fmt):
+    """Correctly rounded `fmt` value of fn(args) (mpmath at 50 digits; NaN where undefined, +-inf kept)."""
+    m = mp()
+    p, emin = FMT[fmt]
+    args = np.broadcast_arrays(*(np.asarray(a, f64) for a in args))
+    out_ = np.empty(args[0].shape, f64)
+    for idx in np.ndindex(args[0].shape):
+        try:
+            y = fn(m, *[m.mpf(float(a[idx])) for a in args])
+        except (ValueError, ZeroDivisionError):
+            out_[idx] = math.nan
+            continue
+        if isinstance(y, m.mpc) or m.isnan(y):
+            out_[idx] = math.nan
+        elif m.isinf(y):
+            out_[idx] = float(y)
+        else:
+            mant, ex = m.frexp(y)  # exact: y = mant * 2^ex
+            out_[idx] = round_frac(Fraction(int(m.ldexp(mant, 200))) / Fraction(2) ** (200 - int(ex)), fmt)
+    return out_
+
+
+def h16(x):
+    """f64 values already representable in f16 -> f16 array (asserts exactness)."""
+    x = np.asarray(x, f64)
+    h = x.astype(f16)
+    assert np.array_equal(h.astype(f64), x, equal_nan=True)
+    return h
+
+
+def hadd(a, b):  # add.f16 of f16 arrays (the f64 sum is exact, rn() rounds once)
+    with np.errstate(invalid="ignore"):
+        return h16(rn(a.astype(f64) + b.astype(f64), "f16"))
+
+
+def hmul(a, b):
+    with np.errstate(invalid="ignore"):
+        return h16(rn(a.astype(f64) * b.astype(f64), "f16"))
+
+
+def hfma_exact(a, b, c, fmt="f16"):
+    """Correctly rounded fma of f16/bf16 values (exact rationals)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, f64), np.asarray(b, f64), np.asarray(c, f64))
+    out_ = np.empty(a.shape, f64)
+    for idx in np.ndindex(a.shape):
+        x, y, z = float(a[idx]), float(b[idx]), float(c[idx])
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            out_[idx] = x * y + z
+        else:
+            fr = Fraction(x) * Fraction(y) + Fraction(z)
+            out_[idx] = round_frac(fr, fmt) if fr != 0 else (x * y + z)
+    return out_
+
+
+def hdiv_exact(a, b, fmt="f16"):
+    a, b = np.broadcast_arrays(np.asarray(a, f64), np.asarray(b, f64))
+    out_ = np.empty(a.shape, f64)
+    for idx in np.ndindex(a.shape):
+        x, y = float(a[idx]), float(b[idx])
+        if not (math.isfinite(x) and math.isfinite(y)) or y == 0 or x == 0:
+            with np.errstate(all="ignore"):
+                out_[idx] = np.float64(x) / np.float64(y)
+        else:
+            out_[idx] = round_frac(Fraction(x) / Fraction(y), fmt)
+    return out_
+
+
+def near_midpoint(fr_vals, fmt, rel):
+    """True where an exact value lies within `rel` (relative) of a rounding boundary of `fmt`: a result
+    computed through an approximate f32 step (rcp.approx, ...) may round either way there."""
+    out_ = []
+    for fr in fr_vals:
+        if fr == 0:
+            out_.append(False)
+            continue
+        lo = round_frac(fr * (1 - Fraction(rel)), fmt)
+        hi = round_frac(fr * (1 + Fraction(rel)), fmt)
+        out_.append(lo != hi)
+    return np.array(out_, bool)
+
+
+
+
+def half_arith_ref(x, y):
+    X, Y = x.astype(f64), y.astype(f64)
+    s, d, m = hadd(x, y), hadd(x, -y), hmul(x, y)
+    q = h16(hdiv_exact(X, Y))
+    f = h16(hfma_exact(X, Y, s.astype(f64)))
+    rr = hfma_exact(X, Y, d.astype(f64))
+    rr = h16(np.where(np.isnan(rr), np.nan, np.maximum(rr, 0.0)))  # fma.rn.relu: NaN stays NaN, negatives -> +0
+    neg = -m
+    ab = np.abs(q)
+    mx = np.where(np.isnan(f), rr, np.where(np.isnan(rr), f, np.fmax(f, rr)))  # max: one NaN operand ignored
+    mx = np.where((f == 0) & (rr == 0), np.where(np.signbit(f) & np.signbit(rr), f, np.abs(f)), mx).astype(f16)
+    mn = np.where(np.isnan(f) | np.isnan(neg), np.nan, np.minimum(f, neg))  # min.NaN
+    mn = np.where((f == 0) & (neg == 0), np.where(np.signbit(f) | np.signbit(neg), -0.0, 0.0), mn).astype(f16)
+    t = hadd(mn, -ab)
+    return h16(_hsat(hadd(mx, t).astype(f64)))
+
+
+def _hsat(x):
+    x = np.asarray(x, f64)
+    return np.where(np.isnan(x) | (x <= 0), 0.0, np.minimum(x, 1.0))
+
+
+def h_lib(fn, x):
+    """Correctly rounded f16 result of a half math function (the cuda_fp16 functions round to nearest)."""
+    return h16(mp_rn(fn, [np.asarray(x, f16).astype(f64)], "f16"))
+
+
+def half_math_fns_ref(x):
+    ax = np.abs(x)
+    E = lambda m, t: m.exp(t)
+    r = hadd(h_lib(E, x), h_lib(lambda m, t: m.log(t) if t != 0 else -m.inf, ax))
+    r = hadd(r, h_lib(lambda m, t: m.sqrt(t), ax))
+    r = hadd(r, h_lib(lambda m, t: 1 / m.sqrt(t), hadd(ax, np.ones_like(x))))
+    r = hadd(r, h_lib(lambda m, t: m.sin(t), x))
+    r = hadd(r, h_lib(lambda m, t: m.cos(t), x))
+    r = hadd(r, h_lib(lambda m, t: m.power(2, t), x))
+    r = hadd(r, h_lib(lambda m, t: m.log(t, 2) if t != 0 else -m.inf, ax))
+    rc = h_lib(lambda m, t: 1 / t if t != 0 else m.inf, x)
+    r = hadd(r, h16(np.where(x == 0, np.copysign(np.inf, x.astype(f64)), rc.astype(f64))))  # mpmath has no -0: 1/-0 = -inf
+    X = x.astype(f64)
+    for t in (np.floor(X), np.ceil(X), np.trunc(X), np.rint(X)):
+        r = hadd(r, h16(np.copysign(t, X)))  # cvt.rmi/rpi/rzi/rni.f16.f16 keep the sign of zero
+    return canon_nan(r)
+
+
+def half2_ops_ref(x, y):
+    """x, y: f16 arrays of 2n (lane 0 = even index). Returns (c f16[2n], dot f32[n])."""
+    X = x.astype(f64)
+    r = h16(hfma_exact(X, y.astype(f64), hmul(x, x).astype(f64)))
+    r = hadd(r, hadd(y, -x))
+    den = hadd(np.abs(y), np.ones_like(y))
+    r = h16(hdiv_exact(r.astype(f64), den.astype(f64)))
+    nx = -x
+    R = r.astype(f64)
+    mx = np.where(np.isnan(R), -X, np.where(np.isnan(-X), R, np.maximum(R, -X)))
+    mx = np.where((R == 0) & (X == 0), np.where(np.signbit(R) & np.signbit(nx), -0.0, 0.0), mx)
+    r = h16(mx)
+    e = h_lib(lambda m, t: m.exp(t), r)
+    with np.errstate(invalid="ignore"):
+        cmp = np.where(x.astype(f64) <= y.astype(f64), 1.0, 0.0)
+    c = canon_nan(hmul(e, h16(cmp)))
+    rl, rh = r[0::2].astype(f32), r[1::2].astype(f32)
+    with np.errstate(invalid="ignore"):
+        dot = (fma32(rl, rh, x[0::2].astype(f32)) + y[1::2].astype(f32)).astype(f32)
+    return c, canon_nan(dot), r
+
+
+def b16bits(v):
+    """f64 values representable in bf16 -> u16 bits (NaN -> 0x7fff canonical, infinities kept)."""
+    v = np.asarray(v, f64)
+    f = v.astype(f32)
+    assert np.array_equal(f.astype(f64), v, equal_nan=True)
+    bits = (f.view(u32) >> 16).astype(u16)
+    assert np.array_equal(bf16_val(bits).astype(f64), v, equal_nan=True)
+    return np.where(np.isnan(v), u16(0x7fff), bits).astype(u16)
+
+
+def b16(v):
+    """Nearest bf16 bits of any f64 values."""
+    return b16bits(rn(np.asarray(v, f64), "bf16"))
+
+
+def bv(bits):
+    return bf16_val(bits).astype(f64)
+
+
+def b_rn(x):
+    """Correctly rounded bf16 of exact f64 sums/products (values of f64 arrays)."""
+    return rn(x, "bf16")
+
+
+def straddles(v, e, fmt):
+    """True where [v - e, v + e] contains a rounding boundary of `fmt`, i.e. a kernel value within e of the
+    exact v may round to either neighbour; such inputs are dropped from exact comparisons."""
+    v, e = np.broadcast_arrays(np.asarray(v, f64), np.asarray(e, f64))
+    with np.errstate(invalid="ignore"):
+        lo, hi = rn(v - e, fmt), rn(v + e, fmt)
+        return np.isfinite(v) & (lo != hi)
+
+
+def bf16_arith_ref(xb, yb):
+    X, Y = bv(xb), bv(yb)
+    s = b_rn(X + Y)
+    r = hfma_exact(X, Y, s, "bf16")
+    with np.errstate(invalid="ignore"):
+        r = b_rn(r - b_rn(X * X))
+    den = b_rn(np.abs(Y) + 1)
+    with np.errstate(all="ignore"):
+        q = hdiv_exact(r, den, "bf16")
+    mx = np.where(np.isnan(q), -X, np.where(np.isnan(-X), q, np.maximum(q, -X)))
+    mx = np.where((q == 0) & (X == 0), np.where(np.signbit(q) & np.signbit(-X), -0.0, 0.0), mx)
+    rl = hfma_exact(X, Y, mx, "bf16")
+    rl = np.where(np.isnan(rl), np.nan, np.where(rl <= 0, 0.0, rl))  # .relu: negative (and -0) -> +0
+    mn = np.where(np.isnan(mx), rl, np.where(np.isnan(rl), mx, np.minimum(mx, rl)))
+    mn = np.where((mx == 0) & (rl == 0), np.where(np.signbit(mx) | np.signbit(rl), -0.0, 0.0), mn)
+    return b16bits(mn), (r, den)
+
+
+def bf16_fn_parts(xb):
+    """(exact value, kernel error bound) of each bf16_math_fns term before its cvt.rn.bf16.f32, mirroring the PTX's f32
+    arguments; the bounds are the PTX ISA / CUDA ones quoted in the case's note."""
+    X = bv(xb)
+    A = np.abs(X)
+    with np.errstate(all="ignore"):
+        t = bf16_val(xb) * np.array([0x3FB8AA3C], u32).view(f32)[0]  # mul.f32 by 0x3FB8AA3C (log2 e rounded up)
+        t = t.astype(f32).astype(f64)
+        ve = mpv(lambda m, z: m.power(2, z), t)
+        parts = [(ve, 2 ** -22.5 * np.abs(ve))]                                      # ex2.approx: rel 2^-22.5
+        l2 = mpv(lambda m, z: m.log(z, 2) if z != 0 else -m.inf, A)
+        c2 = float(np.array([0x3F317218], u32).view(f32)[0])
+        e_l2 = 2 ** -22.6
+        vl = l2 * c2
+        parts.append((vl, e_l2 * c2 + ulp_of(np.abs(vl) + 1e-300, "f32")))          # lg2.approx then mul.f32
+        vs = np.sqrt(A)
+        parts.append((vs, 1.5 * ulp_up(vs, 1, "f32")))                               # sqrt.approx: 1 ulp (CUDA sqrtf, -prec-sqrt=false)
+        vsin = mpv(lambda m, z: m.sin(z), X)
+        parts.append((vsin, 2.5 * ulp_up(vsin, 2, "f32")))                           # libdevice sinf algorithm: 2 ulp
+        vcos = mpv(lambda m, z: m.cos(z), X)
+        parts.append((vcos, 2.5 * ulp_up(vcos, 2, "f32")))
+        vr = 1 / X
+        parts.append((vr, 2 ** -22 * np.abs(vr)))                                    # rcp.approx: abs 2^-23 on [1, 2)
+        vt = np.tanh(X)
+        parts.append((vt, 2 ** -10 * np.abs(vt)))                                    # tanh.approx: see note
+    return parts
+
+
+def bf16_math_fns_ref(xb):
+    parts = bf16_fn_parts(xb)
+    terms = [b_rn(v) for v, _ in parts]
+    X = bv(xb)
+    terms[5] = np.where(X == 0, np.copysign(np.inf, X), terms[5])  # rcp(+-0) = +-inf (mpmath/numpy agree, kept explicit)
+    r = b_rn(terms[0] + terms[1])
+    for t in terms[2:]:
+        with np.errstate(invalid="ignore"):
+            r = b_rn(r + t)
+    return b16bits(r)
+
+
+def bf162_ops_ref(xb, yb):
+    X, Y = bv(xb), bv(yb)
+    m = b_rn(X * Y)
+    r = hfma_exact(X, Y, m, "bf16")
+    r = b_rn(r + b_rn(X - Y))
+    mn = np.minimum(X, Y)
+    mn = np.where((X == 0) & (Y == 0), np.where(np.signbit(X) | np.signbit(Y), -0.0, 0.0), mn)
+    o = np.maximum(r, mn)
+    o = np.where((r == 0) & (mn == 0), np.where(np.signbit(r) & np.signbit(mn), -0.0, 0.0), o)
+    ob = b16bits(o)
+    lo, hi = bf16_val(ob[0::2]), bf16_val(ob[1::2])
+    with np.errstate(invalid="ignore"):
+        f = fma32(bf16_val(xb[0::2]), bf16_val(yb[1::2]), (lo - hi).astype(f32))
+    return ob, f
+
+
+def bf16_conversions_ref(fv, dv, kv):
+    a = rn(fv.astype(f64), "bf16")
+    F = fv.astype(f64)
+    b = bf16_val((fv.view(u32) >> 16).astype(u16)).astype(f64)  # cvt.rz.bf16.f32: truncate the low 16 bits
+    c = rn(dv, "bf16")
+    e = rn(kv.astype(f64), "bf16")
+    o = b_rn(b_rn(a + b) + b_rn(c + e))
+    back = (a.astype(f32) + np.array([float(cvt_f_int(v, "rz", -2 ** 31, 2 ** 31 - 1)) for v in c], f64).astype(f32)).astype(f32)
+    return b16bits(o), back
+
+
+FP8 = {"e4m3": dict(bias=7, mbits=3, maxv=448.0), "e5m2": dict(bias=15, mbits=2, maxv=57344.0)}
+
+
+def fp8_enc(v, fmt, sat):
+    """Round one float to e4m3 (FN: no inf, NaN 0x7f) / e5m2 bits, nearest-even. Overflow: MAX_NORM with
+    satfinite (also for +-inf), else inf (e5m2 only). NaN -> 0x7f."""
+    d = FP8[fmt]
+    v = float(v)
+    if math.isnan(v):
+        return 0x7f
+    s = 0x80 if math.copysign(1, v) < 0 else 0
+    a = abs(v)
+    r = math.inf if math.isinf(a) else round_frac(Fraction(a), fmt)
+    if r > d["maxv"]:
+        if sat:
+            r = d["maxv"]
+        else:
+            assert fmt == "e5m2"
+            return s | 0x7c
+    if r == 0:
+        return s
+    p = d["mbits"] + 1
+    emin = 1 - d["bias"]
+    e = math.frexp(r)[1] - 1
+    if e < emin:
+        return s | int(r / 2.0 ** (emin - d["mbits"]))
+    return s | ((e + d["bias"]) << d["mbits"]) | int(r / 2.0 ** (e - d["mbits"]) - 2 ** d["mbits"])
+
+
+def fp8_dec(b, fmt):
+    d = FP8[fmt]
+    b = int(b)
+    s = -1.0 if b & 0x80 else 1.0
+    e, m = (b & 0x7f) >> d["mbits"], b & ((1 << d["mbits"]) - 1)
+    if fmt == "e4m3" and (b & 0x7f) == 0x7f:
+        return math.nan
+    if fmt == "e5m2" and e == 31:
+        return s * math.inf if m == 0 else math.nan
+    if e == 0:
+        return s * m * 2.0 ** (1 - d["bias"] - d["mbits"])
+    return s * (1 + m / 2 ** d["mbits"]) * 2.0 ** (e - d["bias"])
+
+
+def fp8_roundtrip_ref(v):
+    e4 = np.array([fp8_enc(x, "e4m3", True) for x in v], u8)
+    e5 = np.array([fp8_enc(x, "e5m2", True) for x in v], u8)
+    with np.errstate(invalid="ignore", over="ignore"):
+        back = (np.array([fp8_dec(b, "e4m3") for b in e4], f32) + np.array([fp8_dec(b, "e5m2") for b in e5], f32)).astype(f32)
+    return e4, e5, canon_nan(back)
+
+
+def fp8x2_quantize_ref(xy, scale, h):
+    sx = (xy * f32(scale)).astype(f32)
+    q = np.array([fp8_enc(a, "e4m3", True) | fp8_enc(b, "e4m3", True) << 8 for a, b in zip(sx[0::2], sx[1::2])], u16)
+    hq = np.array([fp8_enc(a, "e5m2", True) | fp8_enc(b, "e5m2", True) << 8 for a, b in zip(h[0::2], h[1::2])], u16)
+    return q, hq
+
+
+def fp8_raw_cvt_ref(v):
+    bfv = bv(b16(v.astype(f64)))  # cvt.rn.bf16x2.f32 (NaN -> NaN)
+    s = [fp8_enc(x, "e4m3", True) | fp8_enc(-x, "e4m3", True) << 8 for x in v]
+    t = [fp8_enc(b, "e5m2", False) | fp8_enc(1.0, "e5m2", False) << 8 for b in bfv]
+    o = np.array([a ^ b for a, b in zip(s, t)], u16)
+    hv = np.array([[fp8_dec(a & 0xff, "e4m3"), fp8_dec(a >> 8, "e4m3")] for a in s], f64).reshape(-1)
+    return o, canon_nan(hv.astype(f16))
+
+
+def mandelbrot_ref(w, h, x0, y0, dx, dy, max_iter):
+    px, py = np.meshgrid(np.arange(w), np.arange(h))
+    cr = fma32(px.astype(f32), dx, x0)  # fma.rn.f32(float(px), dx, x0) (PTX)
+    ci = fma32(py.astype(f32), dy, y0)
+    zr = np.zeros_like(cr); zi = np.zeros_like(cr); zr2 = np.zeros_like(cr); zi2 = np.zeros_like(cr)
+    it = np.zeros(cr.shape, np.int64)
+    live = np.ones(cr.shape, bool)
+    for _ in range(max_iter):
+        t = (cr + (zr2 - zi2).astype(f32)).astype(f32)
+        nzi = fma32((zr + zr).astype(f32), zi, ci)
+        zr = np.where(live, t, zr); zi = np.where(live, nzi, zi)
+        zr2 = np.where(live, (zr * zr).astype(f32), zr2); zi2 = np.where(live, (zi * zi).astype(f32), zi2)
+        it += live
+        live &= ((zr2 + zi2).astype(f32) < f32(4)) & (it < max_iter)
+    return (it * 255 // max_iter).astype(u8).reshape(-1)
+
+
+def julia_ref(w, h, c, max_iter):
+    px, py = np.meshgrid(np.arange(w), np.arange(h))
+    zr = px * 3.0 / w + -1.5  # mul.f64 by 3, div.rn.f64 by w, add -1.5 (all correctly rounded in numpy f64)
+    zi = py * 3.0 / h + -1.5
+    it = np.zeros(zr.shape, np.int64)
+    live = np.ones(zr.shape, bool)
+    for _ in range(max_iter):
+        a, b = np.abs(zr), np.abs(zi)
+        v, wv = np.where(a > b, a, b), np.where(a > b, b, a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = wv / v
+        t = np.where(np.isnan(t), 0.0, t)  # v = 0: replaced by v + w below
+        t = np.sqrt(fma64(t, t, 1.0)) * v  # cuCabs: v * sqrt(fma(t, t, 1))
+        t = np.where((v == 0) | (v > np.finfo(f64).max) | (wv > np.finfo(f64).max), v + wv, t)
+        live &= t < 2.0
+        if not live.any():
+            break
+        nr = c[0] + (zr * zr - zi * zi)
+        ni = c[1] + fma64(zr, zi, zr * zi)  # cuCmul imaginary part contracted to fma (PTX)
+        zr, zi = np.where(live, nr, zr), np.where(live, ni, zi)
+        it += live
+        live &= it < max_iter
+    return it.astype(i32).reshape(-1)
+
+
+def dft_ref(x):
+    """Eb of dft's X (n a power of two: arguments -2m/n and the final cuCdivf by n are exact)."""
+    n = x.size // 2
+    xr, xi = x[0::2].astype(f64), x[1::2].astype(f64)
+    F = "f32"
+    res = []
+    for k in range(n):
+        m_ = (k * np.arange(n)) % n
+        arg = (-2.0 * m_) / n
+        s = Eb.lib(lambda mm, t: mm.sinpi(t), [arg], ULP_F32["sincospi"], F)
+        c = Eb.lib(lambda mm, t: mm.cospi(t), [arg], ULP_F32["sincospi"], F)
+        are, aim = Eb.exact(0.0, F), Eb.exact(0.0, F)
+        for j in range(n):
+            cj = Eb(c.v[j], c.e[j], F); sj = Eb(s.v[j], s.e[j], F)
+            re = (cj * xr[j]) - (sj * xi[j])
+            im = sj.fma(xr[j], cj * xi[j])
+            are, aim = are + re, aim + im
+        res += [Eb(are.v / n, are.e / n, F), Eb(aim.v / n, aim.e / n, F)]
+    return Eb(np.array([q.v for q in res]), np.array([q.e for q in res]), F)
+
+
+def nbody_ref(pos, soft2, block):
+    """Eb of nbody_forces' acc (n x 4 f32): the pair terms mirrored op by op (from the PTX: dy*dy, fma dx, fma dz, add
+    soft2; rsqrt.approx; s = inv*(inv*(w*inv)); a = fma(d, s, a) in j order); rsqrtf is the only inexact step."""
+    n = pos.shape[0]
+    F = "f32"
+    pad = -(-n // block) * block
+    q = np.zeros((pad, 4), f32)
+    q[:n] = pos
+    px, py, pz = pos[:, 0], pos[:, 1], pos[:, 2]
+    ax, ay, az = (Eb.exact(np.zeros(n), F) for _ in range(3))
+    for j in range(pad):
+        dx = (q[j, 0] - px).astype(f32); dy = (q[j, 1] - py).astype(f32); dz = (q[j, 2] - pz).astype(f32)
+        d2 = (fma32(dz, dz, fma32(dx, dx, (dy * dy).astype(f32))) + soft2).astype(f32)
+        iv = 1.0 / np.sqrt(d2.astype(f64))
+        inv = Eb(iv, 2.5 * ulp_up(iv, 2, F) + SLACK * iv, F)  # rsqrtf: 2 ulp (CUDA guide)
+        s = inv * (inv * (inv * q[j, 3].astype(f64)))
+        ax = Eb.exact(dx, F).fma(s, ax)
+        ay = Eb.exact(dy, F).fma(s, ay)
+        az = Eb.exact(dz, F).fma(s, az)
+    v = np.stack([ax.v, ay.v, az.v, np.zeros(n)], 1)
+    e = np.stack([ax.e, ay.e, az.e, np.zeros(n)], 1)
+    return Eb(v.reshape(-1), e.reshape(-1), F)
+
+
+def cases_libmath():
+    r = rng(60)
+    # ---------------- float_math: f32_precise ----------------
+    n = 300
+    v = r.uniform(-10, 10, n).astype(f32)
+    edge = np.array([0.0, -0.0, 1e-40, -1e-40, 1e-30, -3e-8, 1.0, -1.0, 0.5, 10.0, -10.0, 9.999999, 1.5707964, -1.5707964,
+                     3.1415927, -2.5, 7.25, 0.1], f32)
+    v[:edge.size] = edge
+    bad = np.array([np.nan, np.inf, -np.inf, 10.000001, -11.0, 1e30], f32)  # NaN results: NaN/inf input, |v*0.1| > 1
+    v[edge.size:edge.size + bad.size] = bad
+    isbad = ~np.isfinite(v) | (np.abs((v * f32(0.1)).astype(f32)) > 1)
+    vv = np.where(isbad, f32(0.5), v).astype(f32)
+    e, b = f32_precise_ref(vv).result(f32, nan_where=isbad)
+    why = ("sum of 31 libdevice f32 functions, each within (N + 1/2) ulp of its exact value with N from the CUDA guide's "
+           "single-precision table (expf 2, logf 1, sinf/cosf 2, tanf 4, powf 4, rsqrtf 2, cbrtf 1, exp2f/exp10f 2, log2f 1, "
+           "log10f 2, tanhf/atanf/asinf/acosf 2, atan2f 3, erff 2, erfcf 4, lgammaf 6, tgammaf 5, sinhf 3, coshf 2, asinhf 3, "
+           "normcdff 5, erfinvf 2, sincosf 2, sinpif/cospif 1), plus 1/2 ulp per f32 add in the kernel's order and the "
+           "running sum's error propagated through atan2f(v, r); per-element bound")
+    case("nvrtc12_f32_precise", "nvrtc12/float_math.sm_80.ptx", "f32_precise", [2], [256], [v, Z("f32", n), S("s32", n)],
+         {1: out(e, "bound", why, bound=b)},
+         note="inputs in [-10, 10] (asinf/acosf(v*0.1f) defined) plus +-0, subnormals, pi/2 (tanf large), and NaN/inf/|v|>10 giving NaN")
+
+    # ---------------- float_math: f32_fast_intrinsics ----------------
+    n = 300
+    v = r.uniform(-math.pi, math.pi, n).astype(f32)
+    v = np.clip(v, f32(-3.1415925), f32(3.1415925))
+    edge = np.array([0.0, -0.0, np.nan, 1e-30, -1e-30, 1.0, -1.0, 0.5, 2.0, 3.1415925, -3.1415925, 1.5, -1.5, 1e-3], f32)
+    v[:edge.size] = edge
+    isnan_ = (v == 0) | np.isnan(v)   # __frcp_rn(+-0) = +-inf, then fma.rz(+-0, +-inf, 1) = NaN
+    vv = np.where(isnan_, f32(0.5), v).astype(f32)
+    e, b = f32_fast_intrinsics_ref(vv).result(f32, nan_where=isnan_)
+    assert np.isfinite(b).all()  # no operand interval of a division contains 0 (v = pi/2 would: cos.approx ~ 0)
+    why = ("mirrors the PTX op by op; ex2.approx rel 2^-22.5, lg2.approx abs 2^-22.6, "
+           "sin/cos.approx abs 2^-20.9 on [-pi, pi], div.approx 2 ulp (PTX ISA); .rn ops 1/2 ulp, .rz/.rm/.rp ops 1 ulp, "
+           "operand errors propagated; per-element bound")
+    for fx in ("nvrtc12/float_math.sm_80.ptx", "nvrtc12/float_math.sm_80.fastmath.ptx"):
+        nm = "nvrtc12_f32_fast_intrinsics" + ("_fastmath" if "fast" in fx else "")
+        case(nm, fx, "f32_fast_intrinsics", [2], [256], [v, Z("f32", n), S("s32", n)], {1: out(e, "bound", why, bound=b)},
+             note="inputs normal, in [-pi, pi] (the range of the sin/cos.approx bound), plus +-0 and NaN giving NaN; "
+                  "the .fastmath PTX is the same sequence with .ftz (no subnormal operands here)")
+
+    # ---------------- float_math: f32_division_and_rounding ----------------
+    n = 300
+    a = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 4, n)).astype(f32)
+    b = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 3, n)).astype(f32)
+    a[40:80] = np.round(a[40:80] * 4) / 4  # quarter-integers: rint/roundf/remainder ties
+    b[40:80] = np.where(np.round(b[40:80] * 2) == 0, 0.5, np.round(b[40:80] * 2) / 2)
+    inf, nan = np.inf, np.nan
+    pairs = [(0, 1), (-0.0, 1), (1, 0), (-1, 0), (0, 0), (inf, 2), (-inf, 2), (3, inf), (-3, -inf), (nan, 1), (1, nan),
+             # no pair with both |x| >= |y| subnormal: fmodf's short path then runs div.approx.f32 on subnormals,
+             # which the PTX ISA flushes to zero (0/0 = NaN), so the library result there is not defined by the spec
+             (1e-40, 1e-38), (-5e-39, 1e-38), (1e30, 3.3), (-1e30, 3.3e-3), (1e38, 1e-38), (7.5, 2.5), (7.5, 5), (-7.5, 5),
+             (2.5, 1), (-2.5, 3), (0.5, 2), (-0.5, -2), (1e10, 3e-5), (3e9, 1e19), (-3e9, -1e19), (8388609, 0.75),
+             (-16777216, 3), (6e9, 1.5), (5, 1e-45), (2.0 ** 100, -3), (1.5, 2.0 ** -130), (-1, 2.5), (4.5, -4.5)]
+    for k_, (x_, y_) in enumerate(pairs):
+        a[k_], b[k_] = x_, y_
+    ce, ke = f32_div_round_ref(a, b)
+    case("nvrtc12_f32_division_and_rounding", "nvrtc12/float_math.sm_80.ptx", "f32_division_and_rounding", [2], [256],
+         [a, b, Z("f32", n), Z("i32", n), S("s32", n)],
+         {2: out(ce, why="div.rn/rcp.rn and f32 adds (in the PTX's order) of exact functions: fmodf/remainderf/remquof, "
+                         "floor/ceil/trunc/roundf/rint, fmin/fmax/fdim (fma-contracted), copysign, ldexp/scalbn, frexp/ilogb/logb/modf; "
+                         "NaN results are the canonical 0x7fffffff"),
+          3: out(ke, why="remquof quotient bits, frexpf exponent, lrintf/llroundf/__float2int_rd/_ru/__float2uint_rz (saturating, "
+                         "NaN -> 0, llroundf NaN -> INT64_MIN as the PTX computes it), isnan/isinf/isfinite/signbit; i32 wrapping sum")},
+         note="edge pairs: zeros, infinities, NaN, subnormals, huge quotients (fmodf's long-division loop), .5 ties, saturating conversions")
+
+    # ---------------- double_math ----------------
+    n = 300
+    a = r.standard_normal(n) * 10.0 ** r.uniform(-3, 5, n)
+    b = r.standard_normal(n) * 10.0 ** r.uniform(-3, 3, n)
+    a[40:80] = np.round(a[40:80] * 4) / 4
+    b[40:80] = np.where(np.round(b[40:80] * 2) == 0, 0.5, np.round(b[40:80] * 2) / 2)
+    pairs = [(0.0, 3.0), (-0.0, 3.0), (2.0, np.inf), (1e-310, 3.0), (2.5e-312, 7e-311), (5.0, 1e-310), (1e300, 1e-10),
+             (1e200, -3.0), (2.5, 1.0), (-2.5, 1.0), (0.5, 2.0), (-1.5, -0.5), (7.5, 2.5), (1e17, 3.0), (-2.0 ** 60 - 1024, 3.5),
+             (3.0, 2.0 ** -1022), (1.0, -1.0), (4.5, -4.5), (2.0 ** 1000, 2.0 ** -60)]
+    for k_, (x_, y_) in enumerate(pairs):
+        a[k_], b[k_] = x_, y_
+    case("nvrtc12_f64_arith", "nvrtc12/double_math.sm_80.ptx", "f64_arith", [2], [256], [a, b, Z("f64", n), S("s32", n)],
+         {2: out(f64_arith_ref(a, b), why="div.rn/rcp.rn/fma/sqrt.rn and .rz/.rm/.rp add/mul/div (exact rationals), floor/ceil/"
+                                          "trunc/round, fmod (exact), copysign, summed in the PTX's order")},
+         note="no input gives a NaN result: f64 NaN payload propagation is left to ptxvm-fp's tests")
+    v = r.standard_normal(n) * 10.0 ** r.uniform(-2, 2, n)
+    edge = [0.0, -0.0, 1e-310, -1e-310, 1.0, -1.0, 0.5, -700.0, 700.0, 709.7, 710.0, -1e100, 1e-8, -3.0, 2.0,
+            np.nan, np.inf, -np.inf]
+    v[:len(edge)] = edge
+    bad = ~np.isfinite(v)
+    vv = np.where(bad, 0.5, v)
+    e, bnd = f64_math_ref(vv).result(f64, nan_where=bad)
+    case("nvrtc12_f64_math", "nvrtc12/double_math.sm_80.ptx", "f64_math", [2], [256], [v, Z("f64", n), S("s32", n)],
+         {1: out(e, "bound", "13 libdevice f64 functions summed, each within (N + 1/2) ulp (CUDA guide double-precision table: "
+                 "exp/log/tanh/cbrt/rsqrt/log1p/expm1 1, sin/cos/pow/atan2/erf/hypot 2; sqrt exact) plus 1/2 ulp per add and "
+                 "the running sum's error through hypot(v, r); per-element bound", bound=bnd)},
+         note="inputs up to +-1e100 (sin/cos argument reduction), exp overflow at 710 (inf), NaN/inf giving NaN")
+    d = r.standard_normal(n) * 10.0 ** r.uniform(-3, 12, n)
+    d[40:80] = np.round(d[40:80] * 2) / 2
+    edge = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, -1.0, 3e9, 5e9, -3e9, 1e20, -1e20, 2.0 ** 31, -2.0 ** 31 - 0.5, 2.0 ** 32 - 0.5,
+            1e39, -3.5e38, 3.4028235677973366e38, 1e-310, 2.0 ** 63, -2.0 ** 63, 9007199254740993.0, np.nan, np.inf, -np.inf,
+            1.0000000596046448, 16777217.0]
+    d[:len(edge)] = edge
+    fo, i3, i6, u3 = f64_conversions_ref(d)
+    case("nvrtc12_f64_conversions", "nvrtc12/double_math.sm_80.ptx", "f64_conversions", [2], [256],
+         [d, Z("f32", n), Z("i32", n), Z("i64", n), Z("u32", n), S("s32", n)],
+         {1: out(fo, why="cvt.rn/.rz.f32.f64, cvt.rn/.rz.f64.s64, cvt.rn.f64.s32 and f64/f32 adds in the PTX's order (exact)"),
+          2: out(i3, why="cvt.rzi/rmi/rpi.s32.f64, saturating, NaN -> 0"),
+          3: out(i6, why="cvt.rzi/rni.s64.f64 (saturating, NaN -> 0) plus the raw bits (__double_as_longlong), wrapping"),
+          4: out(u3, why="cvt.rzi.u32.f64 (saturating) plus __double2hiint/__double2loint, wrapping")},
+         note="edges: .5 ties, int32/uint32/int64 saturation, f32 overflow under RN and RZ, NaN and infinities")
+
+    # ---------------- half_math ----------------
+    HB = lambda bits: np.array(bits, u16).view(f16)
+    n = 400
+    x = (r.standard_normal(n) * 4).astype(f16)
+    y = (r.standard_normal(n) * 4).astype(f16)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 0.0), (-2.0, 0.0), (np.inf, 2.0), (3.0, -np.inf), (np.nan, 1.0), (1.0, np.nan),
+          (6e-8, 3.0), (-1e-5, 7e-3), (300.0, 250.0), (60000.0, 2.0), (-60000.0, 0.5), (0.5, 0.5), (2.5, -0.75)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = x_, y_
+    # __hdiv is x * rcp.approx(y) in f32 (relative error <= 2^-21.7 on hardware), then cvt.rn.f16: keep only quotients at
+    # least 2^-21 from an f16 rounding boundary, where every rcp.approx within the PTX ISA bound rounds the same way
+    fin = np.isfinite(x) & np.isfinite(y) & (y != 0) & (x != 0)
+    idx = np.where(fin)[0]
+    near = near_midpoint([Fraction(float(x[i])) / Fraction(float(y[i])) for i in idx], "f16", Fraction(1, 2 ** 21))
+    keep = np.ones(n, bool)
+    keep[idx[near]] = False
+    x, y = x[keep], y[keep]
+    n = x.size
+    case("nvrtc12_half_arith", "nvrtc12/half_math.sm_80.ptx", "half_arith", [2], [256], [x, y, Z("f16", n), S("s32", n)],
+         {2: out(half_arith_ref(x, y), why="add/sub/mul/fma/fma.relu.f16 correctly rounded (exact rationals), __hdiv correctly "
+                                           "rounded for the kept inputs, max/min.NaN/neg/abs, add.sat (NaN -> 0)")},
+         note="inputs whose quotient x/y lies within 2^-21 (relative) of an f16 rounding boundary are dropped (see generator)")
+    # half_math_fns: every cuda_fp16 math function rounds to nearest (the library adds one-ulp fix-ups for the inputs where
+    # the f32 approximation misrounds); the inputs listed in those fix-ups are a separate case below
+    n = 400
+    x = r.uniform(-10, 10, n).astype(f16)
+    edge = [1.0, -1.0, 0.5, 2.0, 6e-8, -3e-6, 0.0999, 3.1406, 1.5703, -7.25, 10.0, 11.0, 0.0, -0.0, np.inf, -np.inf, np.nan]
+    x[:len(edge)] = edge
+    FIX_EXP, FIX_LOG, FIX_SIN, FIX_COS = [0x1F79, 0x25CF, 0xC13B, 0xC1EF], [0x160D, 0x3BFE, 0x3C0B, 0x6051], [0x32B3, 0x5CB0], [0x2B7C]
+    fixups = set(FIX_EXP) | set(FIX_LOG) | set(FIX_SIN) | set(FIX_COS)
+    fixups |= {b | 0x8000 for b in FIX_LOG + FIX_SIN + FIX_COS}  # hlog/hsin/hcos fix-ups test |x|
+    allh = np.arange(0x10000, dtype=np.uint32).astype(u16).view(f16)
+    lg = np.array([0xA2E2, 0xBF46], u16).view(f16).astype(f64)
+    pos = allh[np.isfinite(allh) & (allh > 0)]
+    cand = pos[(np.abs(np.log2(pos.astype(f64))[:, None] - lg[None, :]) < 0.01).any(1)]
+    l2 = h_lib(lambda m, t: m.log(t, 2), np.abs(cand))
+    fix_lg2 = cand[np.isin(l2.view(u16), [0xA2E2, 0xBF46])]
+    fixups |= set(int(b) for b in fix_lg2.view(u16)) | set(int(b) ^ 0x8000 for b in fix_lg2.view(u16))
+    x = x[~np.isin(x.view(u16), list(fixups))]
+    n = x.size
+    case("nvrtc12_half_math_fns", "nvrtc12/half_math.sm_80.ptx", "half_math_fns", [2], [256], [x, Z("f16", n), S("s32", n)],
+         {1: out(half_math_fns_ref(x), why="hexp/hlog/hsqrt/hrsqrt/hsin/hcos/hexp2/hlog2/hrcp correctly rounded to f16 "
+                                           "(cuda_fp16: round-to-nearest), hfloor/hceil/htrunc/hrint exact, f16 adds in order")},
+         note="x = 0 gives hlog = -inf and hrcp = +inf, so NaN; the fix-up inputs of the library are in nvrtc12_half_math_fns_fixups")
+    xf = np.array(sorted(fixups), u16).view(f16)
+    case("nvrtc12_half_math_fns_fixups", "nvrtc12/half_math.sm_80.ptx", "half_math_fns", [1], [32], [xf, Z("f16", xf.size), S("s32", xf.size)],
+         {1: out(half_math_fns_ref(xf), why="as nvrtc12_half_math_fns, at the inputs where cuda_fp16 corrects the f32 "
+                                            "approximation by one f16 ulp (hexp, hlog, hsin, hcos, hlog2 fix-up tables)")})
+    n = 300
+    x = (r.standard_normal(2 * n) * 2).astype(f16)
+    y = (r.standard_normal(2 * n) * 2).astype(f16)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 1.0), (2.0, -3.0), (np.inf, 2.0), (1.0, np.nan), (6e-8, 3.0), (5.0, 5.0), (-3.0, 4.0), (0.25, 8.0)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = x_, y_
+    # the division r / (|y| + 1) goes through rcp.approx like __hdiv: drop pairs with a quotient near an f16 boundary
+    for _ in range(3):
+        _, _, rr_ = half2_ops_ref(x, y)
+        R = h16(hfma_exact(x.astype(f64), y.astype(f64), hmul(x, x).astype(f64)))
+        R = hadd(R, hadd(y, -x))
+        den = hadd(np.abs(y), np.ones_like(y))
+        bad = np.zeros(2 * n, bool)
+        fi = np.where(np.isfinite(R) & (R != 0))[0]
+        bad[fi] = near_midpoint([Fraction(float(R[i])) / Fraction(float(den[i])) for i in fi], "f16", Fraction(1, 2 ** 21))
+        pairs_bad = bad[0::2] | bad[1::2]
+        if not pairs_bad.any():
+            break
+        keep = np.repeat(~pairs_bad, 2)
+        x, y = x[keep], y[keep]
+        n = x.size // 2
+    c, dot, _ = half2_ops_ref(x, y)
+    case("nvrtc12_half2_ops", "nvrtc12/half_math.sm_80.ptx", "half2_ops", [2], [256], [x, y, Z("f16", 2 * n), Z("f32", n), S("s32", n)],
+         {2: out(c, why="f16x2 mul/fma/add/sub/abs correctly rounded, __h2div correctly rounded for the kept inputs, max, "
+                        "h2exp correctly rounded, set.le (1.0/0.0) times exp"),
+          3: out(dot, why="cvt.f32.f16 (exact), f32 fma (contracted, from the PTX) and add")},
+         note="pairs whose quotient is within 2^-21 (relative) of an f16 rounding boundary are dropped (see generator)")
+
+    # ---------------- bf16_math ----------------
+    n = 400
+    x = to_bf16_bits(r.standard_normal(n) * 4)
+    y = to_bf16_bits(r.standard_normal(n) * 4)
+    ex = [(0.0, 1.0), (-0.0, 0.0), (1.0, 0.0), (-2.0, -1.0), (3.0, -0.5), (1e-39, 2.0), (1e30, 1e30), (-1e38, 3.0), (0.5, 0.5)]
+    for k_, (x_, y_) in enumerate(ex):
+        x[k_], y[k_] = b16(x_), b16(y_)
+    _, (rr_, den_) = bf16_arith_ref(x, y)
+    # __hdiv for bf16 is div.approx.f32 (2 ulp, PTX ISA) then cvt.rn.bf16: drop quotients within 2^-21 of a bf16 boundary
+    with np.errstate(all="ignore"):
+        qv = rr_ / den_
+    keep = ~straddles(qv, 2 ** -21 * np.abs(qv), "bf16")
+    x, y = x[keep], y[keep]
+    n = x.size
+    e, _ = bf16_arith_ref(x, y)
+    case("nvrtc12_bf16_arith", "nvrtc12/bf16_math.sm_80.ptx", "bf16_arith", [2], [256], [x, y, Z("u16", n), S("s32", n)],
+         {2: out(e, why="fma.rn.bf16 (add/sub/mul/fma as fma) correctly rounded, __hdiv correctly rounded for the kept inputs, "
+                        "max/min/neg/abs, fma.rn.relu", as_="bf16")},
+         note="bf16 as u16 bits; inputs whose quotient is within 2^-21 of a bf16 rounding boundary are dropped")
+    n = 600
+    x = to_bf16_bits(r.uniform(-10, 10, n))
+    edge = [1.0, -1.0, 0.5, 2.0, 1e-39, -3e-5, 0.0, -0.0, 3.140625, 1.5703125, 9.9375, np.inf, -np.inf]
+    x[:len(edge)] = b16(np.array(edge))
+    parts = bf16_fn_parts(x)
+    bad = np.zeros(n, bool)
+    for v_, e_ in parts:
+        bad |= straddles(v_, e_, "bf16")
+    x = x[~bad]
+    n = x.size
+    case("nvrtc12_bf16_math_fns", "nvrtc12/bf16_math.sm_80.ptx", "bf16_math_fns", [2], [256], [x, Z("u16", n), S("s32", n)],
+         {1: out(bf16_math_fns_ref(x), why="each function's f32 value (ex2.approx rel 2^-22.5, lg2.approx abs 2^-22.6 then "
+                 "mul, sqrt.approx 1 ulp, libdevice sinf/cosf polynomial 2 ulp, rcp.approx 2^-22 rel, tanh.approx 2^-10 rel) is "
+                 "far enough from a bf16 rounding boundary that cvt.rn.bf16 gives the correctly rounded value; bf16 adds "
+                 "(fma.rn.bf16 x*1+y) reproduced", as_="bf16")},
+         note="inputs where any term's error interval straddles a bf16 rounding boundary are dropped; tanh.approx has no "
+              "bound in the PTX ISA 7.8 text, so a 2^-10 relative margin (twice the 2^-11 of later PTX ISA versions) is used; "
+              "x = 0 gives hlog = -inf and hrcp = +inf, so NaN; +-inf give NaN (sin/cos)")
+    n = 300
+    x = to_bf16_bits(r.standard_normal(2 * n) * 3)
+    y = to_bf16_bits(r.standard_normal(2 * n) * 3)
+    x[:6] = b16(np.array([0.0, -0.0, 1.0, 1e-39, 1e38, -2.5]))
+    y[:6] = b16(np.array([-0.0, 0.0, 1.0, 3e-39, 1e38, 2.5]))
+    cb, fb = bf162_ops_ref(x, y)
+    case("nvrtc12_bf162_ops", "nvrtc12/bf16_math.sm_80.ptx", "bf162_ops", [2], [256], [x, y, Z("u16", 2 * n), Z("f32", n), S("s32", n)],
+         {2: out(cb, why="fma.rn.bf16x2 (mul/fma/sub/add as fma) correctly rounded, min/max.bf16x2", as_="bf16"),
+          3: out(canon_nan(fb), why="bf16 -> f32 (exact), f32 sub and fma (contracted, from the PTX)")})
+    n = 300
+    fv = (r.standard_normal(n) * 10.0 ** r.uniform(-3, 6, n)).astype(f32)
+    dv = r.standard_normal(n) * 10.0 ** r.uniform(-3, 6, n)
+    kv = r.integers(-2 ** 31, 2 ** 31, n).astype(i32)
+    kv[:100] = r.integers(-70000, 70000, 100)
+    # round-to-odd matters: d just above a bf16 midpoint whose f32 rounding would land on it
+    dv[:6] = [1.0 + 2 ** -9 + 2 ** -40, 1.0 + 2 ** -9, 1.0 + 3 * 2 ** -9, -(1.0 + 2 ** -9 + 2 ** -30), 3e38, 1e-40]
+    fv[:6] = [1.0 + 2 ** -9, 1.0 + 3 * 2 ** -9, -(1.0 + 2 ** -9 + 2 ** -20), 3.3e38, 1e-40, np.inf]
+    kv[:4] = [2 ** 31 - 1, -2 ** 31, 16777217, 257]
+    ob, back = bf16_conversions_ref(fv, dv, kv)
+    case("nvrtc12_bf16_conversions", "nvrtc12/bf16_math.sm_80.ptx", "bf16_conversions", [2], [256],
+         [fv, dv, kv, Z("u16", n), Z("f32", n), S("s32", n)],
+         {3: out(ob, why="cvt.rn/.rz.bf16.f32, double -> bf16 (round-to-odd to f32, then rn: correctly rounded), int -> bf16 rn, "
+                         "bf16 adds", as_="bf16"),
+          4: out(canon_nan(back), why="bf16 -> f32 exact, cvt.rzi.s32.f32 (saturating), cvt.rn.f32.s32, f32 add")})
+    n, G, B = 4096, 4, 256
+    x = b16bits(r.integers(-16, 17, n) / 8.0)
+    y = b16bits(r.integers(-16, 17, n) / 8.0)
+    tot = float((bv(x) * bv(y)).sum())
+    case("nvrtc12_bf16_dot", "nvrtc12/bf16_math.sm_80.ptx", "bf16_dot", [G], [B], [x, y, Z("f32", 1), S("s32", n)],
+         {2: out(np.array([tot], f32), why=WHY_DYADIC + "; grid-stride f32 fma, shfl.down tree, one atomicAdd per warp")})
+
+    # ---------------- fp8_sm90 ----------------
+    n = 400
+    v = (r.standard_normal(n) * 10.0 ** r.uniform(-4, 5, n)).astype(f32)
+    edge = [0.0, -0.0, np.nan, np.inf, -np.inf, 448, 449, 463.9, 464, 479, 480, 500, -1e9, 57344, 61439, 61440, -70000,
+            2.0 ** -9, 2.0 ** -10, 3 * 2.0 ** -10, -5 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17, 1.5 * 2.0 ** -17, 2.0 ** -17 * 1.0001,
+            1.0625, 1.1875, 0.9375, 1e-40, 240.0, 248.0, 56.0, 58.0]
+    v[:len(edge)] = edge
+    e4, e5, back = fp8_roundtrip_ref(v)
+    case("nvrtc12_fp8_roundtrip", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8_roundtrip", [2], [256],
+         [v, Z("u8", n), Z("u8", n), Z("f32", n), S("s32", n)],
+         {1: out(e4, why="cvt.rn.satfinite.e4m3x2.f32: nearest-even, saturating to +-448, NaN 0x7f (encoder from the format definition)"),
+          2: out(e5, why="cvt.rn.satfinite.e5m2x2.f32: nearest-even, saturating to +-57344 (also +-inf), NaN 0x7f"),
+          3: out(back, why="fp8 -> f16 -> f32 decodes (exact) and an f32 add")},
+         note="edges: saturation thresholds, midpoint ties, subnormals of both formats, NaN/inf")
+    n = 300
+    xy = (r.standard_normal(2 * n) * 30).astype(f32)
+    xy[:8] = [1.0, -1.0, 0.0, np.nan, 100.0, -1e6, 2.0 ** -12, 3.0]
+    h = (r.standard_normal(2 * n) * 10.0 ** r.uniform(-3, 4.5, 2 * n)).astype(f16)
+    h[:8] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504, 2.0 ** -24, 61440], f16)
+    q, hq = fp8x2_quantize_ref(xy, 2.5, h)
+    case("nvrtc12_fp8x2_quantize", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8x2_quantize", [2], [256],
+         [xy, Z("u16", n), h, Z("u16", n), S("f32", "2.5"), S("s32", n)],
+         {1: out(q, why="f32 mul by scale, then cvt.rn.satfinite.e4m3x2.f32 (x in the low byte)"),
+          3: out(hq, why="cvt.rn.satfinite.e5m2x2.f16x2 (lane 0 in the low byte)")})
+    n = 300
+    v = (r.standard_normal(n) * 10.0 ** r.uniform(-5, 5, n)).astype(f32)
+    v[:len(edge)] = edge
+    o, hv = fp8_raw_cvt_ref(v)
+    case("nvrtc12_fp8_raw_cvt", "nvrtc12/fp8_sm90.sm_90.ptx", "fp8_raw_cvt", [2], [256], [v, Z("u16", n), Z("f16", 2 * n), S("s32", n)],
+         {1: out(o, why="e4m3x2 (satfinite) of (v, -v) XOR the library's software bf16x2 -> e5m2x2 (no saturation: "
+                        "overflow -> inf 0x7c) of (bf16(v), 1.0)"),
+          2: out(hv, why="cvt.rn.f16x2.e4m3x2 decode (exact)")})
+
+    # ---------------- complex_mandelbrot ----------------
+    w, h, mi = 64, 48, 100
+    img = mandelbrot_ref(w, h, f32(-2.25), f32(-1.125), f32(0.046875), f32(0.046875), mi)
+    case("nvrtc12_mandelbrot", "nvrtc12/complex_mandelbrot.sm_80.ptx", "mandelbrot", [4, 3], [16, 16],
+         [Z("u8", w * h), S("s32", w), S("s32", h), S("f32", "-2.25"), S("f32", "-1.125"), S("f32", "0.046875"),
+          S("f32", "0.046875"), S("s32", mi)],
+         {0: out(img, why="f32 escape-time iteration mirrored op by op (fma-contracted c and 2*zr*zi + ci, from the PTX); "
+                          "integer 255*it/max_iter")})
+    w, h, mi = 40, 32, 80
+    cj = (-0.8, 0.156)
+    case("nvrtc12_julia_double", "nvrtc12/complex_mandelbrot.sm_80.ptx", "julia_double", [3, 2], [16, 16],
+         [H(struct.pack("<dd", *cj)), Z("i32", w * h), S("s32", w), S("s32", h), S("s32", mi)],
+         {1: out(julia_ref(w, h, cj, mi), why="f64 iteration mirrored op by op: cuCabs (scaled hypot with fma), cuCmul with "
+                                              "the imaginary part fma-contracted, correctly rounded f64 ops; iteration counts")},
+         note="cuDoubleComplex passed by value as 16 raw bytes")
+    n = 64
+    x = r.standard_normal(2 * n).astype(f32)
+    x[:4] = [1.0, 0.0, 0.0, -0.0]
+    e, b = dft_ref(x).result(f32)
+    case("nvrtc12_dft", "nvrtc12/complex_mandelbrot.sm_80.ptx", "dft", [1], [64], [x, Z("f32", 2 * n), S("s32", n)],
+         {1: out(e, "bound", "sincospif within 1 ulp (+1/2) of sinpi/cospi (CUDA guide), complex mul (mul, mul, sub; "
+                 "mul then fma for the imaginary part, from the PTX) and 64 adds each 1/2 ulp with errors propagated; the "
+                 "arguments -2m/64 and the final cuCdivf by 64 are exact; per-element bound", bound=b)},
+         note="n = 64 (a power of two) so the sincospif arguments and the division by n are exact")
+
+    # ---------------- nbody_vector ----------------
+    n, B = 200, 64
+    pos = np.zeros((n, 4), f32)
+    pos[:, :3] = r.standard_normal((n, 3)) * 2
+    pos[:, 3] = r.uniform(0.5, 2.0, n)
+    pos[5] = pos[6]  # two bodies at the same place: d2 = soft2 only
+    e, b = nbody_ref(pos, f32(0.015625), B).result(f32)
+    case("nvrtc12_nbody_forces", "nvrtc12/nbody_vector.sm_80.ptx", "nbody_forces", [4], [B],
+         [pos, Z("f32", 4 * n), S("s32", n), S("f32", "0.015625")],
+         {1: out(e, "bound", "float4 tiles through shared memory; every op but rsqrtf (rsqrt.approx.f32, 2 ulp per the CUDA "
+                 "guide) is correctly rounded and mirrored from the PTX (fma contractions, j order); the rsqrtf errors "
+                 "propagate through s = w*inv^3 and the 200 fma accumulations; per-element bound", bound=b)},
+         shared=B * 16, note="n = 200 is not a multiple of the block, so the last tile is zero-padded")
+    n = 300
+    c4 = r.integers(-128, 128, (n, 4)).astype(i8)
+    s2 = r.integers(-32768, 32768, (n, 2)).astype(i16)
+    i4 = r.integers(-2 ** 31, 2 ** 31, (n, 4)).astype(i32)
+    d2 = r.standard_normal((n, 2)) * 1e3
+    l2 = r.integers(-2 ** 62, 2 ** 62, (n, 2), dtype=i64)
+    l2[:50] = r.integers(-2 ** 40, 2 ** 40, (50, 2))
+    u2 = r.integers(0, 256, (n, 2)).astype(u8)
+    f2 = r.standard_normal((n, 2)).astype(f32)
+    C, S_, I = c4.astype(i64), s2.astype(i64), i4.astype(i64)
+    o4 = wrap32(np.stack([C[:, 0] + S_[:, 0] + I[:, 0], C[:, 1] + S_[:, 1] + I[:, 1], C[:, 2] + I[:, 2] + u2[:, 0],
+                          C[:, 3] + I[:, 3] + u2[:, 1]], 1))
+    od = np.stack([d2[:, 0] + l2[:, 0].astype(f64), d2[:, 1] * l2[:, 1].astype(f64)], 1)
+    case("nvrtc12_vector_widths", "nvrtc12/nbody_vector.sm_80.ptx", "vector_widths", [2], [256],
+         [c4, s2, i4, d2, l2, u2, f2, Z("i32", 4 * n), Z("f64", 2 * n), Z("f32", 2 * n), S("s32", n)],
+         {7: out(o4, why="char4/short2/int4/uchar2 loads (v4.u8, v2.u16, v4.u32, v2.u8), sign extension, wrapping i32 adds"),
+          8: out(od, why="double2/long2 loads, cvt.rn.f64.s64, f64 add/mul (correctly rounded)"),
+          9: out(f2[:, ::-1].copy(), why="float2 swap")})
+    n = 300
+    p2 = r.standard_normal((n, 2)) * 10
+    v2 = r.standard_normal((n, 2))
+    a4 = r.standard_normal((n, 4)).astype(f32)
+    dt = 0.01
+    vn = fma64(a4[:, :2].astype(f64), dt, v2)
+    pn = fma64(vn, dt, p2)
+    case("nvrtc12_integrate", "nvrtc12/nbody_vector.sm_80.ptx", "integrate", [2], [256], [p2.copy(), v2.copy(), a4, S("f64", "0.01"), S("s32", n)],
+         {0: out(pn, why=WHY_FMA + " (v += a*dt, p += v*dt as fma.rn.f64, a widened from f32)"),
+          1: out(vn, why=WHY_FMA)})
 
 
 if __name__ == "__main__":

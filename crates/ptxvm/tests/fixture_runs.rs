@@ -3,7 +3,9 @@
 //! output buffer with the numpy-computed `.npy` per the case's comparison mode.
 //!
 //! Modes: `exact` (bit for bit), `ulp:N` (float ulp distance, NaN == NaN), `rel:X`, `abs:X` and
-//! `rel:X,abs:Y` (`|got - exp| <= abs + rel * |exp|`). An output with `"as": "bf16"` holds bf16
+//! `rel:X,abs:Y` (`|got - exp| <= abs + rel * |exp|`), and `bound` (`|got - exp| <= bound[i]`, a
+//! per-element f64 array in the file named by the output's `"bound"` field: the a-priori error
+//! bound of a kernel that sums several library functions). An output with `"as": "bf16"` holds bf16
 //! bit patterns in a u16 array; `"skip": [i, ...]` leaves out order-dependent elements.
 //!
 //! A case with `"xfail": "<reason>"` documents an interpreter gap or bug: it must fail (exit
@@ -187,12 +189,25 @@ impl Npy {
 enum Mode {
     Exact,
     Ulp(u64),
-    Tol { rel: f64, abs: f64 },
+    Tol {
+        rel: f64,
+        abs: f64,
+    },
+    /// Per-element absolute bounds (`bound<i>.npy`, f64).
+    Bound(Npy),
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
     if s == "exact" {
         return Ok(Mode::Exact);
+    }
+    if s == "bound" {
+        // the bounds are read by the caller from the output's "bound" file
+        return Ok(Mode::Bound(Npy {
+            dt: Dt::F64,
+            count: 0,
+            data: Vec::new(),
+        }));
     }
     if let Some(n) = s.strip_prefix("ulp:") {
         return n
@@ -215,6 +230,11 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
 
 /// Compares; returns a description of the mismatches, or None.
 fn compare(got: &Npy, exp: &Npy, mode: &Mode, as_bf16: bool, skip: &[usize]) -> Option<String> {
+    if let Mode::Bound(b) = mode
+        && b.count != exp.count
+    {
+        return Some(format!("{} bounds for {} elements", b.count, exp.count));
+    }
     if got.dt != exp.dt || got.count != exp.count {
         return Some(format!(
             "got {:?}[{}], expected {:?}[{}]",
@@ -240,6 +260,10 @@ fn compare(got: &Npy, exp: &Npy, mode: &Mode, as_bf16: bool, skip: &[usize]) -> 
             Mode::Tol { rel, abs } => {
                 let (g, e) = (got.value(i, as_bf16), exp.value(i, as_bf16));
                 g == e || (g.is_nan() && e.is_nan()) || (g - e).abs() <= abs + rel * e.abs()
+            }
+            Mode::Bound(b) => {
+                let (g, e) = (got.value(i, as_bf16), exp.value(i, as_bf16));
+                g == e || (g.is_nan() && e.is_nan()) || (g - e).abs() <= b.value(i, false)
             }
         };
         if !ok {
@@ -309,7 +333,19 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
     for od in j["outputs"].as_array().ok_or("no outputs")? {
         let arg = od["arg"].as_u64().ok_or("no arg index")?;
         let mode_s = od["mode"].as_str().ok_or("no mode")?;
-        let mode = parse_mode(mode_s)?;
+        let mut mode = parse_mode(mode_s)?;
+        if let Mode::Bound(b) = &mut mode {
+            *b = read_npy(
+                &dir.join(
+                    od["bound"]
+                        .as_str()
+                        .ok_or("bound mode without \"bound\" file")?,
+                ),
+            )?;
+            if b.dt != Dt::F64 {
+                return Err(format!("bound file of arg {arg} is not f64"));
+            }
+        }
         let got = read_npy(&tmp.join(format!("arg{arg}.npy")))?;
         let exp = read_npy(&dir.join(od["expected"].as_str().ok_or("no expected")?))?;
         let skip: Vec<usize> = od["skip"]
