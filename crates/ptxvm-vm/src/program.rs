@@ -1846,6 +1846,17 @@ impl Dx<'_> {
                 a: self.src(op(1)?)?,
                 rank: self.src(op(2)?)?,
             },
+            // Cache-eviction policies only steer caches: an opaque value (the `.cvt.L2` form
+            // passes its operand through) that every `.L2::cache_hint` access ignores.
+            "createpolicy" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: if has(".cvt") {
+                    self.src(op(1)?)?
+                } else {
+                    Src::Imm(0x0ca0_0000_0000_0000)
+                },
+                bits: 64,
+            },
             "getctarank" => Exec::Mov {
                 d: self.dst(op(0)?)?,
                 a: Src::Imm(0),
