@@ -1134,6 +1134,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
+    cases_group_b()
     cases_clang()
     cases_numba()
     cases_triton()
@@ -1365,6 +1366,60 @@ def cases_clang():
     loc = (pa * np.arange(8, dtype=f32)).astype(f32)
     case("clang19_c_struct", "clang19/c_kernels.sm_70.ptx", "c_struct", [2], [64],
          [H(struct.pack("<fi", pa, pb)), Z("f32", 128)], {1: out(loc[(np.arange(128) + pb) & 7], why="struct param by value, local array")})
+
+
+def cases_group_b():
+    """Group B: warp primitives, DL normalizations, special registers/heap/cp.async, Triton and clang kernels."""
+    # ---------------- warp_shuffle: shfl_half ----------------
+    r = rng(300)
+    nt = 64
+    h = (r.standard_normal(nt) * 8).astype(f16)
+    h[[0, 2]] = f16(65504)  # lanes 0 and 2 exchange: 65504 + 65504 -> inf
+    h[[1, 3]] = f16(-0.0)  # -0 + -0 = -0
+    h[[5, 7]] = f16(6e-8)  # subnormals
+    h2 = (r.standard_normal(2 * nt) * 8).astype(f16)
+    L = np.arange(nt) % 32
+    base = np.arange(nt) - L
+    with np.errstate(over="ignore"):
+        eh = (h.astype(f64) + h[base + (L ^ 2)].astype(f64)).astype(f16)
+    src = np.where(L + 4 < 32, np.arange(nt) + 4, np.arange(nt))
+    H2 = h2.reshape(nt, 2)
+    eh2 = (H2.astype(f64) + H2[src].astype(f64)).astype(f16).reshape(-1)
+    case("nvrtc12_shfl_half", "nvrtc12/warp_shuffle.sm_80.ptx", "shfl_half", [2], [32],
+         [h, Z("f16", nt), h2, Z("f16", 2 * nt)],
+         {1: out(eh, why="add.f16 of shfl.bfly(2) partner, correctly rounded (f64 sum of two f16 is exact, rounded once); overflow to inf"),
+          3: out(eh2, why="add.f16x2 of shfl.down(4) partner (out-of-range lanes keep their own value), correctly rounded")})
+    # ---------------- warp_shuffle: shfl_i64_u64 ----------------
+    v = r.integers(-2**63, 2**63 - 1, nt, dtype=i64)
+    v[:3] = [-1, 2**63 - 1, -2**63]
+    vu = v.view(u64)
+    with np.errstate(over="ignore"):
+        u3 = vu * u64(3)
+        up = np.where(L >= 1, np.arange(nt) - 1, np.arange(nt))
+        rev = base + 31 - L
+        e = vu[up] + u3[rev]
+    case("nvrtc12_shfl_i64_u64", "nvrtc12/warp_shuffle.sm_80.ptx", "shfl_i64_u64", [2], [32],
+         [v, Z("u64", nt)], {1: out(e, why="64-bit shfl.up(1)/shfl.idx(31-lane) as two 32-bit halves; wrapping u64 mul/add")})
+    # ---------------- warp_vote_match: warp_aggregated_inc ----------------
+    n = 300
+    bins = r.integers(0, 16, n).astype(i32)
+    bins[:32] = 3  # one warp with a single key: one leader adds 32
+    cnt0 = r.integers(0, 1000, 16).astype(i32)
+    case("nvrtc12_warp_aggregated_inc", "nvrtc12/warp_vote_match.sm_80.ptx", "warp_aggregated_inc", [3], [128],
+         [bins, cnt0.copy(), S("s32", n)],
+         {1: out(cnt0 + np.bincount(bins, minlength=16).astype(i32), why="match.any.sync peers, leader = ffs, atomicAdd of popc (integer, order-independent); last warp partially active")})
+    # ---------------- warp_reduce_sm80: cg_tile_reduce ----------------
+    n = 200
+    x = (r.integers(-400, 400, n) / 8).astype(f32)
+    x[5] = f32(-0.875)  # truncates to 0
+    o0 = np.array([0, 0], f32)
+    o0.view(i32)[1] = -2**31
+    e = np.array([x.astype(f64).sum(), 0], f32)
+    e.view(i32)[1] = int(np.trunc(x).astype(i32).max())
+    case("nvrtc12_cg_tile_reduce", "nvrtc12/warp_reduce_sm80.sm_80.ptx", "cg_tile_reduce", [2], [128],
+         [x, o0, S("s32", n)],
+         {1: out(e, why=WHY_DYADIC + "; slot 1 holds atom.max.s32 of redux.sync.max.s32 over cvt.rzi.s32.f32 (initial INT_MIN)")},
+         note="threads past n contribute 0.0 / 0 (the out-of-range lanes still shuffle)")
 
 
 def cases_numba():
