@@ -1421,6 +1421,139 @@ def cases_group_b():
          {1: out(e, why=WHY_DYADIC + "; slot 1 holds atom.max.s32 of redux.sync.max.s32 over cvt.rzi.s32.f32 (initial INT_MIN)")},
          note="threads past n contribute 0.0 / 0 (the out-of-range lanes still shuffle)")
 
+    # ---------------- softmax_layernorm (nvrtc12 sm_80, no fast-math) ----------------
+    def bfly_sum(v):  # (..., 32) f32 -> every lane holds the shfl.bfly 16,8,4,2,1 sum
+        v = np.asarray(v, f32).copy()
+        for o in (16, 8, 4, 2, 1):
+            v = (v + v[..., np.arange(32) ^ o]).astype(f32)
+        return v
+
+    def block_sum(v):  # per-thread f32 values (B,) -> block_sum() of the kernel
+        B = v.size
+        w = bfly_sum(v.reshape(B // 32, 32))[:, 0]
+        s = np.zeros(32, f32)
+        s[:B // 32] = w
+        return bfly_sum(s)[0]
+
+    def strided_acc(vals, nthr, step):  # per-thread loop c = t, t + nthr, ...: acc = step(acc, vals[c])
+        acc = [f32(0)] * nthr
+        for c in range(vals.size):
+            acc[c % nthr] = step(acc[c % nthr], vals[c])
+        return np.array(acc, f32)
+
+    RSQRT_REL = 2.0 ** -21.4  # PTX ISA: rsqrt.approx.f32 abs error 2^-22.4 for inputs in [1, 4) (results in (0.5, 1])
+    r = rng(301)
+    rows, cols, B = 10, 200, 128
+    x = (r.standard_normal((rows, cols)) * 3).astype(f32)
+    x[1, :] = f32(0.75)  # a constant row: uniform 1/200
+    x[2, 7] = -np.inf  # exp(-inf) = 0
+    x[3, 11] = f32(60.0)  # one dominant element (others underflow relative to it)
+    y = np.zeros((rows, cols), f32)
+    for i in range(rows):
+        m = x[i].max()
+        e = np.exp((x[i] - m).astype(f32).astype(f64)).astype(f32)  # expf
+        s = bfly_sum(strided_acc(e, 32, lambda a, b: f32(a + b)))[0]
+        y[i] = (f32(1) / s * e).astype(f32)
+    case("nvrtc12_softmax_warp_per_row", "nvrtc12/softmax_layernorm.sm_80.ptx", "softmax_warp_per_row", [3], [B],
+         [x, Z("f32", rows * cols), S("s32", rows), S("s32", cols)],
+         {1: out(y, "rel:2e-6", "expf <= 2 ulp (CUDA guide); the per-lane sum adds 7 terms then 5 butterfly adds (fma-contracted "
+                  "into the expf scaling, so up to 1 ulp per add differs from the mirror), rcp.rn and one mul: <= 2+2+12+1 = 17 ulp = 2e-6 relative")},
+         note="4 rows per 128-thread block, 12 row slots for 10 rows (the last warps return)")
+    # log_softmax_block: f16 in/out, __expf = ex2.approx(x * log2e), logf
+    rows, cols, B = 4, 300, 128
+    xh = (r.standard_normal((rows, cols)) * 3).astype(f16)
+    xh[1, :] = f16(-2.5)
+    xh[2, 5] = f16(20.0)
+    xv = xh.astype(f64)
+    lse = xv.max(axis=1) + np.log(np.exp(xv - xv.max(axis=1, keepdims=True)).sum(axis=1))
+    yh = (xv - lse[:, None]).astype(f16)
+    case("nvrtc12_log_softmax_block", "nvrtc12/softmax_layernorm.sm_80.ptx", "log_softmax_block", [rows], [B],
+         [xh, Z("f16", rows * cols), S("s32", cols)],
+         {1: out(yh, "rel:1e-3,abs:1e-5", "f16 output of x - lse: lse carries __expf (2 + 1.173|x| ulp, CUDA guide, |x| <= 14 -> 2e-6 rel per term), "
+                  "f32 sums (<= 2e-6 rel), logf (1 ulp) and adds: < 1e-5 absolute; that can move the cvt.rn.f16 by one f16 ulp (2^-10 relative)")})
+    # layernorm_fwd
+    rows, cols, B = 4, 500, 128
+    x = (r.standard_normal((rows, cols)) * 2 + 0.5).astype(f32)
+    gamma = r.uniform(0.5, 1.5, cols).astype(f32)
+    beta = r.uniform(-1, 1, cols).astype(f32)
+    eps = f32(1e-5)
+    y = np.zeros((rows, cols), f32)
+    means = np.zeros(rows, f32)
+    rstds = np.zeros(rows, f32)
+    tmax = 0.0
+    for i in range(rows):
+        mean = f32(block_sum(strided_acc(x[i], B, lambda a, b: f32(a + b))) / f32(cols))
+        var = f32(block_sum(strided_acc(x[i], B, lambda a, b: fma32(f32(b - mean), f32(b - mean), a)[()])) / f32(cols))
+        rstd = f32(1 / math.sqrt(float(f32(var + eps))))
+        t = (rstd * (x[i] - mean).astype(f32)).astype(f32)
+        tmax = max(tmax, float(np.abs(gamma * t).max()))
+        y[i] = fma32(gamma, t, beta)
+        means[i], rstds[i] = mean, rstd
+    ab = (RSQRT_REL + 2.0 ** -23) * tmax
+    assert ab < 4e-6, ab
+    case("nvrtc12_layernorm_fwd", "nvrtc12/softmax_layernorm.sm_80.ptx", "layernorm_fwd", [rows], [B],
+         [x, gamma, beta, Z("f32", rows * cols), Z("f32", rows), Z("f32", rows), S("s32", cols), S("f32", "1e-5")],
+         {3: out(y, "rel:1.2e-7,abs:4e-6", f"block sums, div.rn and fma(d,d,v) mirrored exactly; rstd = rsqrt.approx.f32 (PTX ISA 2^-22.4 abs on [1,4) -> 2^-21.4 rel) "
+                  f"scales gamma*rstd*(x-mean) (max {tmax:.2f}): abs (2^-21.4 + 2^-23) x {tmax:.2f} < 4e-6, plus 1 ulp for the final fma rounding"),
+          4: out(means, why="mean: f32 adds in the kernel's block_sum order (per-thread strides, two butterfly levels), div.rn"),
+          5: out(rstds, f"rel:{RSQRT_REL * 1.01:.3g}", "rsqrt.approx.f32 of an exactly mirrored var+eps: PTX ISA abs 2^-22.4 on [1,4) = 2^-21.4 relative")})
+    # layernorm_welford: one warp per row, f64 Welford + pairwise merges over shfl.bfly
+    rows, cols, B = 5, 100, 64
+    x = (r.standard_normal((rows, cols)) * 4 - 1).astype(f32)
+    x[2, :] = f32(3.0)  # zero variance: rstd = rsqrt(eps)
+    eps = f32(1e-3)
+    y = np.zeros((rows, cols), f32)
+    for i in range(rows):
+        st = []
+        for lane in range(32):
+            mean = m2 = n_ = 0.0
+            for c in range(lane, cols, 32):
+                v = float(x[i, c])
+                n_ += 1.0
+                d = v - mean
+                mean += d / n_
+                m2 = float(fma64(d, v - mean, m2))
+            st.append((n_, mean, m2))
+        for o in (16, 8, 4, 2, 1):
+            ns = []
+            for lane in range(32):
+                n_, mean, m2 = st[lane]
+                nb, mb, m2b = st[lane ^ o]
+                nn = n_ + nb
+                if nn > 0:
+                    d = mb - mean
+                    mean = mean + (nb * d) / nn
+                    m2 = m2 + (m2b + (nb * (n_ * (d * d))) / nn)
+                ns.append((nn, mean, m2))
+            st = ns
+        n_, mean, m2 = st[0]
+        rstd = f32(1 / math.sqrt(m2 / n_ + float(eps)))
+        y[i] = ((x[i] - f32(mean)).astype(f32) * rstd).astype(f32)
+    case("nvrtc12_layernorm_welford", "nvrtc12/softmax_layernorm.sm_80.ptx", "layernorm_welford", [3], [B],
+         [x, Z("f32", rows * cols), S("s32", rows), S("s32", cols), S("f32", "1e-3")],
+         {1: out(y, "rel:6e-7", "f64 Welford updates and butterfly merges mirrored op by op (div.rn/fma.rn.f64); rsqrt.approx.f64 "
+                  "(taken at 2^-21 relative, the coarsest f64 rsqrt form) then cvt.rn.f32 and one f32 mul: 2^-21 + 2 x 2^-24 < 6e-7")},
+         note="2 rows per 64-thread block, 6 row slots for 5 rows; row 2 is constant (variance 0)")
+    # rmsnorm_half2
+    rows, cols2, B = 4, 150, 64
+    xh = (r.standard_normal((rows, 2 * cols2)) * 2).astype(f16)
+    wh = r.uniform(0.5, 2, 2 * cols2).astype(f16)
+    y = np.zeros((rows, 2 * cols2), f16)
+    for i in range(rows):
+        fx, fy = xh[i, 0::2].astype(f32), xh[i, 1::2].astype(f32)
+        sq = fma32(fx, fx, (fy * fy).astype(f32))
+        s = block_sum(strided_acc(sq, B, lambda a, b: f32(a + b)))
+        arg = float(f32(f32(s / f32(2 * cols2)) + f32(1e-6)))
+        rr = 1 / math.sqrt(arg)
+        lo, hi = f32(rr * (1 - RSQRT_REL)), f32(rr * (1 + RSQRT_REL))
+        assert f16(lo) == f16(hi) == f16(f32(rr)), (i, rr)  # every rsqrt within the PTX bound rounds to the same half
+        rh = f16(f32(rr))
+        y[i] = ((xh[i].astype(f32) * f32(rh)).astype(f16).astype(f32) * wh.astype(f32)).astype(f16)
+    case("nvrtc12_rmsnorm_half2", "nvrtc12/softmax_layernorm.sm_80.ptx", "rmsnorm_half2", [rows], [B],
+         [xh, wh, Z("f16", rows * 2 * cols2), S("s32", cols2), S("f32", "1e-6")],
+         {2: out(y, why="sum of squares (fma(x.x,x.x,y.y*y.y)) in block_sum order, div.rn; rsqrt.approx.f32 is inexact (2^-21.4 rel) but the generator "
+                  "asserts every value within that bound rounds to the same __float2half2_rn, so the mul.f16x2 chain compares exactly")})
+
 
 def cases_numba():
     r = rng(30)
