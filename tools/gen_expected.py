@@ -1554,6 +1554,65 @@ def cases_group_b():
          {2: out(y, why="sum of squares (fma(x.x,x.x,y.y*y.y)) in block_sum order, div.rn; rsqrt.approx.f32 is inexact (2^-21.4 rel) but the generator "
                   "asserts every value within that bound rounds to the same __float2half2_rn, so the mul.f16x2 chain compares exactly")})
 
+    # ---------------- special_regs_sync ----------------
+    r = rng(302)
+    G, B = 2, 64
+    nt = G * B
+    t = np.arange(nt)
+    e = np.zeros((nt, 4), u64)
+    e[:, 2] = 0 | (1 << 32)  # %smid | %nsmid << 32
+    e[:, 3] = (t % B) // 32 + t % 32  # %warpid + %laneid
+    case("nvrtc12_timing_and_ids", "nvrtc12/special_regs_sync.sm_80.ptx", "timing_and_ids", [G], [B],
+         [Z("u64", 4 * nt)],
+         {0: dict(out(e.reshape(-1), why="slots 4t+2 (%smid | %nsmid<<32) and 4t+3 (%warpid + %laneid) under ptxvm's documented model "
+                                        "(one SM: smid 0, nsmid 1; warpid = tid/32); slots 4t+0 (clock64 delta + clock) and 4t+1 (%globaltimer) "
+                                        "hold raw counter values with no meaningful expected value and are skipped"),
+                  skip=sorted(list(range(0, 4 * nt, 4)) + list(range(1, 4 * nt, 4))))},
+         note="PTX only guarantees %laneid; smid < nsmid and a warpid in range hold for the compared model values")
+    n = 128
+    d = np.zeros(n + 64, i32)
+    d[:64] = np.arange(64)
+    d[64:128] = (np.arange(64, 128) - 64) * 3
+    d[:16] += 1
+    d[n:n + 64] = np.arange(64) * 3
+    case("nvrtc12_fences_and_barriers", "nvrtc12/special_regs_sync.sm_80.ptx", "fences_and_barriers", [1], [128],
+         [Z("i32", n + 64), Z("i32", 2), S("s32", n)],
+         {0: out(d, why="membar/fence no-ops on results; bar.arrive 1,128 by warps 0-1 releases bar.sync 1,128 in warps 2-3 after the producers' stores; __syncwarp(0xffff) in a divergent half-warp"),
+          1: out(np.array([1, 2], i32), why="volatile flag stores around __threadfence")})
+    n = 1000  # multiple of 4: the float4 __ldg reads in[4*(i/4) .. +3]
+    x = r.standard_normal(n).astype(f32)
+    x[:4] = [np.inf, -0.0, 3e38, 1e-45]
+    with np.errstate(over="ignore", invalid="ignore"):
+        x2 = (x + x).astype(f32)
+        v4 = x.reshape(-1, 4)
+        s4 = (v4[:, 3] + (v4[:, 2] + (v4[:, 0] + v4[:, 1]).astype(f32)).astype(f32)).astype(f32)
+        e = np.concatenate([x2, x2, x2, (x * x).astype(f32), np.repeat(s4, 4)])
+    case("nvrtc12_cache_hints", "nvrtc12/special_regs_sync.sm_80.ptx", "cache_hints", [4], [256],
+         [x, Z("f32", 5 * n), S("s32", n)],
+         {1: out(e, why="ld.global.{nc,ca,cg,cs,lu,cv} / st.global.{wb,cg,cs,wt} and ld.global.nc.v4 are plain loads/stores; f32 adds in the PTX order w+(z+(x+y)); inf/overflow/subnormal edges")})
+    n = 1500
+    x = r.standard_normal(n).astype(f32)
+    case("nvrtc12_prefetch_and_discard", "nvrtc12/special_regs_sync.sm_80.ptx", "prefetch_and_discard", [6], [256],
+         [x, Z("f32", n), S("s32", n)],
+         {1: out((x * f32(2)).astype(f32), why="prefetch.global.L1/L2 have no architectural effect (threads past n prefetch past the buffer); f32 mul by 2 is exact")})
+    # ---------------- device_malloc ----------------
+    G, B, n = 2, 64, 50
+    t = np.arange(G * B, dtype=i64)
+    case("nvrtc12_heap_alloc", "nvrtc12/device_malloc.sm_80.ptx", "heap_alloc", [G], [B],
+         [Z("i32", G * B), S("s32", n)], {0: out(wrap32(t * (n * (n - 1) // 2)), why="malloc/free of n ints per thread, sum of i*t (wrapping i32)")})
+    B, ln = 96, 20
+    case("nvrtc12_linked_list", "nvrtc12/device_malloc.sm_80.ptx", "linked_list", [1], [B],
+         [Z("i32", B), S("s32", ln)], {0: out(wrap32(np.arange(B, dtype=i64) * (ln * (ln - 1) // 2)), why="per-thread malloc'd list of len nodes, summed and freed")})
+    G, B, n = 3, 32, 40
+    src = r.integers(0, 256, G * n).astype(u8)
+    dst = np.zeros((G, B, 64), u8)
+    for b in range(G):
+        for th in range(B):
+            dst[b, th, :] = th & 0x7f
+            dst[b, th, :n] = src[b * n:(b + 1) * n]
+    case("nvrtc12_memcpy_memset", "nvrtc12/device_malloc.sm_80.ptx", "memcpy_memset", [G], [B],
+         [src, Z("u8", G * B * 64), S("s32", n)], {1: out(dst.reshape(-1), why="memset(local, tid & 0x7f) then memcpy of n=40 < 64 bytes, copied out whole")})
+
 
 def cases_numba():
     r = rng(30)
