@@ -1613,6 +1613,37 @@ def cases_group_b():
     case("nvrtc12_memcpy_memset", "nvrtc12/device_malloc.sm_80.ptx", "memcpy_memset", [G], [B],
          [src, Z("u8", G * B * 64), S("s32", n)], {1: out(dst.reshape(-1), why="memset(local, tid & 0x7f) then memcpy of n=40 < 64 bytes, copied out whole")})
 
+    # ---------------- cp_async (sm_80: cp.async groups, pipeline primitives, cg::memcpy_async) ----------------
+    r = rng(303)
+    G, nv = 2, 200
+    g = r.standard_normal((G * 256, 4)).astype(f32)
+    g1 = r.standard_normal(G * 256).astype(f32)
+    e = np.zeros((G, 256), f32)
+    for b in range(G):
+        tt = np.arange(256)
+        s16 = g[b * 256:(b + 1) * 256]
+        s4 = g1[b * 256:(b + 1) * 256]
+        s8 = np.where((tt < nv)[:, None], g1[:512].reshape(256, 2), f32(0)).astype(f32)
+        a = ((s16[255 - tt, 0] + s16[tt, 3]).astype(f32) + s4[(tt + 1) & 255]).astype(f32)
+        e[b] = ((a + s8[:, 0]).astype(f32) + s8[:, 1]).astype(f32)
+    case("nvrtc12_cp_async_inline", "nvrtc12/cp_async.sm_80.ptx", "cp_async_inline", [G], [256],
+         [g, g1, Z("f32", G * 256), S("s32", nv)],
+         {2: out(e.reshape(-1), why="cp.async.cg 16 B / .ca 4 B / .ca 8 B with src-size (zero fill for t >= n_valid), commit/wait_group; f32 adds in source order")})
+    tiles, G = 5, 2
+    x = r.standard_normal(tiles * 256).astype(f32)
+    acc = np.zeros(256, f32)
+    for k in range(tiles):
+        acc = (acc + x[k * 256 + ((np.arange(256) * 7) & 255)]).astype(f32)
+    case("nvrtc12_pipeline_primitives_sum", "nvrtc12/cp_async.sm_80.ptx", "pipeline_primitives_sum", [G], [256],
+         [x, Z("f32", G * 256), S("s32", tiles)],
+         {1: out(np.tile(acc, G), why="double-buffered __pipeline_memcpy_async/commit/wait_prior(1); f32 accumulation in tile order")})
+    G, B, n = 3, 128, 300
+    xi = r.integers(-10**6, 10**6, G * n).astype(i32)
+    case("nvrtc12_cg_memcpy_async", "nvrtc12/cp_async.sm_80.ptx", "cg_memcpy_async", [G], [B],
+         [xi, np.array([5], i32), S("s32", n)],
+         {1: out(np.array([5 + int(xi.sum())], i32), why="cg::memcpy_async of n ints into dynamic shared, cg::wait, integer atomicAdd (order-independent)")},
+         shared=4 * n)
+
 
 def cases_numba():
     r = rng(30)
