@@ -1289,6 +1289,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(os.path.join(ROOT, tdir), "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
+    cases_group_b()
     cases_clang()
     cases_numba()
     cases_triton()
@@ -1543,6 +1544,283 @@ def cases_clang():
     loc = (pa * np.arange(8, dtype=f32)).astype(f32)
     case("clang19_c_struct", "clang19/c_kernels.sm_70.ptx", "c_struct", [2], [64],
          [H(struct.pack("<fi", pa, pb)), Z("f32", 128)], {1: out(loc[(np.arange(128) + pb) & 7], why="struct param by value, local array")})
+
+
+def cases_group_b():
+    """Group B: warp primitives, DL normalizations, special registers/heap/cp.async, Triton and clang kernels."""
+    # ---------------- warp_shuffle: shfl_half ----------------
+    r = rng(300)
+    nt = 64
+    h = (r.standard_normal(nt) * 8).astype(f16)
+    h[[0, 2]] = f16(65504)  # lanes 0 and 2 exchange: 65504 + 65504 -> inf
+    h[[1, 3]] = f16(-0.0)  # -0 + -0 = -0
+    h[[5, 7]] = f16(6e-8)  # subnormals
+    h2 = (r.standard_normal(2 * nt) * 8).astype(f16)
+    L = np.arange(nt) % 32
+    base = np.arange(nt) - L
+    with np.errstate(over="ignore"):
+        eh = (h.astype(f64) + h[base + (L ^ 2)].astype(f64)).astype(f16)
+    src = np.where(L + 4 < 32, np.arange(nt) + 4, np.arange(nt))
+    H2 = h2.reshape(nt, 2)
+    eh2 = (H2.astype(f64) + H2[src].astype(f64)).astype(f16).reshape(-1)
+    case("nvrtc12_shfl_half", "nvrtc12/warp_shuffle.sm_80.ptx", "shfl_half", [2], [32],
+         [h, Z("f16", nt), h2, Z("f16", 2 * nt)],
+         {1: out(eh, why="add.f16 of shfl.bfly(2) partner, correctly rounded (f64 sum of two f16 is exact, rounded once); overflow to inf"),
+          3: out(eh2, why="add.f16x2 of shfl.down(4) partner (out-of-range lanes keep their own value), correctly rounded")})
+    # ---------------- warp_shuffle: shfl_i64_u64 ----------------
+    v = r.integers(-2**63, 2**63 - 1, nt, dtype=i64)
+    v[:3] = [-1, 2**63 - 1, -2**63]
+    vu = v.view(u64)
+    with np.errstate(over="ignore"):
+        u3 = vu * u64(3)
+        up = np.where(L >= 1, np.arange(nt) - 1, np.arange(nt))
+        rev = base + 31 - L
+        e = vu[up] + u3[rev]
+    case("nvrtc12_shfl_i64_u64", "nvrtc12/warp_shuffle.sm_80.ptx", "shfl_i64_u64", [2], [32],
+         [v, Z("u64", nt)], {1: out(e, why="64-bit shfl.up(1)/shfl.idx(31-lane) as two 32-bit halves; wrapping u64 mul/add")})
+    # ---------------- warp_vote_match: warp_aggregated_inc ----------------
+    n = 300
+    bins = r.integers(0, 16, n).astype(i32)
+    bins[:32] = 3  # one warp with a single key: one leader adds 32
+    cnt0 = r.integers(0, 1000, 16).astype(i32)
+    case("nvrtc12_warp_aggregated_inc", "nvrtc12/warp_vote_match.sm_80.ptx", "warp_aggregated_inc", [3], [128],
+         [bins, cnt0.copy(), S("s32", n)],
+         {1: out(cnt0 + np.bincount(bins, minlength=16).astype(i32), why="match.any.sync peers, leader = ffs, atomicAdd of popc (integer, order-independent); last warp partially active")})
+    # ---------------- warp_reduce_sm80: cg_tile_reduce ----------------
+    n = 200
+    x = (r.integers(-400, 400, n) / 8).astype(f32)
+    x[5] = f32(-0.875)  # truncates to 0
+    o0 = np.array([0, 0], f32)
+    o0.view(i32)[1] = -2**31
+    e = np.array([x.astype(f64).sum(), 0], f32)
+    e.view(i32)[1] = int(np.trunc(x).astype(i32).max())
+    case("nvrtc12_cg_tile_reduce", "nvrtc12/warp_reduce_sm80.sm_80.ptx", "cg_tile_reduce", [2], [128],
+         [x, o0, S("s32", n)],
+         {1: out(e, why=WHY_DYADIC + "; slot 1 holds atom.max.s32 of redux.sync.max.s32 over cvt.rzi.s32.f32 (initial INT_MIN)")},
+         note="threads past n contribute 0.0 / 0 (the out-of-range lanes still shuffle)")
+
+    # ---------------- softmax_layernorm (nvrtc12 sm_80, no fast-math) ----------------
+    def bfly_sum(v):  # (..., 32) f32 -> every lane holds the shfl.bfly 16,8,4,2,1 sum
+        v = np.asarray(v, f32).copy()
+        for o in (16, 8, 4, 2, 1):
+            v = (v + v[..., np.arange(32) ^ o]).astype(f32)
+        return v
+
+    def block_sum(v):  # per-thread f32 values (B,) -> block_sum() of the kernel
+        B = v.size
+        w = bfly_sum(v.reshape(B // 32, 32))[:, 0]
+        s = np.zeros(32, f32)
+        s[:B // 32] = w
+        return bfly_sum(s)[0]
+
+    def strided_acc(vals, nthr, step):  # per-thread loop c = t, t + nthr, ...: acc = step(acc, vals[c])
+        acc = [f32(0)] * nthr
+        for c in range(vals.size):
+            acc[c % nthr] = step(acc[c % nthr], vals[c])
+        return np.array(acc, f32)
+
+    RSQRT_REL = 2.0 ** -21.4  # PTX ISA: rsqrt.approx.f32 abs error 2^-22.4 for inputs in [1, 4) (results in (0.5, 1])
+    r = rng(301)
+    rows, cols, B = 10, 200, 128
+    x = (r.standard_normal((rows, cols)) * 3).astype(f32)
+    x[1, :] = f32(0.75)  # a constant row: uniform 1/200
+    x[2, 7] = -np.inf  # exp(-inf) = 0
+    x[3, 11] = f32(60.0)  # one dominant element (others underflow relative to it)
+    y = np.zeros((rows, cols), f32)
+    for i in range(rows):
+        m = x[i].max()
+        e = np.exp((x[i] - m).astype(f32).astype(f64)).astype(f32)  # expf
+        s = bfly_sum(strided_acc(e, 32, lambda a, b: f32(a + b)))[0]
+        y[i] = (f32(1) / s * e).astype(f32)
+    case("nvrtc12_softmax_warp_per_row", "nvrtc12/softmax_layernorm.sm_80.ptx", "softmax_warp_per_row", [3], [B],
+         [x, Z("f32", rows * cols), S("s32", rows), S("s32", cols)],
+         {1: out(y, "rel:2e-6", "expf <= 2 ulp (CUDA guide); the per-lane sum adds 7 terms then 5 butterfly adds (fma-contracted "
+                  "into the expf scaling, so up to 1 ulp per add differs from the mirror), rcp.rn and one mul: <= 2+2+12+1 = 17 ulp = 2e-6 relative")},
+         note="4 rows per 128-thread block, 12 row slots for 10 rows (the last warps return)")
+    # log_softmax_block: f16 in/out, __expf = ex2.approx(x * log2e), logf
+    rows, cols, B = 4, 300, 128
+    xh = (r.standard_normal((rows, cols)) * 3).astype(f16)
+    xh[1, :] = f16(-2.5)
+    xh[2, 5] = f16(20.0)
+    xv = xh.astype(f64)
+    lse = xv.max(axis=1) + np.log(np.exp(xv - xv.max(axis=1, keepdims=True)).sum(axis=1))
+    yh = (xv - lse[:, None]).astype(f16)
+    case("nvrtc12_log_softmax_block", "nvrtc12/softmax_layernorm.sm_80.ptx", "log_softmax_block", [rows], [B],
+         [xh, Z("f16", rows * cols), S("s32", cols)],
+         {1: out(yh, "rel:1e-3,abs:1e-5", "f16 output of x - lse: lse carries __expf (2 + 1.173|x| ulp, CUDA guide, |x| <= 14 -> 2e-6 rel per term), "
+                  "f32 sums (<= 2e-6 rel), logf (1 ulp) and adds: < 1e-5 absolute; that can move the cvt.rn.f16 by one f16 ulp (2^-10 relative)")})
+    # layernorm_fwd
+    rows, cols, B = 4, 500, 128
+    x = (r.standard_normal((rows, cols)) * 2 + 0.5).astype(f32)
+    gamma = r.uniform(0.5, 1.5, cols).astype(f32)
+    beta = r.uniform(-1, 1, cols).astype(f32)
+    eps = f32(1e-5)
+    y = np.zeros((rows, cols), f32)
+    means = np.zeros(rows, f32)
+    rstds = np.zeros(rows, f32)
+    tmax = 0.0
+    for i in range(rows):
+        mean = f32(block_sum(strided_acc(x[i], B, lambda a, b: f32(a + b))) / f32(cols))
+        var = f32(block_sum(strided_acc(x[i], B, lambda a, b: fma32(f32(b - mean), f32(b - mean), a)[()])) / f32(cols))
+        rstd = f32(1 / math.sqrt(float(f32(var + eps))))
+        t = (rstd * (x[i] - mean).astype(f32)).astype(f32)
+        tmax = max(tmax, float(np.abs(gamma * t).max()))
+        y[i] = fma32(gamma, t, beta)
+        means[i], rstds[i] = mean, rstd
+    ab = (RSQRT_REL + 2.0 ** -23) * tmax
+    assert ab < 4e-6, ab
+    case("nvrtc12_layernorm_fwd", "nvrtc12/softmax_layernorm.sm_80.ptx", "layernorm_fwd", [rows], [B],
+         [x, gamma, beta, Z("f32", rows * cols), Z("f32", rows), Z("f32", rows), S("s32", cols), S("f32", "1e-5")],
+         {3: out(y, "rel:1.2e-7,abs:4e-6", f"block sums, div.rn and fma(d,d,v) mirrored exactly; rstd = rsqrt.approx.f32 (PTX ISA 2^-22.4 abs on [1,4) -> 2^-21.4 rel) "
+                  f"scales gamma*rstd*(x-mean) (max {tmax:.2f}): abs (2^-21.4 + 2^-23) x {tmax:.2f} < 4e-6, plus 1 ulp for the final fma rounding"),
+          4: out(means, why="mean: f32 adds in the kernel's block_sum order (per-thread strides, two butterfly levels), div.rn"),
+          5: out(rstds, f"rel:{RSQRT_REL * 1.01:.3g}", "rsqrt.approx.f32 of an exactly mirrored var+eps: PTX ISA abs 2^-22.4 on [1,4) = 2^-21.4 relative")})
+    # layernorm_welford: one warp per row, f64 Welford + pairwise merges over shfl.bfly
+    rows, cols, B = 5, 100, 64
+    x = (r.standard_normal((rows, cols)) * 4 - 1).astype(f32)
+    x[2, :] = f32(3.0)  # zero variance: rstd = rsqrt(eps)
+    eps = f32(1e-3)
+    y = np.zeros((rows, cols), f32)
+    for i in range(rows):
+        st = []
+        for lane in range(32):
+            mean = m2 = n_ = 0.0
+            for c in range(lane, cols, 32):
+                v = float(x[i, c])
+                n_ += 1.0
+                d = v - mean
+                mean += d / n_
+                m2 = float(fma64(d, v - mean, m2))
+            st.append((n_, mean, m2))
+        for o in (16, 8, 4, 2, 1):
+            ns = []
+            for lane in range(32):
+                n_, mean, m2 = st[lane]
+                nb, mb, m2b = st[lane ^ o]
+                nn = n_ + nb
+                if nn > 0:
+                    d = mb - mean
+                    mean = mean + (nb * d) / nn
+                    m2 = m2 + (m2b + (nb * (n_ * (d * d))) / nn)
+                ns.append((nn, mean, m2))
+            st = ns
+        n_, mean, m2 = st[0]
+        rstd = f32(1 / math.sqrt(m2 / n_ + float(eps)))
+        y[i] = ((x[i] - f32(mean)).astype(f32) * rstd).astype(f32)
+    case("nvrtc12_layernorm_welford", "nvrtc12/softmax_layernorm.sm_80.ptx", "layernorm_welford", [3], [B],
+         [x, Z("f32", rows * cols), S("s32", rows), S("s32", cols), S("f32", "1e-3")],
+         {1: out(y, "rel:6e-7", "f64 Welford updates and butterfly merges mirrored op by op (div.rn/fma.rn.f64); rsqrt.approx.f64 "
+                  "(taken at 2^-21 relative, the coarsest f64 rsqrt form) then cvt.rn.f32 and one f32 mul: 2^-21 + 2 x 2^-24 < 6e-7")},
+         note="2 rows per 64-thread block, 6 row slots for 5 rows; row 2 is constant (variance 0)")
+    # rmsnorm_half2
+    rows, cols2, B = 4, 150, 64
+    xh = (r.standard_normal((rows, 2 * cols2)) * 2).astype(f16)
+    wh = r.uniform(0.5, 2, 2 * cols2).astype(f16)
+    y = np.zeros((rows, 2 * cols2), f16)
+    for i in range(rows):
+        fx, fy = xh[i, 0::2].astype(f32), xh[i, 1::2].astype(f32)
+        sq = fma32(fx, fx, (fy * fy).astype(f32))
+        s = block_sum(strided_acc(sq, B, lambda a, b: f32(a + b)))
+        arg = float(f32(f32(s / f32(2 * cols2)) + f32(1e-6)))
+        rr = 1 / math.sqrt(arg)
+        lo, hi = f32(rr * (1 - RSQRT_REL)), f32(rr * (1 + RSQRT_REL))
+        assert f16(lo) == f16(hi) == f16(f32(rr)), (i, rr)  # every rsqrt within the PTX bound rounds to the same half
+        rh = f16(f32(rr))
+        y[i] = ((xh[i].astype(f32) * f32(rh)).astype(f16).astype(f32) * wh.astype(f32)).astype(f16)
+    case("nvrtc12_rmsnorm_half2", "nvrtc12/softmax_layernorm.sm_80.ptx", "rmsnorm_half2", [rows], [B],
+         [xh, wh, Z("f16", rows * 2 * cols2), S("s32", cols2), S("f32", "1e-6")],
+         {2: out(y, why="sum of squares (fma(x.x,x.x,y.y*y.y)) in block_sum order, div.rn; rsqrt.approx.f32 is inexact (2^-21.4 rel) but the generator "
+                  "asserts every value within that bound rounds to the same __float2half2_rn, so the mul.f16x2 chain compares exactly")})
+
+    # ---------------- special_regs_sync ----------------
+    r = rng(302)
+    G, B = 2, 64
+    nt = G * B
+    t = np.arange(nt)
+    e = np.zeros((nt, 4), u64)
+    e[:, 2] = 0 | (1 << 32)  # %smid | %nsmid << 32
+    e[:, 3] = (t % B) // 32 + t % 32  # %warpid + %laneid
+    case("nvrtc12_timing_and_ids", "nvrtc12/special_regs_sync.sm_80.ptx", "timing_and_ids", [G], [B],
+         [Z("u64", 4 * nt)],
+         {0: dict(out(e.reshape(-1), why="slots 4t+2 (%smid | %nsmid<<32) and 4t+3 (%warpid + %laneid) under ptxvm's documented model "
+                                        "(one SM: smid 0, nsmid 1; warpid = tid/32); slots 4t+0 (clock64 delta + clock) and 4t+1 (%globaltimer) "
+                                        "hold raw counter values with no meaningful expected value and are skipped"),
+                  skip=sorted(list(range(0, 4 * nt, 4)) + list(range(1, 4 * nt, 4))))},
+         note="PTX only guarantees %laneid; smid < nsmid and a warpid in range hold for the compared model values")
+    n = 128
+    d = np.zeros(n + 64, i32)
+    d[:64] = np.arange(64)
+    d[64:128] = (np.arange(64, 128) - 64) * 3
+    d[:16] += 1
+    d[n:n + 64] = np.arange(64) * 3
+    case("nvrtc12_fences_and_barriers", "nvrtc12/special_regs_sync.sm_80.ptx", "fences_and_barriers", [1], [128],
+         [Z("i32", n + 64), Z("i32", 2), S("s32", n)],
+         {0: out(d, why="membar/fence no-ops on results; bar.arrive 1,128 by warps 0-1 releases bar.sync 1,128 in warps 2-3 after the producers' stores; __syncwarp(0xffff) in a divergent half-warp"),
+          1: out(np.array([1, 2], i32), why="volatile flag stores around __threadfence")})
+    n = 1000  # multiple of 4: the float4 __ldg reads in[4*(i/4) .. +3]
+    x = r.standard_normal(n).astype(f32)
+    x[:4] = [np.inf, -0.0, 3e38, 1e-45]
+    with np.errstate(over="ignore", invalid="ignore"):
+        x2 = (x + x).astype(f32)
+        v4 = x.reshape(-1, 4)
+        s4 = (v4[:, 3] + (v4[:, 2] + (v4[:, 0] + v4[:, 1]).astype(f32)).astype(f32)).astype(f32)
+        e = np.concatenate([x2, x2, x2, (x * x).astype(f32), np.repeat(s4, 4)])
+    case("nvrtc12_cache_hints", "nvrtc12/special_regs_sync.sm_80.ptx", "cache_hints", [4], [256],
+         [x, Z("f32", 5 * n), S("s32", n)],
+         {1: out(e, why="ld.global.{nc,ca,cg,cs,lu,cv} / st.global.{wb,cg,cs,wt} and ld.global.nc.v4 are plain loads/stores; f32 adds in the PTX order w+(z+(x+y)); inf/overflow/subnormal edges")})
+    n = 1500
+    x = r.standard_normal(n).astype(f32)
+    case("nvrtc12_prefetch_and_discard", "nvrtc12/special_regs_sync.sm_80.ptx", "prefetch_and_discard", [6], [256],
+         [x, Z("f32", n), S("s32", n)],
+         {1: out((x * f32(2)).astype(f32), why="prefetch.global.L1/L2 have no architectural effect (threads past n prefetch past the buffer); f32 mul by 2 is exact")})
+    # ---------------- device_malloc ----------------
+    G, B, n = 2, 64, 50
+    t = np.arange(G * B, dtype=i64)
+    case("nvrtc12_heap_alloc", "nvrtc12/device_malloc.sm_80.ptx", "heap_alloc", [G], [B],
+         [Z("i32", G * B), S("s32", n)], {0: out(wrap32(t * (n * (n - 1) // 2)), why="malloc/free of n ints per thread, sum of i*t (wrapping i32)")})
+    B, ln = 96, 20
+    case("nvrtc12_linked_list", "nvrtc12/device_malloc.sm_80.ptx", "linked_list", [1], [B],
+         [Z("i32", B), S("s32", ln)], {0: out(wrap32(np.arange(B, dtype=i64) * (ln * (ln - 1) // 2)), why="per-thread malloc'd list of len nodes, summed and freed")})
+    G, B, n = 3, 32, 40
+    src = r.integers(0, 256, G * n).astype(u8)
+    dst = np.zeros((G, B, 64), u8)
+    for b in range(G):
+        for th in range(B):
+            dst[b, th, :] = th & 0x7f
+            dst[b, th, :n] = src[b * n:(b + 1) * n]
+    case("nvrtc12_memcpy_memset", "nvrtc12/device_malloc.sm_80.ptx", "memcpy_memset", [G], [B],
+         [src, Z("u8", G * B * 64), S("s32", n)], {1: out(dst.reshape(-1), why="memset(local, tid & 0x7f) then memcpy of n=40 < 64 bytes, copied out whole")})
+
+    # ---------------- cp_async (sm_80: cp.async groups, pipeline primitives, cg::memcpy_async) ----------------
+    r = rng(303)
+    G, nv = 2, 200
+    g = r.standard_normal((G * 256, 4)).astype(f32)
+    g1 = r.standard_normal(G * 256).astype(f32)
+    e = np.zeros((G, 256), f32)
+    for b in range(G):
+        tt = np.arange(256)
+        s16 = g[b * 256:(b + 1) * 256]
+        s4 = g1[b * 256:(b + 1) * 256]
+        s8 = np.where((tt < nv)[:, None], g1[:512].reshape(256, 2), f32(0)).astype(f32)
+        a = ((s16[255 - tt, 0] + s16[tt, 3]).astype(f32) + s4[(tt + 1) & 255]).astype(f32)
+        e[b] = ((a + s8[:, 0]).astype(f32) + s8[:, 1]).astype(f32)
+    case("nvrtc12_cp_async_inline", "nvrtc12/cp_async.sm_80.ptx", "cp_async_inline", [G], [256],
+         [g, g1, Z("f32", G * 256), S("s32", nv)],
+         {2: out(e.reshape(-1), why="cp.async.cg 16 B / .ca 4 B / .ca 8 B with src-size (zero fill for t >= n_valid), commit/wait_group; f32 adds in source order")})
+    tiles, G = 5, 2
+    x = r.standard_normal(tiles * 256).astype(f32)
+    acc = np.zeros(256, f32)
+    for k in range(tiles):
+        acc = (acc + x[k * 256 + ((np.arange(256) * 7) & 255)]).astype(f32)
+    case("nvrtc12_pipeline_primitives_sum", "nvrtc12/cp_async.sm_80.ptx", "pipeline_primitives_sum", [G], [256],
+         [x, Z("f32", G * 256), S("s32", tiles)],
+         {1: out(np.tile(acc, G), why="double-buffered __pipeline_memcpy_async/commit/wait_prior(1); f32 accumulation in tile order")})
+    G, B, n = 3, 128, 300
+    xi = r.integers(-10**6, 10**6, G * n).astype(i32)
+    case("nvrtc12_cg_memcpy_async", "nvrtc12/cp_async.sm_80.ptx", "cg_memcpy_async", [G], [B],
+         [xi, np.array([5], i32), S("s32", n)],
+         {1: out(np.array([5 + int(xi.sum())], i32), why="cg::memcpy_async of n ints into dynamic shared, cg::wait, integer atomicAdd (order-independent)")},
+         shared=4 * n)
 
 
 def cases_numba():
