@@ -1134,6 +1134,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
+    cases_group_a()
     cases_clang()
     cases_numba()
     cases_triton()
@@ -1298,6 +1299,147 @@ def entry_name(fixture):
     names = re.findall(r"\.entry\s+([\w$]+)\s*\(", t)
     assert len(names) == 1, (fixture, names)
     return names[0]
+
+
+def cases_group_a():
+    """Group A: real-compiler kernels that had no numpy case yet (rng seeds 200..299)."""
+    # ---------------- reduce_shared: reduce_sum<128>, reduce_sum<512> ----------------
+    def reduce_sum_ref(x, n, B, G):
+        acc = np.zeros(G * B, f32)
+        for blk in range(G):
+            for t in range(B):
+                i = blk * 2 * B + t
+                s = f32(0)
+                while i < n:
+                    s = f32(s + x[i])
+                    if i + B < n:
+                        s = f32(s + x[i + B])
+                    i += 2 * B * G
+                acc[blk * B + t] = s
+        res = np.zeros(G, f32)
+        for blk in range(G):
+            sd = acc[blk * B:(blk + 1) * B].copy()
+            for st in (256, 128, 64):  # __syncthreads tree steps that exist for this BLOCK
+                if B >= 2 * st:
+                    sd[:st] = sd[:st] + sd[st:2 * st]
+            for st in (32, 16, 8, 4, 2, 1):  # warp-synchronous volatile steps (lockstep: read before write)
+                sd[:32] = sd[:32] + sd[st:st + 32]
+            res[blk] = sd[0]
+        return res
+    r = rng(200)
+    n, B, G = 3000, 128, 5  # 3000 is not a multiple of 2*B*G: the grid-stride loop's `i + BLOCK < n` tail is hit
+    x = r.standard_normal(n).astype(f32)
+    x[:8] = [1e7, -1e7, 3.5e-3, -0.0, 65504.0, 1e-30, -2.5, 7.0]
+    case("nvrtc12_reduce_sum128", "nvrtc12/reduce_shared.sm_80.ptx", "_Z10reduce_sumILj128EEvPKfPfj",
+         [G], [B], [x, Z("f32", G), S("u32", n)], {1: out(reduce_sum_ref(x, n, B, G), why=WHY_TREE + "; volatile warp steps read before write (lockstep)")})
+    n, B, G = 5000, 512, 3
+    x = r.standard_normal(n).astype(f32)
+    x[100:110] *= f32(1e6)
+    case("nvrtc12_reduce_sum512", "nvrtc12/reduce_shared.sm_80.ptx", "_Z10reduce_sumILj512EEvPKfPfj",
+         [G], [B], [x, Z("f32", G), S("u32", n)], {1: out(reduce_sum_ref(x, n, B, G), why=WHY_TREE + "; volatile warp steps read before write (lockstep)")})
+
+    # ---------------- matmul_tiled: sgemm_tiled<32> (1024-thread blocks, ragged edges) ----------------
+    r = rng(201)
+    M, N, K = 40, 50, 45
+    A = r.standard_normal((M, K)).astype(f32)
+    Bm = r.standard_normal((K, N)).astype(f32)
+    C = r.standard_normal((M, N)).astype(f32)
+    acc = np.zeros((M, N), f32)
+    for k in range(64):  # two 32-wide tiles; k >= K reads zero-padded tiles: fma(0, 0, acc)
+        if k < K:
+            acc = fma32(A[:, k][:, None], Bm[k][None, :], acc)
+        else:
+            acc = fma32(f32(0), f32(0), acc)
+    e = fma32(acc, f32(0.75), (f32(-1.5) * C).astype(f32))  # mul.f32 C*beta; fma.rn(acc, alpha, .)
+    case("nvrtc12_sgemm_tiled32_ragged", "nvrtc12/matmul_tiled.sm_80.ptx", "_Z11sgemm_tiledILi32EEvPKfS1_Pfiiiff", [2, 2], [32, 32],
+         [A, Bm, C.copy(), S("s32", M), S("s32", N), S("s32", K), S("f32", "0.75"), S("f32", "-1.5")],
+         {2: out(e, why=WHY_FMA + "; k-sequential fma chain over zero-padded 32x32 tiles, 1024-thread blocks")})
+
+    # ---------------- templates ----------------
+    r = rng(202)
+    fx = "nvrtc12/templates.sm_80.ptx"
+    n = 1000
+    x = r.standard_normal(n)
+    y = r.standard_normal(n)
+    x[:4] = [0.0, -0.0, 1e308, 5e-324]
+    y[:4] = [-0.0, -0.0, 1e308, 1.0]
+    with np.errstate(over="ignore"):
+        e = fma64(0.75, x, (-1.25 * y))  # mul.f64 y*b; fma.rn.f64(x, a, .)
+    case("nvrtc12_axpby_lambda_f64", fx, "_Z12axpby_lambdaIdEviT_PKS0_S0_PS0_", [2], [128],
+         [S("s32", n), S("f64", "0.75"), x, S("f64", "-1.25"), y.copy()],
+         {4: out(e, why=WHY_FMA + "; lambda in a template, grid-stride loop; edge rows: signed zeros, overflow to -inf, subnormal")})
+    xi = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    yi = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    xi[:3] = [2**31 - 1, -2**31, 0]
+    yi[:3] = [2**31 - 1, -2**31, -1]
+    e = wrap32(xi.astype(i64) * 7 + yi.astype(i64) * -3)
+    case("nvrtc12_axpby_lambda_i32", fx, "_Z12axpby_lambdaIiEviT_PKS0_S0_PS0_", [2], [128],
+         [S("s32", n), S("s32", 7), xi, S("s32", -3), yi.copy()],
+         {4: out(e, why="wrapping i32 mul.lo/mad.lo")})
+    n, B, G = 3000, 256, 3
+    x = r.standard_normal(n).astype(f32)
+    part = np.full(G * B, f32(0))
+    for j in range(n):  # acc = acc + in[i] starting from identity, i = tid, tid + B*G, ...
+        part[j % (G * B)] = f32(part[j % (G * B)] + x[j])
+    part = part.reshape(G, B)
+    st = B // 2
+    while st:
+        part[:, :st] = part[:, :st] + part[:, st:2 * st]
+        st //= 2
+    case("nvrtc12_block_reduce_f32_add", fx, "_Z12block_reduceIf3AddIfELi256EEvPKT_PS2_iS2_", [G], [B],
+         [x, Z("f32", G), S("s32", n), S("f32", "0.0")], {1: out(part[:, 0].copy(), why=WHY_TREE + " (__syncthreads tree)")})
+    n, B, G = 700, 64, 4
+    xi = (r.integers(-40, 40, n) * 2 + 1).astype(i32)  # odd factors keep the wrapped product nonzero
+    xi[5] = -1
+    xi[7] = 2**31 - 1
+    part = np.ones(G * B, i64)
+    for j in range(n):
+        part[j % (G * B)] = (part[j % (G * B)] * int(xi[j])) & 0xffffffff
+    prod = [1] * G
+    for blk in range(G):
+        for v in part[blk * B:(blk + 1) * B]:
+            prod[blk] = (prod[blk] * int(v)) & 0xffffffff
+    case("nvrtc12_block_reduce_i32_mul", fx, "_Z12block_reduceIi3MulIiELi64EEvPKT_PS2_iS2_", [G], [B],
+         [xi, Z("i32", G), S("s32", n), S("s32", 1)], {1: out(wrap32(prod), why="wrapping i32 mul.lo (associative and commutative mod 2^32, so the tree order does not matter)")})
+    x = r.uniform(-3, 3, 512).astype(f32)
+    x[:3] = [0.0, -1.0, 1e10]
+    p = (x + f32(1)).astype(f32)  # Poly<1> folded to add.f32 x + 1
+    p = fma32(x, p, f32(2))
+    p = fma32(x, p, f32(3))
+    case("nvrtc12_horner3_template", fx, "_Z6hornerILi3EEvPKfPfi", [2], [256],
+         [x, Z("f32", 500), S("s32", 500)], {1: out(p[:500], why=WHY_FMA + "; add.f32 then two fma.rn")})
+    # convert<To, From>
+    xf = (r.standard_normal(512) * 100).astype(f32)
+    xf[:10] = [0.0, -0.0, np.inf, -np.inf, 1e-45, -1.1754942e-38, 3.4028235e38, 1.17549435e-38, 1e-40, -7.25]
+    case("nvrtc12_convert_f32_to_f64", fx, "_Z7convertIdfEvPKT0_PT_i", [2], [256],
+         [xf, Z("f64", 512), S("s32", 512)], {1: out(xf.astype(f64), why="cvt.f64.f32 is exact (subnormals kept: no .ftz), infinities and signed zeros")})
+    xf = (r.standard_normal(512) * 3000).astype(f32)
+    edge = [0.0, -0.0, 65504.0, 65519.996, 65520.0, -65520.0, 1e9, np.inf, -np.inf,
+            5.9604645e-08, 2.9802322e-08, 2.9802326e-08, 8.940697e-08, 6.097555e-05, 1.0009765625, 1.00146484375, 2049.0, 2051.0, -3e-9]
+    xf[:len(edge)] = edge
+    with np.errstate(over="ignore"):
+        h = xf.astype(f16)
+    case("nvrtc12_convert_f32_to_f16", fx, "_Z7convertI6__halffEvPKT0_PT_i", [2], [256],
+         [xf, Z("f16", 512), S("s32", 512)], {1: out(h, why="cvt.rn.f16.f32: ties to even, overflow to inf, f16 subnormals and underflow to signed zero")})
+    xi = r.integers(-2**31, 2**31, 512, dtype=i64).astype(i32)
+    xi[:8] = [2**31 - 1, -2**31, 16777217, 16777219, -16777219, 33554435, 0, -1]
+    case("nvrtc12_convert_s32_to_f32", fx, "_Z7convertIfiEvPKT0_PT_i", [2], [256],
+         [xi, Z("f32", 512), S("s32", 512)], {1: out(xi.astype(f64).astype(f32), why="cvt.rn.f32.s32: one rounding (s32 -> f64 is exact), ties to even above 2^24")},
+         note="the brief's convert<int,float> has no instantiation; templates.cu instantiates convert<float,int> (int -> float), covered here")
+    xf = r.uniform(-20, 300, 512).astype(f32)
+    edge = [0.0, -0.0, 0.999, 255.9, 256.0, 300.7, -0.5, -3.5, np.nan, np.inf, -np.inf, 1e10, 4294967040.0, 65791.0]
+    xf[:len(edge)] = edge
+    v = np.nan_to_num(xf.astype(f64), nan=0.0, posinf=2**32 - 1, neginf=0.0)
+    v = np.clip(np.trunc(v), 0, 2**32 - 1).astype(np.uint64)
+    case("nvrtc12_convert_f32_to_u8", fx, "_Z7convertIhfEvPKT0_PT_i", [2], [256],
+         [xf, Z("u8", 512), S("s32", 512)], {1: out((v & 0xff).astype(u8), why="cvt.rzi.u32.f32 (truncates; saturates: negative and NaN -> 0, >= 2^32 -> 0xffffffff) then st.global.u8 keeps the low byte")},
+         note="out-of-range float -> unsigned char is undefined in C++; the expected values follow the PTX NVRTC emitted (cvt.rzi.u32.f32 + st.u8)")
+    xu = r.integers(0, 2**32, 512, dtype=u64).astype(u32)
+    xu[:4] = [0, 0xffffffff, 0x80000000, 0x7fffffff]
+    case("nvrtc12_convert_u32_to_s64", fx, "_Z7convertIxjEvPKT0_PT_i", [2], [256],
+         [xu, Z("i64", 512), S("s32", 512)], {1: out(xu.astype(i64), why="ld.global.u32 zero-extends into a 64-bit register")})
+    case("nvrtc12_namespaced_kernel", fx, "_ZN2ns5inner17namespaced_kernelEPi", [1], [96],
+         [Z("i32", 96)], {0: out((np.arange(96) * 2).astype(i32), why=WHY_INT + "; nested-namespace mangled entry")})
 
 
 def cases_clang():
