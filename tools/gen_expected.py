@@ -1441,6 +1441,83 @@ def cases_group_a():
     case("nvrtc12_namespaced_kernel", fx, "_ZN2ns5inner17namespaced_kernelEPi", [1], [96],
          [Z("i32", 96)], {0: out((np.arange(96) * 2).astype(i32), why=WHY_INT + "; nested-namespace mangled entry")})
 
+    # ---------------- atomics ----------------
+    r = rng(210)
+    fx = "nvrtc12/atomics.sm_80.ptx"
+    G, B = 2, 128
+    nt = G * B
+    f0 = np.array([1.5, -7.0, 3.0], f32)
+    d0 = np.array([-2.0, 0.5])
+    ef = np.array([1.5 + 0.375 * nt, 0.375, 3.0 + nt], f32)  # add, exch (every thread writes fv), counter
+    olds = 3.0 + np.arange(nt)  # atom.add 1.0 returns 3, 4, ..., in some order: the set is fixed
+    ed = np.array([-2.0 + 0.0625 * nt, 0.5 + olds[olds > 10].sum()])
+    case("nvrtc12_atomics_float", fx, "atomics_float", [G], [B],
+         [f0.copy(), d0.copy(), S("f32", "0.375"), S("f64", "0.0625")],
+         {0: out(ef, why=WHY_DYADIC + "; exch slot: every thread stores the same fv"),
+          1: out(ed, why=WHY_DYADIC + "; d[1] sums the returned counter values > 10 (integers 11..258, a fixed set in any order)")})
+    B = 200
+    g0 = np.array([10, -5, 150, 0, 77], i32)
+    case("nvrtc12_atomics_scoped", fx, "atomics_scoped", [1], [B],
+         [g0.copy(), np.array([0.25, -1.0], f32)],
+         {0: out(np.array([10 + B, -5 + B, B - 1, 1, 5], i32), why="atom.cta/.sys add, max.s32 of threadIdx.x, cas 0->1, exch"),
+          1: out(np.array([0.25 + 0.5 * B, -1.0 + 0.25 * B], f32), why=WHY_DYADIC)},
+         note="one CTA: .cta-scoped atomics from different CTAs on one address would race under the PTX memory model")
+    G, B = 3, 40
+    u0 = np.array([(1 << 63) | (1 << 50) | 2], u64)
+    case("nvrtc12_reductions_no_return", fx, "reductions_no_return", [G], [B],
+         [np.array([-100], i32), np.array([0.5], f32), u0.copy()],
+         {0: out(np.array([-100 + G * B], i32), why="atom.add.u32 with unused result"),
+          1: out(np.array([0.5 + 2.0 * G * B], f32), why=WHY_DYADIC),
+          2: out(u0 | u64((1 << B) - 1), why="atom.or.b64 of 1 << (tid & 63)")},
+         note="NVRTC 12 emits atom.* (result unused), not red.*, for this kernel")
+
+    # ---------------- atomic_cas_loops ----------------
+    r = rng(211)
+    fx = "nvrtc12/atomic_cas_loops.sm_80.ptx"
+    nt = 128
+    init = r.integers(0, 2**16, nt, dtype=u64).astype(u16)
+    cmp, val = 0x1234, 0xbeef
+    init[r.random(nt) < 0.4] = cmp
+    init[:3] = [cmp, val, 0]
+    case("nvrtc12_cas16", fx, "cas16", [1], [nt], [init.copy(), S("u16", cmp), S("u16", val)],
+         {0: out(np.where(init == cmp, u16(val), init).astype(u16), why="atom.global.cas.b16, one slot per thread")})
+    n, B = 200, 64
+    ks = np.zeros(n, i64)
+    nz = [4, -2, -2, 1, 2, 3, -1, 5, 4, -2, 6, 1]  # factors 1 + k/4 (k = -3 would round: 0.25 + 1 ulp): small odd parts, so every partial product is exact
+    ks[r.choice(n, len(nz), replace=False)] = nz
+    x = (ks * 250000).astype(f32)
+    fac = fma64(x.astype(f64), 1e-6, 1.0)  # cvt.f64.f32; fma.rn.f64(x, 1e-6, 1.0)
+    assert np.array_equal(fac, 1 + ks / 4), "factors must be exact dyadics"
+    prod = Fraction(3)
+    for v in fac:
+        prod *= Fraction(float(v))
+    assert prod.numerator < 2**53 and Fraction(float(prod)) == prod
+    fmax0, fmin0 = np.array([-np.inf], f32), np.array([np.inf], f32)
+    case("nvrtc12_cas_loops", fx, "cas_loops", [4], [B],
+         [fmax0.copy(), np.array([3.0]), fmin0.copy(), x, S("s32", n)],
+         {0: out(np.array([x.max()], f32), why="float max by a CAS loop: exact, order-independent"),
+          1: out(np.array([float(prod)]), why="f64 product by a CAS loop; factors 1 + k/4 with small odd parts, so every partial product is exact and the schedule cannot change the bits"),
+          2: out(np.array([x.min()], f32), why="float min via atom.min.s32 (x >= 0) / atom.max.u32 (x < 0): exact, order-independent")},
+         note="inputs are k*250000 so fma(x, 1e-6, 1) = 1 + k/4 exactly; most are +0 (factor 1, no signed-zero ties in max/min)")
+    G, B = 2, 64
+    nt = G * B
+    k = r.integers(-3, 4, nt)
+    x = (k / 4).astype(f32)
+    h20 = np.array([0.5, -1.25], f16)
+    h0 = np.array([2.0], f16)
+    b20 = np.array([1.0, -0.5])
+    b0 = np.array([0.25])
+    worst = max(x[x > 0].sum(), -x[x < 0].sum())
+    assert worst + 2 < 64  # bf16 (8-bit significand): multiples of 1/4 are exact below 64; 2v multiples of 1/2 below 128
+    xs = x.astype(f64)
+    case("nvrtc12_half_atomics", fx, "half_atomics", [G], [B],
+         [h20.copy(), h0.copy(), to_bf16_bits(b20), to_bf16_bits(b0), x],
+         {0: out(np.array([0.5 + xs.sum(), -1.25 - xs.sum()], f16), why=WHY_DYADIC + "; atom.add.noftz.f16x2 of (v, -v)"),
+          1: out(np.array([2.0 + xs.sum()], f16), why=WHY_DYADIC + "; atom.add.noftz.f16"),
+          2: out(to_bf16_bits([1.0 + xs.sum(), -0.5 + 2 * xs.sum()]), why=WHY_DYADIC + "; bf16x2 add by a CAS loop (fma.rn.bf16x2 x*1+old, atom.cas.b32)", as_="bf16"),
+          3: out(to_bf16_bits([0.25 + xs.sum()]), why=WHY_DYADIC + "; bf16 add by a 16-bit CAS loop (fma.rn.bf16, atom.cas.b16)", as_="bf16")},
+         note="v = k/4 with |k| <= 3: all partial sums stay exact in f16 and bf16 whatever the order")
+
 
 def cases_clang():
     r = rng(20)
