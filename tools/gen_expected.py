@@ -1518,6 +1518,171 @@ def cases_group_a():
           3: out(to_bf16_bits([0.25 + xs.sum()]), why=WHY_DYADIC + "; bf16 add by a 16-bit CAS loop (fma.rn.bf16, atom.cas.b16)", as_="bf16")},
          note="v = k/4 with |k| <= 3: all partial sums stay exact in f16 and bf16 whatever the order")
 
+    # ---------------- int_intrinsics: bit_ops ----------------
+    r = rng(220)
+    n = 300
+    xa = r.integers(0, 2**32, n, dtype=u64).astype(u32)
+    yb = r.integers(0, 2**64, n, dtype=u64)
+    xa[:8] = [0, 0xffffffff, 0x80000000, 1, 0x7fffffff, 0x00ff0000, 17, 99]
+    yb[:8] = [0, 2**64 - 1, 1 << 63, 1, 0x00000000ffffffff, 0xffffffff00000000, 0x0000000100000000, 0x8000000000000001]
+    M32, M64 = 0xffffffff, 2**64 - 1
+
+    def s32(v):
+        v &= M32
+        return v - 2**32 if v >= 2**31 else v
+
+    def brev(v, bits):
+        return int(format(v, f"0{bits}b")[::-1], 2)
+
+    def ffs(v):
+        return (v & -v).bit_length()
+
+    def byte_perm(x, y, s):
+        src = x | (y << 32)
+        return sum(((src >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k) for k in range(4))
+
+    def fsl(lo, hi, sh):
+        return (((hi << 32) | lo) << sh >> 32) & M32
+
+    def fsr(lo, hi, sh):
+        return (((hi << 32) | lo) >> sh) & M32
+
+    def s24(v):
+        v &= 0xffffff
+        return v - 2**24 if v >= 2**23 else v
+    o = np.zeros(n, u32)
+    for idx in range(n):
+        x, y = int(xa[idx]), int(yb[idx])
+        xs = s32(x)
+        rr = bin(x).count("1") + bin(y).count("1") + (32 - x.bit_length()) + (64 - y.bit_length()) + ffs(x) + ffs(y)
+        rr ^= brev(x, 32) ^ (brev(y, 64) & M32)
+        rr += byte_perm(x, y & M32, 0x5140)
+        rr += fsl(x, y & M32, 7) + fsr(x, y >> 32, x & 31) + fsl(x, x, min(40, 32))  # shf.l.clamp: shift clamped to 32
+        rr += (x * 0x9E3779B9 >> 32) + ((y * 0x9E3779B97F4A7C15 >> 64) & M32) + ((xs * -7) >> 32)
+        rr += (x & 0xffffff) * 3 + s24(x) * -3 + abs(xs - 17) + 5 + abs(x - 99) + 1
+        rr += ((x + 5) >> 1) + ((x + 9 + 1) >> 1) + ((xs - 1) >> 1) + ((xs + 3 + 1) >> 1)  # (r)hadd: 33-bit sums, floor shifts
+        rr &= M32
+        bfe = (x >> 4) & 0xff
+        bfi = (rr & ~(0xf << 8)) | ((x & 0xf) << 8)
+        o[idx] = (rr + bfe + bfi) & M32
+    case("nvrtc12_bit_ops", "nvrtc12/int_intrinsics.sm_80.ptx", "bit_ops", [2], [256],
+         [xa, yb, Z("u32", n), S("s32", n)],
+         {2: out(o, why="popc/clz/ffs/brev (32 and 64 bit), byte_perm, funnel shifts (wrap and clamp), mulhi 32/64/signed, mul24, sad, (r)hadd, bfe/bfi; CUDA Math API definitions in Python integers, wrapping u32 sum")})
+
+    # ---------------- sparse_graph: spmv_csr_vector, bfs_expand ----------------
+    r = rng(221)
+    rows_, ncol = 37, 300
+    nnz_per = r.integers(0, 90, rows_)
+    nnz_per[:3] = [0, 1, 64]  # empty row, single entry, exactly two passes of 32 lanes
+    rowptr = np.concatenate([[0], np.cumsum(nnz_per)]).astype(i32)
+    colsi = r.integers(0, ncol, rowptr[-1]).astype(i32)
+    vals = r.standard_normal(rowptr[-1])
+    xv = r.standard_normal(ncol)
+    yv = np.zeros(rows_)
+    for rr_ in range(rows_):
+        lanes = np.zeros(32)
+        for k in range(rowptr[rr_], rowptr[rr_ + 1]):  # lane k % 32 accumulates k, k+32, ... in order
+            ln = (k - rowptr[rr_]) % 32
+            lanes[ln] = fma64(vals[k], xv[colsi[k]], lanes[ln])[()]
+        for off in (16, 8, 4, 2, 1):  # shfl.down: lanes whose source is >= 32 add their own value
+            src = np.arange(32) + off
+            lanes = lanes + np.where(src < 32, lanes[np.minimum(src, 31)], lanes)
+        yv[rr_] = lanes[0]
+    case("nvrtc12_spmv_csr_vector", "nvrtc12/sparse_graph.sm_80.ptx", "spmv_csr_vector", [5], [256],
+         [rowptr, colsi, vals, xv, Z("f64", rows_), S("s32", rows_)],
+         {4: out(yv, why=WHY_FMA + "; warp per row, lane-strided fma.rn.f64 chains, shfl.down tree (both 32-bit halves) in its order")})
+    nv = 400
+    deg = r.integers(0, 9, nv)
+    g_rowptr = np.concatenate([[0], np.cumsum(deg)]).astype(i32)
+    g_cols = r.integers(0, nv, g_rowptr[-1]).astype(i32)
+    dist = np.full(nv, -1, i32)
+    visited = r.choice(nv, 120, replace=False)
+    dist[visited] = r.integers(0, 3, 120)
+    level = 2
+    frontier = visited[dist[visited] == level].astype(i32)
+    fsize = len(frontier)
+    ed = dist.copy()
+    found = set()
+    for u in frontier:
+        for k in range(g_rowptr[u], g_rowptr[u + 1]):
+            v = int(g_cols[k])
+            if ed[v] == -1:
+                ed[v] = level + 1
+                found.add(v)
+    ns0 = 3
+    nxt = np.full(nv, -7, i32)
+    case("nvrtc12_bfs_expand", "nvrtc12/sparse_graph.sm_80.ptx", "bfs_expand", [1], [64],
+         [g_rowptr, g_cols, frontier, S("s32", fsize), dist.copy(), nxt.copy(), np.array([ns0], i32), S("s32", level)],
+         {4: out(ed, why="atom.cas -1 -> level+1: every unvisited neighbour of the frontier gets level+1 whichever thread wins"),
+          5: dict(out(nxt, why="slots [next_size0, next_size) hold the discovered vertices in atomicAdd order (schedule-dependent, skipped); the untouched sentinels before and after are compared"),
+                  skip=list(range(ns0, ns0 + len(found)))),
+          6: out(np.array([ns0 + len(found)], i32), why="one atomicAdd per newly discovered vertex")},
+         note=f"frontier has {fsize} vertices (one thread each); the order of next[] is schedule-dependent, so only dist, next_size and the untouched part of next are compared")
+
+    # ---------------- sorting: bitonic_step_global ----------------
+    r = rng(222)
+    n, B = 1024, 128
+    keys = r.integers(0, 200, n, dtype=u64).astype(u32)  # many equal keys: equal pairs swap when the direction is descending
+    keys[:2] = [0xffffffff, 0]
+    valsu = np.arange(n, dtype=u32) * 7 + 1
+    j, kk = 256, 512  # partner i ^ 256 lies in another CTA
+    ek, ev = keys.copy(), valsu.copy()
+    for i in range(n):
+        ixj = i ^ j
+        if ixj > i:
+            up = (i & kk) == 0
+            a_, b_ = int(keys[i]), int(keys[ixj])
+            if (a_ > b_) == up:
+                ek[i], ek[ixj] = b_, a_
+                ev[i], ev[ixj] = valsu[ixj], valsu[i]
+    case("nvrtc12_bitonic_step_global", "nvrtc12/sorting.sm_80.ptx", "bitonic_step_global", [n // B], [B],
+         [keys.copy(), valsu.copy(), S("u32", j), S("u32", kk)],
+         {0: out(ek, why="one compare-exchange step on disjoint pairs (cross-CTA partners)"), 1: out(ev, why="payload follows the keys")})
+
+    # ---------------- scan: compact_positive ----------------
+    r = rng(223)
+    n = 110  # 4 warps, last one partial (i >= n is not kept)
+    x = -np.abs(r.standard_normal(n)).astype(f32)  # warps 0, 2, 3 keep nothing: only warp 1 calls atomicAdd
+    x[0] = 0.0
+    x[1] = np.nan
+    w1 = r.standard_normal(32).astype(f32)
+    w1[:6] = [0.0, -0.0, 1e-45, np.nan, np.inf, -np.inf]  # setp.gt.f32 (no .ftz): only the subnormal and +inf are kept
+    x[32:64] = w1
+    c0 = 5
+    keep = x > 0
+    eo = np.zeros(n + c0, f32)
+    eo[c0:c0 + keep.sum()] = x[keep]
+    case("nvrtc12_compact_positive", "nvrtc12/scan.sm_80.ptx", "compact_positive", [1], [128],
+         [x, Z("f32", n + c0), np.array([c0], u32), S("s32", n)],
+         {1: out(eo, why="ballot + popc ranks, one atomicAdd per warp, base broadcast by shfl.idx"),
+          2: out(np.array([c0 + keep.sum()], u32), why=WHY_INT)},
+         note="only one warp has positive values, so the output order does not depend on the order of the warps' atomicAdds")
+
+    # ---------------- convolution_const: globals_and_volatile ----------------
+    tbl = np.array([1, 2, 3, 5, 8, 13, 21, 34], f32)
+    case("nvrtc12_globals_and_volatile", "nvrtc12/convolution_const.sm_80.ptx", "globals_and_volatile", [1], [64],
+         [Z("f32", 64)], {0: out((f32(2.5) * tbl[np.arange(64) & 7]).astype(f32), why="initialised __device__ globals (g_scale, g_table); other warps spin on a volatile flag set by thread 0")},
+         note="one CTA: the spin on g_flag needs the setting CTA to be co-resident")
+
+    # ---------------- dynamic_shared: dyn_smem_vec4 ----------------
+    r = rng(224)
+    B, G = 64, 3
+    n4 = 2 * B + 40
+    x = r.standard_normal((n4, 4)).astype(f32)
+    eo = np.zeros((n4, 4), f32)
+    skip = []
+    for i in range(n4):
+        t, base = i % B, i - i % B
+        src = base + (t + 3) % B
+        if src < n4:
+            eo[i] = x[src][::-1]
+        else:
+            skip += list(range(4 * i, 4 * i + 4))
+    case("nvrtc12_dyn_smem_vec4", "nvrtc12/dynamic_shared.sm_80.ptx", "dyn_smem_vec4", [G], [B],
+         [x, Z("f32", 4 * n4), S("s32", n4)],
+         {1: dict(out(eo, why="float4 through dynamic shared memory (v4 loads/stores), rotated and reversed; the skipped elements read shared slots no thread of the partial last CTA wrote (undefined)"), skip=skip)},
+         shared=B * 16)
+
 
 def cases_clang():
     r = rng(20)
