@@ -1289,6 +1289,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(os.path.join(ROOT, tdir), "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
+    cases_group_a()
     cases_group_b()
     cases_clang()
     cases_numba()
@@ -1477,6 +1478,389 @@ def entry_name(fixture):
     names = re.findall(r"\.entry\s+([\w$]+)\s*\(", t)
     assert len(names) == 1, (fixture, names)
     return names[0]
+
+
+def cases_group_a():
+    """Group A: real-compiler kernels that had no numpy case yet (rng seeds 200..299)."""
+    # ---------------- reduce_shared: reduce_sum<128>, reduce_sum<512> ----------------
+    def reduce_sum_ref(x, n, B, G):
+        acc = np.zeros(G * B, f32)
+        for blk in range(G):
+            for t in range(B):
+                i = blk * 2 * B + t
+                s = f32(0)
+                while i < n:
+                    s = f32(s + x[i])
+                    if i + B < n:
+                        s = f32(s + x[i + B])
+                    i += 2 * B * G
+                acc[blk * B + t] = s
+        res = np.zeros(G, f32)
+        for blk in range(G):
+            sd = acc[blk * B:(blk + 1) * B].copy()
+            for st in (256, 128, 64):  # __syncthreads tree steps that exist for this BLOCK
+                if B >= 2 * st:
+                    sd[:st] = sd[:st] + sd[st:2 * st]
+            for st in (32, 16, 8, 4, 2, 1):  # warp-synchronous volatile steps (lockstep: read before write)
+                sd[:32] = sd[:32] + sd[st:st + 32]
+            res[blk] = sd[0]
+        return res
+    r = rng(200)
+    n, B, G = 3000, 128, 5  # 3000 is not a multiple of 2*B*G: the grid-stride loop's `i + BLOCK < n` tail is hit
+    x = r.standard_normal(n).astype(f32)
+    x[:8] = [1e7, -1e7, 3.5e-3, -0.0, 65504.0, 1e-30, -2.5, 7.0]
+    case("nvrtc12_reduce_sum128", "nvrtc12/reduce_shared.sm_80.ptx", "_Z10reduce_sumILj128EEvPKfPfj",
+         [G], [B], [x, Z("f32", G), S("u32", n)], {1: out(reduce_sum_ref(x, n, B, G), why=WHY_TREE + "; volatile warp steps read before write (lockstep)")})
+    n, B, G = 5000, 512, 3
+    x = r.standard_normal(n).astype(f32)
+    x[100:110] *= f32(1e6)
+    case("nvrtc12_reduce_sum512", "nvrtc12/reduce_shared.sm_80.ptx", "_Z10reduce_sumILj512EEvPKfPfj",
+         [G], [B], [x, Z("f32", G), S("u32", n)], {1: out(reduce_sum_ref(x, n, B, G), why=WHY_TREE + "; volatile warp steps read before write (lockstep)")})
+
+    # ---------------- matmul_tiled: sgemm_tiled<32> (1024-thread blocks, ragged edges) ----------------
+    r = rng(201)
+    M, N, K = 40, 50, 45
+    A = r.standard_normal((M, K)).astype(f32)
+    Bm = r.standard_normal((K, N)).astype(f32)
+    C = r.standard_normal((M, N)).astype(f32)
+    acc = np.zeros((M, N), f32)
+    for k in range(64):  # two 32-wide tiles; k >= K reads zero-padded tiles: fma(0, 0, acc)
+        if k < K:
+            acc = fma32(A[:, k][:, None], Bm[k][None, :], acc)
+        else:
+            acc = fma32(f32(0), f32(0), acc)
+    e = fma32(acc, f32(0.75), (f32(-1.5) * C).astype(f32))  # mul.f32 C*beta; fma.rn(acc, alpha, .)
+    case("nvrtc12_sgemm_tiled32_ragged", "nvrtc12/matmul_tiled.sm_80.ptx", "_Z11sgemm_tiledILi32EEvPKfS1_Pfiiiff", [2, 2], [32, 32],
+         [A, Bm, C.copy(), S("s32", M), S("s32", N), S("s32", K), S("f32", "0.75"), S("f32", "-1.5")],
+         {2: out(e, why=WHY_FMA + "; k-sequential fma chain over zero-padded 32x32 tiles, 1024-thread blocks")})
+
+    # ---------------- templates ----------------
+    r = rng(202)
+    fx = "nvrtc12/templates.sm_80.ptx"
+    n = 1000
+    x = r.standard_normal(n)
+    y = r.standard_normal(n)
+    x[:4] = [0.0, -0.0, 1e308, 5e-324]
+    y[:4] = [-0.0, -0.0, 1e308, 1.0]
+    with np.errstate(over="ignore"):
+        e = fma64(0.75, x, (-1.25 * y))  # mul.f64 y*b; fma.rn.f64(x, a, .)
+    case("nvrtc12_axpby_lambda_f64", fx, "_Z12axpby_lambdaIdEviT_PKS0_S0_PS0_", [2], [128],
+         [S("s32", n), S("f64", "0.75"), x, S("f64", "-1.25"), y.copy()],
+         {4: out(e, why=WHY_FMA + "; lambda in a template, grid-stride loop; edge rows: signed zeros, overflow to -inf, subnormal")})
+    xi = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    yi = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    xi[:3] = [2**31 - 1, -2**31, 0]
+    yi[:3] = [2**31 - 1, -2**31, -1]
+    e = wrap32(xi.astype(i64) * 7 + yi.astype(i64) * -3)
+    case("nvrtc12_axpby_lambda_i32", fx, "_Z12axpby_lambdaIiEviT_PKS0_S0_PS0_", [2], [128],
+         [S("s32", n), S("s32", 7), xi, S("s32", -3), yi.copy()],
+         {4: out(e, why="wrapping i32 mul.lo/mad.lo")})
+    n, B, G = 3000, 256, 3
+    x = r.standard_normal(n).astype(f32)
+    part = np.full(G * B, f32(0))
+    for j in range(n):  # acc = acc + in[i] starting from identity, i = tid, tid + B*G, ...
+        part[j % (G * B)] = f32(part[j % (G * B)] + x[j])
+    part = part.reshape(G, B)
+    st = B // 2
+    while st:
+        part[:, :st] = part[:, :st] + part[:, st:2 * st]
+        st //= 2
+    case("nvrtc12_block_reduce_f32_add", fx, "_Z12block_reduceIf3AddIfELi256EEvPKT_PS2_iS2_", [G], [B],
+         [x, Z("f32", G), S("s32", n), S("f32", "0.0")], {1: out(part[:, 0].copy(), why=WHY_TREE + " (__syncthreads tree)")})
+    n, B, G = 700, 64, 4
+    xi = (r.integers(-40, 40, n) * 2 + 1).astype(i32)  # odd factors keep the wrapped product nonzero
+    xi[5] = -1
+    xi[7] = 2**31 - 1
+    part = np.ones(G * B, i64)
+    for j in range(n):
+        part[j % (G * B)] = (part[j % (G * B)] * int(xi[j])) & 0xffffffff
+    prod = [1] * G
+    for blk in range(G):
+        for v in part[blk * B:(blk + 1) * B]:
+            prod[blk] = (prod[blk] * int(v)) & 0xffffffff
+    case("nvrtc12_block_reduce_i32_mul", fx, "_Z12block_reduceIi3MulIiELi64EEvPKT_PS2_iS2_", [G], [B],
+         [xi, Z("i32", G), S("s32", n), S("s32", 1)], {1: out(wrap32(prod), why="wrapping i32 mul.lo (associative and commutative mod 2^32, so the tree order does not matter)")})
+    x = r.uniform(-3, 3, 512).astype(f32)
+    x[:3] = [0.0, -1.0, 1e10]
+    p = (x + f32(1)).astype(f32)  # Poly<1> folded to add.f32 x + 1
+    p = fma32(x, p, f32(2))
+    p = fma32(x, p, f32(3))
+    case("nvrtc12_horner3_template", fx, "_Z6hornerILi3EEvPKfPfi", [2], [256],
+         [x, Z("f32", 500), S("s32", 500)], {1: out(p[:500], why=WHY_FMA + "; add.f32 then two fma.rn")})
+    # convert<To, From>
+    xf = (r.standard_normal(512) * 100).astype(f32)
+    xf[:10] = [0.0, -0.0, np.inf, -np.inf, 1e-45, -1.1754942e-38, 3.4028235e38, 1.17549435e-38, 1e-40, -7.25]
+    case("nvrtc12_convert_f32_to_f64", fx, "_Z7convertIdfEvPKT0_PT_i", [2], [256],
+         [xf, Z("f64", 512), S("s32", 512)], {1: out(xf.astype(f64), why="cvt.f64.f32 is exact (subnormals kept: no .ftz), infinities and signed zeros")})
+    xf = (r.standard_normal(512) * 3000).astype(f32)
+    edge = [0.0, -0.0, 65504.0, 65519.996, 65520.0, -65520.0, 1e9, np.inf, -np.inf,
+            5.9604645e-08, 2.9802322e-08, 2.9802326e-08, 8.940697e-08, 6.097555e-05, 1.0009765625, 1.00146484375, 2049.0, 2051.0, -3e-9]
+    xf[:len(edge)] = edge
+    with np.errstate(over="ignore"):
+        h = xf.astype(f16)
+    case("nvrtc12_convert_f32_to_f16", fx, "_Z7convertI6__halffEvPKT0_PT_i", [2], [256],
+         [xf, Z("f16", 512), S("s32", 512)], {1: out(h, why="cvt.rn.f16.f32: ties to even, overflow to inf, f16 subnormals and underflow to signed zero")})
+    xi = r.integers(-2**31, 2**31, 512, dtype=i64).astype(i32)
+    xi[:8] = [2**31 - 1, -2**31, 16777217, 16777219, -16777219, 33554435, 0, -1]
+    case("nvrtc12_convert_s32_to_f32", fx, "_Z7convertIfiEvPKT0_PT_i", [2], [256],
+         [xi, Z("f32", 512), S("s32", 512)], {1: out(xi.astype(f64).astype(f32), why="cvt.rn.f32.s32: one rounding (s32 -> f64 is exact), ties to even above 2^24")},
+         note="the brief's convert<int,float> has no instantiation; templates.cu instantiates convert<float,int> (int -> float), covered here")
+    xf = r.uniform(-20, 300, 512).astype(f32)
+    edge = [0.0, -0.0, 0.999, 255.9, 256.0, 300.7, -0.5, -3.5, np.nan, np.inf, -np.inf, 1e10, 4294967040.0, 65791.0]
+    xf[:len(edge)] = edge
+    v = np.nan_to_num(xf.astype(f64), nan=0.0, posinf=2**32 - 1, neginf=0.0)
+    v = np.clip(np.trunc(v), 0, 2**32 - 1).astype(np.uint64)
+    case("nvrtc12_convert_f32_to_u8", fx, "_Z7convertIhfEvPKT0_PT_i", [2], [256],
+         [xf, Z("u8", 512), S("s32", 512)], {1: out((v & 0xff).astype(u8), why="cvt.rzi.u32.f32 (truncates; saturates: negative and NaN -> 0, >= 2^32 -> 0xffffffff) then st.global.u8 keeps the low byte")},
+         note="out-of-range float -> unsigned char is undefined in C++; the expected values follow the PTX NVRTC emitted (cvt.rzi.u32.f32 + st.u8)")
+    xu = r.integers(0, 2**32, 512, dtype=u64).astype(u32)
+    xu[:4] = [0, 0xffffffff, 0x80000000, 0x7fffffff]
+    case("nvrtc12_convert_u32_to_s64", fx, "_Z7convertIxjEvPKT0_PT_i", [2], [256],
+         [xu, Z("i64", 512), S("s32", 512)], {1: out(xu.astype(i64), why="ld.global.u32 zero-extends into a 64-bit register")})
+    case("nvrtc12_namespaced_kernel", fx, "_ZN2ns5inner17namespaced_kernelEPi", [1], [96],
+         [Z("i32", 96)], {0: out((np.arange(96) * 2).astype(i32), why=WHY_INT + "; nested-namespace mangled entry")})
+
+    # ---------------- atomics ----------------
+    r = rng(210)
+    fx = "nvrtc12/atomics.sm_80.ptx"
+    G, B = 2, 128
+    nt = G * B
+    f0 = np.array([1.5, -7.0, 3.0], f32)
+    d0 = np.array([-2.0, 0.5])
+    ef = np.array([1.5 + 0.375 * nt, 0.375, 3.0 + nt], f32)  # add, exch (every thread writes fv), counter
+    olds = 3.0 + np.arange(nt)  # atom.add 1.0 returns 3, 4, ..., in some order: the set is fixed
+    ed = np.array([-2.0 + 0.0625 * nt, 0.5 + olds[olds > 10].sum()])
+    case("nvrtc12_atomics_float", fx, "atomics_float", [G], [B],
+         [f0.copy(), d0.copy(), S("f32", "0.375"), S("f64", "0.0625")],
+         {0: out(ef, why=WHY_DYADIC + "; exch slot: every thread stores the same fv"),
+          1: out(ed, why=WHY_DYADIC + "; d[1] sums the returned counter values > 10 (integers 11..258, a fixed set in any order)")})
+    B = 200
+    g0 = np.array([10, -5, 150, 0, 77], i32)
+    case("nvrtc12_atomics_scoped", fx, "atomics_scoped", [1], [B],
+         [g0.copy(), np.array([0.25, -1.0], f32)],
+         {0: out(np.array([10 + B, -5 + B, B - 1, 1, 5], i32), why="atom.cta/.sys add, max.s32 of threadIdx.x, cas 0->1, exch"),
+          1: out(np.array([0.25 + 0.5 * B, -1.0 + 0.25 * B], f32), why=WHY_DYADIC)},
+         note="one CTA: .cta-scoped atomics from different CTAs on one address would race under the PTX memory model")
+    G, B = 3, 40
+    u0 = np.array([(1 << 63) | (1 << 50) | 2], u64)
+    case("nvrtc12_reductions_no_return", fx, "reductions_no_return", [G], [B],
+         [np.array([-100], i32), np.array([0.5], f32), u0.copy()],
+         {0: out(np.array([-100 + G * B], i32), why="atom.add.u32 with unused result"),
+          1: out(np.array([0.5 + 2.0 * G * B], f32), why=WHY_DYADIC),
+          2: out(u0 | u64((1 << B) - 1), why="atom.or.b64 of 1 << (tid & 63)")},
+         note="NVRTC 12 emits atom.* (result unused), not red.*, for this kernel")
+
+    # ---------------- atomic_cas_loops ----------------
+    r = rng(211)
+    fx = "nvrtc12/atomic_cas_loops.sm_80.ptx"
+    nt = 128
+    init = r.integers(0, 2**16, nt, dtype=u64).astype(u16)
+    cmp, val = 0x1234, 0xbeef
+    init[r.random(nt) < 0.4] = cmp
+    init[:3] = [cmp, val, 0]
+    case("nvrtc12_cas16", fx, "cas16", [1], [nt], [init.copy(), S("u16", cmp), S("u16", val)],
+         {0: out(np.where(init == cmp, u16(val), init).astype(u16), why="atom.global.cas.b16, one slot per thread")})
+    n, B = 200, 64
+    ks = np.zeros(n, i64)
+    nz = [4, -2, -2, 1, 2, 3, -1, 5, 4, -2, 6, 1]  # factors 1 + k/4 (k = -3 would round: 0.25 + 1 ulp): small odd parts, so every partial product is exact
+    ks[r.choice(n, len(nz), replace=False)] = nz
+    x = (ks * 250000).astype(f32)
+    fac = fma64(x.astype(f64), 1e-6, 1.0)  # cvt.f64.f32; fma.rn.f64(x, 1e-6, 1.0)
+    assert np.array_equal(fac, 1 + ks / 4), "factors must be exact dyadics"
+    prod = Fraction(3)
+    for v in fac:
+        prod *= Fraction(float(v))
+    assert prod.numerator < 2**53 and Fraction(float(prod)) == prod
+    fmax0, fmin0 = np.array([-np.inf], f32), np.array([np.inf], f32)
+    case("nvrtc12_cas_loops", fx, "cas_loops", [4], [B],
+         [fmax0.copy(), np.array([3.0]), fmin0.copy(), x, S("s32", n)],
+         {0: out(np.array([x.max()], f32), why="float max by a CAS loop: exact, order-independent"),
+          1: out(np.array([float(prod)]), why="f64 product by a CAS loop; factors 1 + k/4 with small odd parts, so every partial product is exact and the schedule cannot change the bits"),
+          2: out(np.array([x.min()], f32), why="float min via atom.min.s32 (x >= 0) / atom.max.u32 (x < 0): exact, order-independent")},
+         note="inputs are k*250000 so fma(x, 1e-6, 1) = 1 + k/4 exactly; most are +0 (factor 1, no signed-zero ties in max/min)")
+    G, B = 2, 64
+    nt = G * B
+    k = r.integers(-3, 4, nt)
+    x = (k / 4).astype(f32)
+    h20 = np.array([0.5, -1.25], f16)
+    h0 = np.array([2.0], f16)
+    b20 = np.array([1.0, -0.5])
+    b0 = np.array([0.25])
+    worst = max(x[x > 0].sum(), -x[x < 0].sum())
+    assert worst + 2 < 64  # bf16 (8-bit significand): multiples of 1/4 are exact below 64; 2v multiples of 1/2 below 128
+    xs = x.astype(f64)
+    case("nvrtc12_half_atomics", fx, "half_atomics", [G], [B],
+         [h20.copy(), h0.copy(), to_bf16_bits(b20), to_bf16_bits(b0), x],
+         {0: out(np.array([0.5 + xs.sum(), -1.25 - xs.sum()], f16), why=WHY_DYADIC + "; atom.add.noftz.f16x2 of (v, -v)"),
+          1: out(np.array([2.0 + xs.sum()], f16), why=WHY_DYADIC + "; atom.add.noftz.f16"),
+          2: out(to_bf16_bits([1.0 + xs.sum(), -0.5 + 2 * xs.sum()]), why=WHY_DYADIC + "; bf16x2 add by a CAS loop (fma.rn.bf16x2 x*1+old, atom.cas.b32)", as_="bf16"),
+          3: out(to_bf16_bits([0.25 + xs.sum()]), why=WHY_DYADIC + "; bf16 add by a 16-bit CAS loop (fma.rn.bf16, atom.cas.b16)", as_="bf16")},
+         note="v = k/4 with |k| <= 3: all partial sums stay exact in f16 and bf16 whatever the order")
+
+    # ---------------- int_intrinsics: bit_ops ----------------
+    r = rng(220)
+    n = 300
+    xa = r.integers(0, 2**32, n, dtype=u64).astype(u32)
+    yb = r.integers(0, 2**64, n, dtype=u64)
+    xa[:8] = [0, 0xffffffff, 0x80000000, 1, 0x7fffffff, 0x00ff0000, 17, 99]
+    yb[:8] = [0, 2**64 - 1, 1 << 63, 1, 0x00000000ffffffff, 0xffffffff00000000, 0x0000000100000000, 0x8000000000000001]
+    M32, M64 = 0xffffffff, 2**64 - 1
+
+    def s32(v):
+        v &= M32
+        return v - 2**32 if v >= 2**31 else v
+
+    def brev(v, bits):
+        return int(format(v, f"0{bits}b")[::-1], 2)
+
+    def ffs(v):
+        return (v & -v).bit_length()
+
+    def byte_perm(x, y, s):
+        src = x | (y << 32)
+        return sum(((src >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k) for k in range(4))
+
+    def fsl(lo, hi, sh):
+        return (((hi << 32) | lo) << sh >> 32) & M32
+
+    def fsr(lo, hi, sh):
+        return (((hi << 32) | lo) >> sh) & M32
+
+    def s24(v):
+        v &= 0xffffff
+        return v - 2**24 if v >= 2**23 else v
+    o = np.zeros(n, u32)
+    for idx in range(n):
+        x, y = int(xa[idx]), int(yb[idx])
+        xs = s32(x)
+        rr = bin(x).count("1") + bin(y).count("1") + (32 - x.bit_length()) + (64 - y.bit_length()) + ffs(x) + ffs(y)
+        rr ^= brev(x, 32) ^ (brev(y, 64) & M32)
+        rr += byte_perm(x, y & M32, 0x5140)
+        rr += fsl(x, y & M32, 7) + fsr(x, y >> 32, x & 31) + fsl(x, x, min(40, 32))  # shf.l.clamp: shift clamped to 32
+        rr += (x * 0x9E3779B9 >> 32) + ((y * 0x9E3779B97F4A7C15 >> 64) & M32) + ((xs * -7) >> 32)
+        rr += (x & 0xffffff) * 3 + s24(x) * -3 + abs(xs - 17) + 5 + abs(x - 99) + 1
+        rr += ((x + 5) >> 1) + ((x + 9 + 1) >> 1) + ((xs - 1) >> 1) + ((xs + 3 + 1) >> 1)  # (r)hadd: 33-bit sums, floor shifts
+        rr &= M32
+        bfe = (x >> 4) & 0xff
+        bfi = (rr & ~(0xf << 8)) | ((x & 0xf) << 8)
+        o[idx] = (rr + bfe + bfi) & M32
+    case("nvrtc12_bit_ops", "nvrtc12/int_intrinsics.sm_80.ptx", "bit_ops", [2], [256],
+         [xa, yb, Z("u32", n), S("s32", n)],
+         {2: out(o, why="popc/clz/ffs/brev (32 and 64 bit), byte_perm, funnel shifts (wrap and clamp), mulhi 32/64/signed, mul24, sad, (r)hadd, bfe/bfi; CUDA Math API definitions in Python integers, wrapping u32 sum")})
+
+    # ---------------- sparse_graph: spmv_csr_vector, bfs_expand ----------------
+    r = rng(221)
+    rows_, ncol = 37, 300
+    nnz_per = r.integers(0, 90, rows_)
+    nnz_per[:3] = [0, 1, 64]  # empty row, single entry, exactly two passes of 32 lanes
+    rowptr = np.concatenate([[0], np.cumsum(nnz_per)]).astype(i32)
+    colsi = r.integers(0, ncol, rowptr[-1]).astype(i32)
+    vals = r.standard_normal(rowptr[-1])
+    xv = r.standard_normal(ncol)
+    yv = np.zeros(rows_)
+    for rr_ in range(rows_):
+        lanes = np.zeros(32)
+        for k in range(rowptr[rr_], rowptr[rr_ + 1]):  # lane k % 32 accumulates k, k+32, ... in order
+            ln = (k - rowptr[rr_]) % 32
+            lanes[ln] = fma64(vals[k], xv[colsi[k]], lanes[ln])[()]
+        for off in (16, 8, 4, 2, 1):  # shfl.down: lanes whose source is >= 32 add their own value
+            src = np.arange(32) + off
+            lanes = lanes + np.where(src < 32, lanes[np.minimum(src, 31)], lanes)
+        yv[rr_] = lanes[0]
+    case("nvrtc12_spmv_csr_vector", "nvrtc12/sparse_graph.sm_80.ptx", "spmv_csr_vector", [5], [256],
+         [rowptr, colsi, vals, xv, Z("f64", rows_), S("s32", rows_)],
+         {4: out(yv, why=WHY_FMA + "; warp per row, lane-strided fma.rn.f64 chains, shfl.down tree (both 32-bit halves) in its order")})
+    nv = 400
+    deg = r.integers(0, 9, nv)
+    g_rowptr = np.concatenate([[0], np.cumsum(deg)]).astype(i32)
+    g_cols = r.integers(0, nv, g_rowptr[-1]).astype(i32)
+    dist = np.full(nv, -1, i32)
+    visited = r.choice(nv, 120, replace=False)
+    dist[visited] = r.integers(0, 3, 120)
+    level = 2
+    frontier = visited[dist[visited] == level].astype(i32)
+    fsize = len(frontier)
+    ed = dist.copy()
+    found = set()
+    for u in frontier:
+        for k in range(g_rowptr[u], g_rowptr[u + 1]):
+            v = int(g_cols[k])
+            if ed[v] == -1:
+                ed[v] = level + 1
+                found.add(v)
+    ns0 = 3
+    nxt = np.full(nv, -7, i32)
+    case("nvrtc12_bfs_expand", "nvrtc12/sparse_graph.sm_80.ptx", "bfs_expand", [1], [64],
+         [g_rowptr, g_cols, frontier, S("s32", fsize), dist.copy(), nxt.copy(), np.array([ns0], i32), S("s32", level)],
+         {4: out(ed, why="atom.cas -1 -> level+1: every unvisited neighbour of the frontier gets level+1 whichever thread wins"),
+          5: dict(out(nxt, why="slots [next_size0, next_size) hold the discovered vertices in atomicAdd order (schedule-dependent, skipped); the untouched sentinels before and after are compared"),
+                  skip=list(range(ns0, ns0 + len(found)))),
+          6: out(np.array([ns0 + len(found)], i32), why="one atomicAdd per newly discovered vertex")},
+         note=f"frontier has {fsize} vertices (one thread each); the order of next[] is schedule-dependent, so only dist, next_size and the untouched part of next are compared")
+
+    # ---------------- sorting: bitonic_step_global ----------------
+    r = rng(222)
+    n, B = 1024, 128
+    keys = r.integers(0, 200, n, dtype=u64).astype(u32)  # many equal keys: equal pairs swap when the direction is descending
+    keys[:2] = [0xffffffff, 0]
+    valsu = np.arange(n, dtype=u32) * 7 + 1
+    j, kk = 256, 512  # partner i ^ 256 lies in another CTA
+    ek, ev = keys.copy(), valsu.copy()
+    for i in range(n):
+        ixj = i ^ j
+        if ixj > i:
+            up = (i & kk) == 0
+            a_, b_ = int(keys[i]), int(keys[ixj])
+            if (a_ > b_) == up:
+                ek[i], ek[ixj] = b_, a_
+                ev[i], ev[ixj] = valsu[ixj], valsu[i]
+    case("nvrtc12_bitonic_step_global", "nvrtc12/sorting.sm_80.ptx", "bitonic_step_global", [n // B], [B],
+         [keys.copy(), valsu.copy(), S("u32", j), S("u32", kk)],
+         {0: out(ek, why="one compare-exchange step on disjoint pairs (cross-CTA partners)"), 1: out(ev, why="payload follows the keys")})
+
+    # ---------------- scan: compact_positive ----------------
+    r = rng(223)
+    n = 110  # 4 warps, last one partial (i >= n is not kept)
+    x = -np.abs(r.standard_normal(n)).astype(f32)  # warps 0, 2, 3 keep nothing: only warp 1 calls atomicAdd
+    x[0] = 0.0
+    x[1] = np.nan
+    w1 = r.standard_normal(32).astype(f32)
+    w1[:6] = [0.0, -0.0, 1e-45, np.nan, np.inf, -np.inf]  # setp.gt.f32 (no .ftz): only the subnormal and +inf are kept
+    x[32:64] = w1
+    c0 = 5
+    keep = x > 0
+    eo = np.zeros(n + c0, f32)
+    eo[c0:c0 + keep.sum()] = x[keep]
+    case("nvrtc12_compact_positive", "nvrtc12/scan.sm_80.ptx", "compact_positive", [1], [128],
+         [x, Z("f32", n + c0), np.array([c0], u32), S("s32", n)],
+         {1: out(eo, why="ballot + popc ranks, one atomicAdd per warp, base broadcast by shfl.idx"),
+          2: out(np.array([c0 + keep.sum()], u32), why=WHY_INT)},
+         note="only one warp has positive values, so the output order does not depend on the order of the warps' atomicAdds")
+
+    # ---------------- convolution_const: globals_and_volatile ----------------
+    tbl = np.array([1, 2, 3, 5, 8, 13, 21, 34], f32)
+    case("nvrtc12_globals_and_volatile", "nvrtc12/convolution_const.sm_80.ptx", "globals_and_volatile", [1], [64],
+         [Z("f32", 64)], {0: out((f32(2.5) * tbl[np.arange(64) & 7]).astype(f32), why="initialised __device__ globals (g_scale, g_table); other warps spin on a volatile flag set by thread 0")},
+         note="one CTA: the spin on g_flag needs the setting CTA to be co-resident")
+
+    # ---------------- dynamic_shared: dyn_smem_vec4 ----------------
+    r = rng(224)
+    B, G = 64, 3
+    n4 = 2 * B + 40
+    x = r.standard_normal((n4, 4)).astype(f32)
+    eo = np.zeros((n4, 4), f32)
+    skip = []
+    for i in range(n4):
+        t, base = i % B, i - i % B
+        src = base + (t + 3) % B
+        if src < n4:
+            eo[i] = x[src][::-1]
+        else:
+            skip += list(range(4 * i, 4 * i + 4))
+    case("nvrtc12_dyn_smem_vec4", "nvrtc12/dynamic_shared.sm_80.ptx", "dyn_smem_vec4", [G], [B],
+         [x, Z("f32", 4 * n4), S("s32", n4)],
+         {1: dict(out(eo, why="float4 through dynamic shared memory (v4 loads/stores), rotated and reversed; the skipped elements read shared slots no thread of the partial last CTA wrote (undefined)"), skip=skip)},
+         shared=B * 16)
 
 
 def cases_clang():
