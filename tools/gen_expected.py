@@ -297,12 +297,15 @@ class Eb:
 
 class Case:
     def __init__(self, name, fixture, kernel, grid, block, args, outputs, shared=0, xfail=None,
-                 note="", source=None):
+                 note="", source=None, symbols=None):
         self.name, self.fixture, self.kernel = name, fixture, kernel
         self.grid = list(grid) + [1] * (3 - len(grid))
         self.block = list(block) + [1] * (3 - len(block))
         self.args, self.outputs, self.shared, self.xfail, self.note = args, outputs, shared, xfail, note
         self.source = source
+        # Module .global/.const variables filled before the launch (`ptxvm run --symbol`):
+        # name -> array or Z. Outputs keyed by a name check the variable after the launch.
+        self.symbols = symbols or {}
 
 
 CASES = []
@@ -1291,6 +1294,7 @@ def main():
     cases_cuda()
     cases_group_a()
     cases_group_b()
+    cases_symbols()
     cases_clang()
     cases_numba()
     cases_triton()
@@ -1339,11 +1343,19 @@ def write_case(c):
                 raise TypeError(f"{c.name}: arg {i} dtype {arr.dtype}")
             np.save(os.path.join(d, f"in{i}.npy"), arr.reshape(-1) if arr.ndim != 1 else arr)
             args.append({"npy": f"in{i}.npy"})
+    syms = []
+    for name, a in c.symbols.items():
+        if isinstance(a, Z):
+            syms.append({"name": name, "zeros": a.spec})
+        else:
+            np.save(os.path.join(d, f"sym_{name}.npy"), np.ascontiguousarray(a).reshape(-1))
+            syms.append({"name": name, "npy": f"sym_{name}.npy"})
     outs = []
-    for i, spec in sorted(c.outputs.items()):
+    for i, spec in sorted(c.outputs.items(), key=lambda kv: (isinstance(kv[0], str), str(kv[0]))):
         e = np.ascontiguousarray(spec["expected"]).reshape(-1)
         np.save(os.path.join(d, f"expected{i}.npy"), e)
-        od = {"arg": i, "expected": f"expected{i}.npy", "mode": spec["mode"], "why": spec["why"]}
+        od = {"symbol": i} if isinstance(i, str) else {"arg": i}
+        od.update({"expected": f"expected{i}.npy", "mode": spec["mode"], "why": spec["why"]})
         if "bound" in spec:
             b = np.ascontiguousarray(spec["bound"], f64).reshape(-1)
             assert b.shape == e.shape and not np.isnan(b).any() and (b >= 0).all(), c.name
@@ -1356,6 +1368,8 @@ def write_case(c):
         outs.append(od)
     j = {"fixture": f"{FIX}/{c.fixture}", "kernel": c.kernel, "grid": c.grid, "block": c.block, "shared_mem": c.shared,
          "args": args, "outputs": outs}
+    if syms:
+        j["symbols"] = syms
     if c.source:
         j["source"] = c.source
     if c.note:
@@ -1445,6 +1459,9 @@ def check_case(c, binary):
                 cmd += ["--arg", "zeros:" + a["zeros"]]
             else:
                 cmd += ["--arg", "hex:" + a["hex"]]
+        for sy in j.get("symbols", []):
+            spec = os.path.join(d, sy["npy"]) if "npy" in sy else "zeros:" + sy["zeros"]
+            cmd += ["--symbol", f"{sy['name']}={spec}"]
         import time
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -1453,7 +1470,7 @@ def check_case(c, binary):
             return False, f"exit {p.returncode} ({dt:.2f}s): {p.stderr.strip()[:300]}"
         msgs, msgs_ok = [], []
         for od in j["outputs"]:
-            got = np.load(os.path.join(td, f"arg{od['arg']}.npy"))
+            got = np.load(os.path.join(td, f"{od['symbol']}.npy" if "symbol" in od else f"arg{od['arg']}.npy"))
             exp = np.load(os.path.join(d, od["expected"]))
             bnd = np.load(os.path.join(d, od["bound"])) if "bound" in od else None
             if od.get("skip"):
@@ -1467,9 +1484,9 @@ def check_case(c, binary):
                 with np.errstate(invalid="ignore"):
                     rat = np.abs(g - e) / np.maximum(bnd, 1e-300)
                 rat = rat[np.isfinite(rat)]
-                msgs_ok.append(f"arg{od['arg']} worst diff/bound {rat.max() if rat.size else 0:.3g}")
+                msgs_ok.append(f"{od.get('symbol', 'arg' + str(od.get('arg')))} worst diff/bound {rat.max() if rat.size else 0:.3g}")
             if m:
-                msgs.append(f"arg{od['arg']} ({od['mode']}): {m}")
+                msgs.append(f"{od.get('symbol', 'arg' + str(od.get('arg')))} ({od['mode']}): {m}")
         return not msgs, (f"{dt:.2f}s " + "; ".join(msgs)) if msgs else f"{dt:.2f}s " + "; ".join(msgs_ok)
 
 
@@ -1862,6 +1879,53 @@ def cases_group_a():
          {1: dict(out(eo, why="float4 through dynamic shared memory (v4 loads/stores), rotated and reversed; the skipped elements read shared slots no thread of the partial last CTA wrote (undefined)"), skip=skip)},
          shared=B * 16)
 
+
+def cases_symbols():
+    """Kernels that read or write module variables: `ptxvm run --symbol NAME=SPEC` fills
+    `__constant__`/`__device__` variables before the launch (cudaMemcpyToSymbol) and dumps
+    them after it."""
+    r = rng(600)
+    # conv1d_const: acc = fma(c_kernel[k], tile[t+k], acc) for k < klen, from 0 (PTX order).
+    n, B, klen = 1000, 128, 7
+    x = r.standard_normal(n).astype(f32)
+    ck = np.zeros(31, f32)
+    ck[:klen] = r.standard_normal(klen).astype(f32)
+    rr = klen // 2
+    xp = np.concatenate([np.zeros(rr, f32), x, np.zeros(rr + B, f32)])
+    acc = np.zeros(n, f32)
+    for k in range(klen):
+        acc = fma32(np.full(n, ck[k]), xp[np.arange(n) + k], acc)
+    G = (n + B - 1) // B
+    case("nvrtc12_conv1d_const", "nvrtc12/convolution_const.sm_80.ptx", "conv1d_const", [G], [B],
+         [x, Z("f32", n), S("s32", n), S("s32", klen)],
+         {1: out(acc, why="fma.rn chain over a __constant__ kernel set with --symbol, zero-padded halo")},
+         shared=(B + 2 * rr) * 4, symbols={"c_kernel": ck})
+    # conv2d_5x5_const: clamped 5x5 window, row-major fma chain from 0, then
+    # fma(acc, (float)c_params[0], (float)c_params[1]).
+    w, h = 37, 21
+    img = r.standard_normal((h, w)).astype(f32)
+    k2 = r.standard_normal((5, 5)).astype(f32)
+    params = np.array([3, -2, 0, 0], i32)
+    ys, xs = np.mgrid[0:h, 0:w]
+    acc = np.zeros((h, w), f32)
+    for ky in range(5):
+        for kx in range(5):
+            t = img[np.clip(ys + ky - 2, 0, h - 1), np.clip(xs + kx - 2, 0, w - 1)]
+            acc = fma32(np.full((h, w), k2[ky, kx]), t, acc)
+    o = fma32(acc, np.full((h, w), f32(params[0])), np.full((h, w), f32(params[1])))
+    case("nvrtc12_conv2d_5x5_const", "nvrtc12/convolution_const.sm_80.ptx", "conv2d_5x5_const",
+         [(w + 15) // 16, (h + 15) // 16], [16, 16],
+         [img.reshape(-1), Z("f32", w * h), S("s32", w), S("s32", h)],
+         {1: out(o.reshape(-1), why="clamped 5x5 stencil: fma.rn chain over __constant__ weights and params set with --symbol")},
+         symbols={"c_kernel2d": k2.reshape(-1), "c_params": params})
+    # spin_lock_increment: lane 0 of every warp takes a global spin lock `iters` times and
+    # increments g_counter under it: g_counter = warps * iters, g_lock released (0).
+    G, B, iters = 3, 96, 5
+    case("nvrtc12_spin_lock_increment", "nvrtc12/atomic_cas_loops.sm_80.ptx", "spin_lock_increment", [G], [B],
+         [S("s32", iters)],
+         {"g_counter": out(np.array([G * (B // 32) * iters], i32), why="critical section under an atomicCAS spin lock across CTAs"),
+          "g_lock": out(np.array([0], i32), why="the lock is released")},
+         symbols={"g_counter": np.array([0], i32), "g_lock": np.array([0], i32)})
 
 def cases_clang():
     r = rng(20)

@@ -220,6 +220,27 @@ impl Device {
     }
 
     /// The kernels (`.entry` functions with bodies) of a module.
+    /// The device address and size of a module-scope `.global` or `.const` variable
+    /// (as `cuModuleGetGlobal`): write it before a launch (`cudaMemcpyToSymbol`), read it after.
+    pub fn global(&self, m: ModuleId, name: &str) -> Result<(u64, u64), VmError> {
+        let l = self
+            .modules
+            .get(m.0 as usize)
+            .ok_or_else(|| VmError::usage("no such module"))?;
+        l.prog.globals.get(name).copied().ok_or_else(|| {
+            let mut names: Vec<&str> = l.prog.globals.keys().map(|s| s.as_str()).collect();
+            names.sort();
+            VmError::usage(format!(
+                "the module has no `.global`/`.const` variable `{name}` (it has: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ))
+        })
+    }
+
     pub fn kernels(&self, m: ModuleId) -> Vec<String> {
         self.modules[m.0 as usize]
             .ir

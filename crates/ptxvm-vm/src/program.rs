@@ -731,6 +731,8 @@ pub struct Program {
     pub shared_size: u32,
     /// `.file` table: index → name.
     pub files: HashMap<u32, String>,
+    /// Module-scope `.global`/`.const` variables: name → (device address, size in bytes).
+    pub globals: HashMap<String, (u64, u64)>,
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
@@ -778,6 +780,11 @@ pub fn decode(
                 shared += v.size as u32;
             }
             _ => gvars.push(VarLoc::Global(0)),
+        }
+    }
+    for (v, loc) in m.vars.iter().zip(&gvars) {
+        if let (Space::Global | Space::Const, VarLoc::Global(a)) = (v.space, loc) {
+            p.globals.insert(v.name.clone(), (*a, v.size));
         }
     }
     // A function's canonical index is its definition's (declarations may come first).

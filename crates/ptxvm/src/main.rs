@@ -46,7 +46,7 @@ enum Cmd {
     Fmt { file: PathBuf },
     /// Run a kernel on the CPU.
     #[command(
-        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
+        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
     )]
     Run {
         file: PathBuf,
@@ -65,6 +65,11 @@ enum Cmd {
         /// A kernel argument (repeat, in parameter order).
         #[arg(long = "arg", value_name = "SPEC")]
         args: Vec<String>,
+        /// Fill a module `.global`/`.const` variable before the launch (`NAME=SPEC`, SPEC a
+        /// PATH.npy, zeros:DTYPE:COUNT or hex:BYTES; as cudaMemcpyToSymbol); with --out it is
+        /// written back to DIR/NAME.npy.
+        #[arg(long = "symbol", value_name = "NAME=SPEC")]
+        symbols: Vec<String>,
         /// Write every buffer argument to DIR/arg<i>.npy after the launch.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
@@ -147,6 +152,7 @@ fn main() -> ExitCode {
             block,
             shared_mem,
             args,
+            symbols,
             out,
             max_steps,
             stats,
@@ -159,6 +165,7 @@ fn main() -> ExitCode {
                 block,
                 shared_mem,
                 args,
+                symbols,
                 out,
                 max_steps,
                 stats,

@@ -3,7 +3,9 @@
 //!
 //! Contract (kept stable for scripts): `ptxvm run FILE.ptx [--kernel NAME] --grid
 //! X[,Y[,Z]] --block X[,Y[,Z]] [--shared-mem BYTES] [--arg SPEC]... [--out DIR]`, SPEC one of
-//! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`; `--out DIR` writes buffer
+//! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`; `--symbol NAME=SPEC` fills a
+//! module `.global`/`.const` variable before the launch (and `--out` writes it to
+//! `DIR/NAME.npy`); `--out DIR` writes buffer
 //! argument i to `DIR/arg<i>.npy`.
 
 use crate::npy::{self, Array, Dtype};
@@ -159,6 +161,8 @@ pub struct RunOpts {
     pub block: [u32; 3],
     pub shared_mem: u32,
     pub args: Vec<String>,
+    /// `NAME=SPEC`: module variables to fill before the launch (SPEC as for a buffer).
+    pub symbols: Vec<String>,
     pub out: Option<PathBuf>,
     pub max_steps: u64,
     pub stats: bool,
@@ -234,6 +238,32 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
             }
         }
     }
+    // Module variables given with --symbol: filled before the launch, dumped with --out.
+    let mut symbols: Vec<(String, u64, Array)> = Vec::new();
+    for spec in &o.symbols {
+        let (name, what) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("--symbol `{spec}`: expected NAME=SPEC"))?;
+        let (addr, size) = dev
+            .global(m, name)
+            .map_err(|e| format!("--symbol {name}: {e}"))?;
+        let a = match parse_arg(what).map_err(|e| format!("--symbol {name}: {e}"))? {
+            Arg::Buffer(a) => a,
+            Arg::Bytes(b, _) => Array {
+                dtype: Dtype::from_name("u8").expect("u8"),
+                shape: vec![b.len()],
+                data: b,
+            },
+        };
+        if a.data.len() as u64 > size {
+            return Err(format!(
+                "--symbol {name}: {} bytes given, but `{name}` has {size}",
+                a.data.len()
+            ));
+        }
+        dev.write(addr, &a.data).map_err(|e| e.to_string())?;
+        symbols.push((name.to_string(), addr, a));
+    }
     let cfg = LaunchConfig {
         grid: o.grid,
         block: o.block,
@@ -266,6 +296,19 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
                 data,
             };
             let path = Path::new(dir).join(format!("arg{i}.npy"));
+            std::fs::write(&path, npy::write(&out))
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        }
+        for (name, addr, a) in &symbols {
+            let data = dev
+                .read(*addr, a.data.len() as u64)
+                .map_err(|e| e.to_string())?;
+            let out = Array {
+                dtype: a.dtype,
+                shape: a.shape.clone(),
+                data,
+            };
+            let path = Path::new(dir).join(format!("{name}.npy"));
             std::fs::write(&path, npy::write(&out))
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }

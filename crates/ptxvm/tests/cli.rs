@@ -179,3 +179,56 @@ fn run_reports_argument_mismatches_and_faults() {
     );
     assert!(err.contains("thread (0, 0, 0), lane 0"), "{err}");
 }
+
+#[test]
+fn run_symbol_fills_and_dumps_module_variables() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("symbol-run");
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ptxvm"))
+            .args([
+                "run",
+                "tests/fixtures/nvrtc12/atomic_cas_loops.sm_80.ptx",
+                "--kernel",
+                "spin_lock_increment",
+                "--grid",
+                "2",
+                "--block",
+                "64",
+                "--arg",
+                "s32:3",
+            ])
+            .args(extra)
+            .current_dir(root)
+            .output()
+            .unwrap()
+    };
+    // g_counter starts at 100 (hex:, little-endian): 2 CTAs x 2 warps x 3 increments later it
+    // is 112, written to DIR/g_counter.npy as the u8 bytes given.
+    let out = run(&[
+        "--symbol",
+        "g_counter=hex:64000000",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let npy = std::fs::read(dir.join("g_counter.npy")).unwrap();
+    assert_eq!(&npy[npy.len() - 4..], &112u32.to_le_bytes());
+    // Unknown names and oversized values are usage errors naming the variable.
+    let out = run(&["--symbol", "nope=zeros:u32:1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no `.global`/`.const` variable `nope`") && err.contains("g_counter"),
+        "{err}"
+    );
+    let out = run(&["--symbol", "g_lock=zeros:u32:2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("8 bytes given, but `g_lock` has 4"), "{err}");
+}

@@ -320,6 +320,18 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
         };
         cmd.arg("--arg").arg(spec);
     }
+    // Module variables filled before the launch (`--symbol NAME=SPEC`).
+    for sy in j["symbols"].as_array().map_or(&[][..], |v| v.as_slice()) {
+        let name = sy["name"].as_str().ok_or("symbol without name")?;
+        let spec = if let Some(p) = sy["npy"].as_str() {
+            dir.join(p).display().to_string()
+        } else if let Some(z) = sy["zeros"].as_str() {
+            format!("zeros:{z}")
+        } else {
+            return Err(format!("bad symbol {sy}"));
+        };
+        cmd.arg("--symbol").arg(format!("{name}={spec}"));
+    }
     let o = cmd.output().map_err(|e| format!("cannot run ptxvm: {e}"))?;
     if !o.status.success() {
         let err = String::from_utf8_lossy(&o.stderr);
@@ -331,7 +343,15 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
     }
     let mut msgs = Vec::new();
     for od in j["outputs"].as_array().ok_or("no outputs")? {
-        let arg = od["arg"].as_u64().ok_or("no arg index")?;
+        // An output is a buffer argument (`arg`, file argI.npy) or a module variable
+        // (`symbol`, file NAME.npy).
+        let (arg, file) = match od["symbol"].as_str() {
+            Some(name) => (name.to_string(), format!("{name}.npy")),
+            None => {
+                let i = od["arg"].as_u64().ok_or("no arg index")?;
+                (format!("arg{i}"), format!("arg{i}.npy"))
+            }
+        };
         let mode_s = od["mode"].as_str().ok_or("no mode")?;
         let mut mode = parse_mode(mode_s)?;
         if let Mode::Bound(b) = &mut mode {
@@ -343,10 +363,10 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
                 ),
             )?;
             if b.dt != Dt::F64 {
-                return Err(format!("bound file of arg {arg} is not f64"));
+                return Err(format!("bound file of {arg} is not f64"));
             }
         }
-        let got = read_npy(&tmp.join(format!("arg{arg}.npy")))?;
+        let got = read_npy(&tmp.join(file))?;
         let exp = read_npy(&dir.join(od["expected"].as_str().ok_or("no expected")?))?;
         let skip: Vec<usize> = od["skip"]
             .as_array()
@@ -359,7 +379,7 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
             .unwrap_or_default();
         let as_bf16 = od["as"].as_str() == Some("bf16");
         if let Some(m) = compare(&got, &exp, &mode, as_bf16, &skip) {
-            msgs.push(format!("arg{arg} ({mode_s}): {m}"));
+            msgs.push(format!("{arg} ({mode_s}): {m}"));
         }
     }
     if msgs.is_empty() {
