@@ -1289,6 +1289,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(os.path.join(ROOT, tdir), "debug", "ptxvm"))
     o = ap.parse_args()
     cases_cuda()
+    cases_group_c()
     cases_group_b()
     cases_clang()
     cases_numba()
@@ -1935,6 +1936,34 @@ def cases_numba():
 
 def wrap32(v):
     return (np.asarray(v, i64) & 0xffffffff).astype(u32).view(i32)
+
+
+def cases_group_c():
+    WHY_POW2 = "inputs are signed powers of two, so every partial product is exact and the scan's combine order cannot change the result"
+    # sum_rows_kernel: 16 rows per program, acc += tl.sum over 256-column chunks (N divisible by 16)
+    r = rng(400)
+    M, N = 40, 528
+    x = (r.integers(-1000, 1000, (M, N)) / 8).astype(f32)
+    case("triton_sum_rows_f32", "triton/reductions.sum_rows_f32.sm_80.ptx", "sum_rows_kernel", [3], [128],
+         [x, Z("f32", M), S("s32", M), S("s32", N)] + TRITON_SCRATCH,
+         {1: out(x.astype(f64).sum(axis=1).astype(f32), why=WHY_DYADIC + " (k/8 values, row sums < 2^17: every partial sum exact, so the tree order cannot matter)")},
+         shared=32768, note="M = 40 masks the last program's rows 40..47; N = 528 = 2 full 256-chunks + a masked one")
+    # reduce_f64_kernel: per-block sum of x*x, atomically added into out[0]
+    r = rng(401)
+    n = 1500
+    x = r.integers(-4096, 4096, n) / 64.0
+    case("triton_sumsq_f64", "triton/reductions.sumsq_f64.sm_80.ptx", "reduce_f64_kernel", [3], [128],
+         [x, np.zeros(1, f64), S("s32", n)] + TRITON_SCRATCH,
+         {1: out(np.array([(x * x).sum()], f64), why=WHY_DYADIC + " (x = k/64, x*x = k^2/4096, total < 2^35: exact in f64 for any block/atomic order)")},
+         shared=32768)
+    # cumprod_scan_kernel: tl.associative_scan(mul) over 256-element rows
+    r = rng(402)
+    rows = 4
+    k = r.integers(-1, 2, (rows, 256))
+    x = (np.ldexp(1.0, k) * r.choice([-1.0, 1.0], (rows, 256))).astype(f32)
+    case("triton_cumprod_f32", "triton/reductions.cumprod_f32.sm_80.ptx", "cumprod_scan_kernel", [rows], [64],
+         [x, Z("f32", x.size)] + TRITON_SCRATCH,
+         {1: out(np.cumprod(x.astype(f64), axis=1).astype(f32), why=WHY_POW2)}, shared=32768)
 
 
 def cases_triton():
