@@ -2028,6 +2028,26 @@ def cases_group_c():
                  why="var: fma-squares and a 10-level tree of positive terms (<= 11*2^-24), div.full 2^-22, +eps; sqrt.approx.ftz taken at 2 ulp "
                      "(PTX ISA states none; CUDA's non-IEEE sqrtf), 1/sqrt by div.full 2 ulp -> ~8e-7 relative")},
          shared=32768)
+    # fused_math_kernel: ten math functions summed, sign flip, clamp to [-10, 10], then x/alpha (div.full), div_rn, floor, ceil
+    r = rng(407)
+    n, alpha = 1200, 0.75
+    x = r.uniform(-2, 2, n).astype(f32)
+    xd, ax = x.astype(f64), np.abs(x)
+    a1 = (ax + f32(1)).astype(f32).astype(f64)  # |x| + 1.0 and |x| + 2.0 are f32 adds, mirrored
+    a2 = (ax + f32(2)).astype(f32).astype(f64)
+    erf = np.array([math.erf(v) for v in xd])
+    y = np.exp(xd) + np.log(a1) + np.sin(xd) * np.cos(xd) + np.sqrt(ax.astype(f64))
+    y = y + 1.0 / (1.0 + np.exp(-xd)) * alpha + 1.0 / np.sqrt(a1) + erf + np.exp2(xd) + np.log2(a2)
+    y = np.where(xd > 0, y, -y)
+    y = np.minimum(np.maximum(y, -10.0), 10.0)
+    y = y + xd / alpha + xd / (alpha + 1.0) + np.floor(xd) + np.ceil(xd)
+    case("triton_fused_math", "triton/vector_ops.fused_math.sm_80.ptx", "fused_math_kernel", [3], [128],
+         [x, Z("f32", n), S("s32", n), S("f32", alpha)] + TRITON_SCRATCH,
+         {1: out(y.astype(f32), "abs:2e-5",
+                 why="|x| <= 2: function errors (ex2.approx 2^-22.5 rel in exp/exp2/sigmoid, logf/log2f 1 ulp, sinf/cosf/erff 2 ulp (CUDA guide), "
+                     "rsqrt.approx 2^-21.4 rel, sqrt.approx 2 ulp, div.full 2 ulp) sum to < 6e-6; 13 f32 adds of partials < 32 at 2^-20 each "
+                     "-> < 1.8e-5 absolute; the clamp is 1-Lipschitz, floor/ceil/div_rn exact")},
+         note="reference is the exact real result in f64 with the kernel's f32 arguments |x|+1, |x|+2 mirrored")
 
 
 def cases_triton():
