@@ -1293,6 +1293,7 @@ def main():
     o = ap.parse_args()
     cases_cuda()
     cases_group_a()
+    cases_group_c()
     cases_group_b()
     cases_symbols()
     cases_clang()
@@ -2383,6 +2384,118 @@ def cases_numba():
 
 def wrap32(v):
     return (np.asarray(v, i64) & 0xffffffff).astype(u32).view(i32)
+
+
+def cases_group_c():
+    WHY_POW2 = "inputs are signed powers of two, so every partial product is exact and the scan's combine order cannot change the result"
+    # sum_rows_kernel: 16 rows per program, acc += tl.sum over 256-column chunks (N divisible by 16)
+    r = rng(400)
+    M, N = 40, 528
+    x = (r.integers(-1000, 1000, (M, N)) / 8).astype(f32)
+    case("triton_sum_rows_f32", "triton/reductions.sum_rows_f32.sm_80.ptx", "sum_rows_kernel", [3], [128],
+         [x, Z("f32", M), S("s32", M), S("s32", N)] + TRITON_SCRATCH,
+         {1: out(x.astype(f64).sum(axis=1).astype(f32), why=WHY_DYADIC + " (k/8 values, row sums < 2^17: every partial sum exact, so the tree order cannot matter)")},
+         shared=32768, note="M = 40 masks the last program's rows 40..47; N = 528 = 2 full 256-chunks + a masked one")
+    # reduce_f64_kernel: per-block sum of x*x, atomically added into out[0]
+    r = rng(401)
+    n = 1500
+    x = r.integers(-4096, 4096, n) / 64.0
+    case("triton_sumsq_f64", "triton/reductions.sumsq_f64.sm_80.ptx", "reduce_f64_kernel", [3], [128],
+         [x, np.zeros(1, f64), S("s32", n)] + TRITON_SCRATCH,
+         {1: out(np.array([(x * x).sum()], f64), why=WHY_DYADIC + " (x = k/64, x*x = k^2/4096, total < 2^35: exact in f64 for any block/atomic order)")},
+         shared=32768)
+    # cumprod_scan_kernel: tl.associative_scan(mul) over 256-element rows
+    r = rng(402)
+    rows = 4
+    k = r.integers(-1, 2, (rows, 256))
+    x = (np.ldexp(1.0, k) * r.choice([-1.0, 1.0], (rows, 256))).astype(f32)
+    case("triton_cumprod_f32", "triton/reductions.cumprod_f32.sm_80.ptx", "cumprod_scan_kernel", [rows], [64],
+         [x, Z("f32", x.size)] + TRITON_SCRATCH,
+         {1: out(np.cumprod(x.astype(f64), axis=1).astype(f32), why=WHY_POW2)}, shared=32768)
+    # softmax_kernel (f32, BLOCK 1024, 4 warps): max, (x-m)*log2e (mul.f32) -> ex2.approx.f32, f32 sum tree, div.full.f32
+    r = rng(403)
+    rows, ncol, stride = 6, 1000, 1024
+    x = (r.standard_normal((rows, stride)) * 2).astype(f32)
+    t = ((x[:, :ncol] - x[:, :ncol].max(axis=1, keepdims=True)).astype(f32) * f32(1.4426950408889634)).astype(f32)  # mirrored exactly
+    num = np.exp2(t.astype(f64))
+    sm = np.zeros((rows, stride), f32)
+    sm[:, :ncol] = (num / num.sum(axis=1, keepdims=True)).astype(f32)
+    case("triton_softmax_f32_1024", "triton/softmax_norm.softmax_f32_1024.sm_80.ptx", "softmax_kernel", [rows], [128],
+         [Z("f32", rows * stride), x, S("s32", stride), S("s32", stride), S("s32", ncol)] + TRITON_SCRATCH,
+         {0: out(sm, "rel:1.2e-6", why="x-max and *log2e mirrored in f32; ex2.approx.f32 rel 2^-22.5 (PTX ISA) in numerator and in every term of the "
+                 "positive-term sum; the sum's 10-level tree (3 in-thread, 5 shfl.bfly, 2 cross-warp) <= 10*2^-24; div.full.f32 2 ulp (PTX ISA) "
+                 "-> 2*1.69e-7 + 5.96e-7 + 2.38e-7 = 1.17e-6 relative")},
+         shared=32768, note="n_cols = 1000 < BLOCK: columns 1000..1023 are masked (load -inf, not stored; expected 0)")
+    # rmsnorm_kernel (bf16, BLOCK 2048, 8 warps): sum x*x (mul + fma, tree), div.full by N, + eps, rsqrt.approx.ftz, (r*x)*w -> cvt.rn.bf16
+    r = rng(404)
+    rows, N = 5, 1500
+    xb = to_bf16_bits(r.standard_normal((rows, N)))
+    wb = to_bf16_bits(r.uniform(0.5, 1.5, N))
+    xv, wv = bf16_val(xb).astype(f64), bf16_val(wb).astype(f64)
+    eps = f32(1e-5)
+    ms = (xv * xv).sum(axis=1, keepdims=True) / N + float(eps)
+    y = xv / np.sqrt(ms) * wv
+    case("triton_rmsnorm_bf16", "triton/softmax_norm.rmsnorm_bf16.sm_80.ptx", "rmsnorm_kernel", [rows], [256],
+         [xb, wb, Z("u16", rows * N), S("s32", N), S("s32", N), S("f32", "1e-5")] + TRITON_SCRATCH,
+         {2: out(to_bf16_bits(y), "rel:7.9e-3", as_="bf16",
+                 why="y = x*r*w is a product, so the f32 error is relative: sum of squares <= 12 roundings (2^-24 each, positive terms), div.full 2 ulp, "
+                     "rsqrt.approx.ftz 2^-21.4 rel (PTX ISA abs 2^-22.4 on [1,4)), 2 muls -> ~1.5e-6; both sides round to bf16 (<= 1 bf16 ulp = 2^-7 rel apart)")},
+         shared=32768, note="expected is the exactly rounded bf16 of the real x/sqrt(mean(x^2)+eps)*w; eps is the f32 nearest 1e-5")
+    # gelu_fp16_kernel: 0.5*x*(1 + erf(x*0.70710677)) with libdevice erff, cvt.rn.f16
+    r = rng(405)
+    n = 2048 + 512
+    xh = np.clip(r.standard_normal(n) * 1.5, -4, 4).astype(f16)
+    xf = xh.astype(f32)
+    arg = (xf * f32(0.7071067811865476)).astype(f32)  # mul.f32 by 0f3F3504F3, mirrored
+    erf = np.array([math.erf(float(v)) for v in arg.astype(f64)])
+    gy = 0.5 * xf.astype(f64) * (1.0 + erf)
+    case("triton_gelu_fp16", "triton/vector_ops.gelu_fp16.sm_80.ptx", "gelu_fp16_kernel", [3], [128],
+         [xh, Z("f16", n), S("s32", n)] + TRITON_SCRATCH,
+         {1: out(gy.astype(f16), "rel:9.77e-4,abs:1e-6",
+                 why="erff <= 2 ulp (CUDA guide; libdevice inlined, ex2.approx.ftz inside) -> |d(1+erf)| <= 2.5*2^-24 + 2^-24, times 0.5|x| <= 2, "
+                     "plus 2 muls: f32 error <= |x|*1.75*2^-24 + 1.2e-7|y| < 1e-6 abs; both sides round to f16 (<= 1 f16 ulp = 2^-10 rel apart)")},
+         note="n = 2560 leaves the third block half masked; x*0.70710677 is mirrored in f32, erf from math.erf in f64")
+    # layernorm_fwd_kernel (f16 X/Y/W/B, f32 Mean/Rstd; BLOCK 1024, 8 warps, two loop trips with N = 1536)
+    r = rng(406)
+    rows, N = 4, 1536
+    xh = (r.integers(-1024, 1024, (rows, N)) / 256).astype(f16)  # k/256: the f32 row sums are exact
+    wh = r.uniform(0.5, 1.5, N).astype(f16)
+    bh = (r.standard_normal(N) * 0.5).astype(f16)
+    xv = xh.astype(f64)
+    mean = xv.sum(axis=1) / N
+    var = ((xv - mean[:, None]) ** 2).sum(axis=1) / N
+    rstd = 1.0 / np.sqrt(var + float(f32(1e-5)))
+    yv = (xv - mean[:, None]) * rstd[:, None] * wh.astype(f64) + bh.astype(f64)
+    case("triton_layernorm_fwd_f16", "triton/softmax_norm.layernorm_fwd_f16.sm_80.ptx", "layernorm_fwd_kernel", [rows], [256],
+         [xh, Z("f16", rows * N), wh, bh, Z("f32", rows), Z("f32", rows), S("s32", N), S("s32", N), S("f32", "1e-5")] + TRITON_SCRATCH,
+         {1: out(yv.astype(f16), "rel:9.77e-4,abs:1.2e-5",
+                 why="f32 y = fma((x-mean)*rstd, w, b): rstd rel <= 1e-6 (below) times |t*w| <= 8, plus 3 roundings of values <= 10 -> < 1.2e-5 abs; "
+                     "both sides round to f16 (<= 1 f16 ulp = 2^-10 rel apart)"),
+          4: out(mean.astype(f32), "rel:3e-7", why="inputs k/256, so the row sum is exact; div.full.f32 by N within 2 ulp (PTX ISA), + 0.5 ulp rounding of the reference"),
+          5: out(rstd.astype(f32), "rel:1e-6",
+                 why="var: fma-squares and a 10-level tree of positive terms (<= 11*2^-24), div.full 2^-22, +eps; sqrt.approx.ftz taken at 2 ulp "
+                     "(PTX ISA states none; CUDA's non-IEEE sqrtf), 1/sqrt by div.full 2 ulp -> ~8e-7 relative")},
+         shared=32768)
+    # fused_math_kernel: ten math functions summed, sign flip, clamp to [-10, 10], then x/alpha (div.full), div_rn, floor, ceil
+    r = rng(407)
+    n, alpha = 1200, 0.75
+    x = r.uniform(-2, 2, n).astype(f32)
+    xd, ax = x.astype(f64), np.abs(x)
+    a1 = (ax + f32(1)).astype(f32).astype(f64)  # |x| + 1.0 and |x| + 2.0 are f32 adds, mirrored
+    a2 = (ax + f32(2)).astype(f32).astype(f64)
+    erf = np.array([math.erf(v) for v in xd])
+    y = np.exp(xd) + np.log(a1) + np.sin(xd) * np.cos(xd) + np.sqrt(ax.astype(f64))
+    y = y + 1.0 / (1.0 + np.exp(-xd)) * alpha + 1.0 / np.sqrt(a1) + erf + np.exp2(xd) + np.log2(a2)
+    y = np.where(xd > 0, y, -y)
+    y = np.minimum(np.maximum(y, -10.0), 10.0)
+    y = y + xd / alpha + xd / (alpha + 1.0) + np.floor(xd) + np.ceil(xd)
+    case("triton_fused_math", "triton/vector_ops.fused_math.sm_80.ptx", "fused_math_kernel", [3], [128],
+         [x, Z("f32", n), S("s32", n), S("f32", alpha)] + TRITON_SCRATCH,
+         {1: out(y.astype(f32), "abs:2e-5",
+                 why="|x| <= 2: function errors (ex2.approx 2^-22.5 rel in exp/exp2/sigmoid, logf/log2f 1 ulp, sinf/cosf/erff 2 ulp (CUDA guide), "
+                     "rsqrt.approx 2^-21.4 rel, sqrt.approx 2 ulp, div.full 2 ulp) sum to < 6e-6; 13 f32 adds of partials < 32 at 2^-20 each "
+                     "-> < 1.8e-5 absolute; the clamp is 1-Lipschitz, floor/ceil/div_rn exact")},
+         note="reference is the exact real result in f64 with the kernel's f32 arguments |x|+1, |x|+2 mirrored")
 
 
 def cases_triton():
