@@ -1598,6 +1598,48 @@ def int_bits_ref(x, y):
     return np.array(res, u32)
 
 
+def _f32_dir(fr, mode):
+    """Exact rational -> f32 rounded with mode rz/rm (finite, normal range), as float."""
+    v = round_frac(fr, "f32")
+    fv = Fraction(v)
+    if (mode == "rm" and fv > fr) or (mode == "rz" and abs(fv) > abs(fr)):
+        v = float(np.nextafter(f32(v), f32(-np.inf) if (mode == "rm" or v > 0) else f32(np.inf)))
+    return v
+
+
+def f32_intrinsics_ref(x):
+    """Eb of fp_types.cu f32_intrinsics (x normal, 0 < |x| <= pi), op by op in the PTX's order (sm_80)."""
+    F = "f32"
+    X = lambda a: Eb.exact(np.asarray(a, f32), F)
+    ax = np.abs(x)
+    a1 = (ax + f32(1)).astype(f32)                                         # %f5 = |x| + 1
+    r = lg2_approx(a1).fma(X(f32(0.6931471805599453)), ex2_approx(X((x * f32(1.4426950408889634)).astype(f32))))  # __logf + __expf (fma)
+    sn, cs = sincos_approx(x)
+    r = sn + r
+    r = cs + r
+    iv = mpv(lambda m, t: 1 / m.sqrt(t), a1)
+    r = Eb(iv, 2.5 * ulp_up(iv, 2, F) + SLACK * iv, F) + r                 # rsqrtf: rsqrt.approx.f32, 2 ulp (CUDA guide)
+    f16_ = div_approx(X(x), X(f32(3))) + r                                 # __fdividef(x, 3) + ...
+    rcz = np.array([_f32_dir(Fraction(1) / Fraction(float(t)), "rz") for t in x], f32)
+    ex = ((x / f32(7)).astype(f32) + np.sqrt(ax)).astype(f32)              # div.rn, sqrt.rn, add: exact mirror
+    ex = (ex + rcz).astype(f32)                                            # + rcp.rz
+    mn = Eb(np.minimum(x.astype(f64), f16_.v), f16_.e, F)                  # min/max are 1-Lipschitz: no new error
+    mx = Eb(np.maximum(x.astype(f64), f16_.v), f16_.e, F)
+    f27 = f16_ + (mx + (mn + X(ex)))
+    t = X(np.clip(x, 0, 1)) + f27._dir(x + f27.v, f27.e)                  # __saturatef + add.rz.ftz(x, r)
+    t = ex2_approx(X(x)) + t                                               # ex2.approx.ftz(x)
+    mrm = np.array([_f32_dir(Fraction(float(v)) ** 2, "rm") for v in x], f32)
+    t = X(mrm) + t                                                         # mul.rm(x, x)
+    av = np.abs(f27.v)
+    sv = np.sqrt(av)
+    se = f27.e / (np.sqrt(np.maximum(av - f27.e, 0)) + sv)                 # |sqrt a - sqrt b| <= |a - b| / (sqrt a + sqrt b)
+    t = f27._rnd(sv, se) + t                                               # sqrt.rn(|r|)
+    r = f27 + t
+    r = r + X(np.rint(x))                                                  # cvt.rni.s32 -> f32
+    r = r + X(np.trunc(x))                                                 # cvt.rzi.s32 -> f32
+    return X(np.ceil(ax)) + r                                              # cvt.rpi.u64(|x|) -> f32
+
+
 def cases_group_d():
     """Group D: clang 19 fixtures (atomics_warp, basics, fp_types, calls_recursion, tensor_async)."""
     # ---------------- atomics_warp: atomics (every thread, same v) ----------------
@@ -1762,6 +1804,20 @@ def cases_group_d():
          [x, y, Z("f64", n), Z("i64", n), S("s32", n)],
          {2: out(ec, why="div/sqrt/rcp/fma .rn and div.rz/add.rm/mul.rp/fma.rz, cvt.rmi/rpi/rzi, reproduced with exact rationals in the PTX's order"),
           3: out(el, why="cvt.rzi.s64.f64, cvt.rmi.s32.f64 (sign-extended), cvt.rn.f32.f64 + cvt.rzi.s64.f32, wrapping s64 adds")})
+    # ---------------- fp_types: f32_intrinsics (bound) ----------------
+    n = 300
+    x = r.uniform(-math.pi, math.pi, n).astype(f32)
+    x = np.clip(x, f32(-3.1415925), f32(3.1415925))
+    x[:8] = [1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 3.1415925, 1e-3]  # cvt.rni ties (to even), the range ends
+    x[np.abs(x) < 1e-6] = f32(1e-3)
+    e, b = f32_intrinsics_ref(x).result(f32)
+    assert np.isfinite(b).all()
+    case("clang19_f32_intrinsics", "clang19/fp_types.sm_80.ptx", "f32_intrinsics", [2], [256],
+         [x, Z("f32", n), S("s32", n)],
+         {1: out(e, "bound", "mirrors the PTX op by op; ex2.approx rel 2^-22.5, lg2.approx abs 2^-22.6, sin/cos.approx abs 2^-20.9 on [-pi, pi], "
+                 "div.approx 2 ulp (PTX ISA), rsqrtf (rsqrt.approx.f32) 2 ulp (CUDA guide); .rn ops 1/2 ulp, .rz/.rm 1 ulp; operand errors "
+                 "propagated through min/max.NaN/sqrt; exact steps (div.rn, sqrt.rn, rcp.rz, mul.rm, cvt) reproduced; per-element bound", bound=b)},
+         note="inputs normal and nonzero in [-pi, pi] (the sin/cos.approx bound's range; rcp.rz(0) would be inf)")
     # ---------------- fp_types: int_bits ----------------
     n = 300
     xa = r.integers(0, 2**32, n, dtype=u64).astype(u32)
