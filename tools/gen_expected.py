@@ -2175,18 +2175,20 @@ def cases_group_d():
     case("clang19_warp_reduce_atomic", "clang19/atomics_warp.sm_80.O0.ptx", "warp_reduce_atomic", [4], [128],
          [x, o0, S("s32", n)],
          {1: out(np.array([o0[0] + x.astype(f64).sum()], f32), why=WHY_DYADIC + "; shfl.down tree, lanes past n add 0, -O0 code")})
-    # ---------------- basics: const_poly (c_coef has no initializer: zero) ----------------
+    # ---------------- basics: const_poly (c_coef set with --symbol) ----------------
     n = 300
     x = (r.standard_normal(n) * 4).astype(f32)
     x[:4] = [np.inf, -np.inf, -0.0, 1e30]
-    with np.errstate(invalid="ignore"):
-        e = np.zeros(n, f32)
-        e[~np.isfinite(x)] = np.nan
+    coef = (rng(601).standard_normal(16) / 4).astype(f32)  # own stream: group_d's draws stay put
+    e = np.zeros(n, f32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(15, -1, -1):  # r = fma(r, x, c_coef[k]) from r = 0 (fma(x, 0, c15) first)
+            e = fma32(e, x, np.full(n, coef[k]))
     case("clang19_const_poly", "clang19/basics.sm_80.ptx", "const_poly", [2], [256],
          [x, Z("f32", n), S("s32", n)],
-         {1: out(canon_nan(e), why="Horner with fma.rn over the 16 __constant__ coefficients, which have no initializer (zero-filled .const): "
-                                   "fma(x, 0, 0) = +0 (RN: -0 + +0 = +0) for finite x, inf*0 -> canonical NaN")},
-         note="c_coef cannot be set from the command line; the case checks ld.const of zero-initialised constant memory")
+         {1: out(canon_nan(e), why="Horner with fma.rn over 16 __constant__ coefficients set with --symbol; "
+                                   "inf*0 in the first step and overflow give the canonical NaN / inf")},
+         symbols={"c_coef": coef})
     # ---------------- basics: reduce<128> (one block, non-dyadic: the tree order is checked) ----------------
     n = 100
     x = r.standard_normal(n).astype(f32)
