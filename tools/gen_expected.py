@@ -1353,7 +1353,7 @@ def write_case(c):
             np.save(os.path.join(d, f"sym_{name}.npy"), np.ascontiguousarray(a).reshape(-1))
             syms.append({"name": name, "npy": f"sym_{name}.npy"})
     outs = []
-    for i, spec in sorted(c.outputs.items(), key=lambda kv: (isinstance(kv[0], str), str(kv[0]))):
+    for i, spec in sorted(c.outputs.items(), key=lambda kv: (isinstance(kv[0], str), kv[0] if isinstance(kv[0], int) else 0, str(kv[0]))):
         e = np.ascontiguousarray(spec["expected"]).reshape(-1)
         np.save(os.path.join(d, f"expected{i}.npy"), e)
         od = {"symbol": i} if isinstance(i, str) else {"arg": i}
