@@ -370,6 +370,31 @@ WHY_TREE = "f32/f64 adds in the kernel's exact reduction order (tree simulated i
 WHY_DYADIC = "inputs are small dyadic values, so every partial sum is exact and atomic ordering cannot change the result"
 
 
+def reduce_sum_ref(x, n, B, G):
+    """reduce_shared.cu `reduce_sum<B>` over G CTAs: grid-stride pairs, the __syncthreads tree,
+    then the warp-synchronous volatile steps, in the kernel's order."""
+    acc = np.zeros(G * B, f32)
+    for blk in range(G):
+        for t in range(B):
+            i = blk * 2 * B + t
+            s = f32(0)
+            while i < n:
+                s = f32(s + x[i])
+                if i + B < n:
+                    s = f32(s + x[i + B])
+                i += 2 * B * G
+            acc[blk * B + t] = s
+    res = np.zeros(G, f32)
+    for blk in range(G):
+        sd = acc[blk * B:(blk + 1) * B].copy()
+        for st in (256, 128, 64):  # __syncthreads tree steps that exist for this BLOCK
+            if B >= 2 * st:
+                sd[:st] = sd[:st] + sd[st:2 * st]
+        for st in (32, 16, 8, 4, 2, 1):  # warp-synchronous volatile steps (lockstep: read before write)
+            sd[:32] = sd[:32] + sd[st:st + 32]
+        res[blk] = sd[0]
+    return res
+
 def cases_cuda():
     # ---------------- vector_add ----------------
     r = rng(1)
@@ -432,25 +457,7 @@ def cases_cuda():
     r = rng(3)
     n, B, G = 4096, 256, 4
     x = r.standard_normal(n).astype(f32)
-    acc = np.zeros(G * B, f32)
-    for blk in range(G):
-        for t in range(B):
-            i = blk * 2 * B + t
-            s = f32(0)
-            while i < n:
-                s = f32(s + x[i])
-                if i + B < n:
-                    s = f32(s + x[i + B])
-                i += 2 * B * G
-            acc[blk * B + t] = s
-    res = np.zeros(G, f32)
-    for blk in range(G):
-        sd = acc[blk * B:(blk + 1) * B].copy()
-        for st in (128, 64):
-            sd[:st] = sd[:st] + sd[st:2 * st]
-        for st in (32, 16, 8, 4, 2, 1):  # warp-synchronous volatile steps (lockstep)
-            sd[:32] = sd[:32] + sd[st:st + 32]
-        res[blk] = sd[0]
+    res = reduce_sum_ref(x, n, B, G)
     for comp, arch in [("nvrtc12", "sm_80"), ("nvrtc13", "sm_80.G")]:
         case(f"{comp}_reduce_sum256_{arch.replace('.', '_')}", f"{comp}/reduce_shared.{arch}.ptx", "_Z10reduce_sumILj256EEvPKfPfj",
              [G], [B], [x, Z("f32", G), S("u32", n)], {1: out(res, why=WHY_TREE + "; volatile warp steps read before write (lockstep)")})
@@ -1502,28 +1509,6 @@ def entry_name(fixture):
 def cases_group_a():
     """Group A: real-compiler kernels that had no numpy case yet (rng seeds 200..299)."""
     # ---------------- reduce_shared: reduce_sum<128>, reduce_sum<512> ----------------
-    def reduce_sum_ref(x, n, B, G):
-        acc = np.zeros(G * B, f32)
-        for blk in range(G):
-            for t in range(B):
-                i = blk * 2 * B + t
-                s = f32(0)
-                while i < n:
-                    s = f32(s + x[i])
-                    if i + B < n:
-                        s = f32(s + x[i + B])
-                    i += 2 * B * G
-                acc[blk * B + t] = s
-        res = np.zeros(G, f32)
-        for blk in range(G):
-            sd = acc[blk * B:(blk + 1) * B].copy()
-            for st in (256, 128, 64):  # __syncthreads tree steps that exist for this BLOCK
-                if B >= 2 * st:
-                    sd[:st] = sd[:st] + sd[st:2 * st]
-            for st in (32, 16, 8, 4, 2, 1):  # warp-synchronous volatile steps (lockstep: read before write)
-                sd[:32] = sd[:32] + sd[st:st + 32]
-            res[blk] = sd[0]
-        return res
     r = rng(200)
     n, B, G = 3000, 128, 5  # 3000 is not a multiple of 2*B*G: the grid-stride loop's `i + BLOCK < n` tail is hit
     x = r.standard_normal(n).astype(f32)

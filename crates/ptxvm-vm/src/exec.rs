@@ -1440,53 +1440,39 @@ impl<'a> Cta<'a> {
                 a,
             } => {
                 let (sp, at) = self.resolve(t, *space, *addr);
-                if !at.is_multiple_of(8) {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::Misaligned,
-                        format!("mbarrier object at {at:#x} is not 8-byte aligned"),
-                    ));
-                }
-                let mut buf = [0u8; 8];
-                self.load(t, sp, at, &mut buf, mem)?;
-                let w = u64::from_le_bytes(buf);
-                let av = self.src(t, *a);
-                let new = match *op {
-                    MBarOp::Init => Ok(Some(MBar::init(av & 0xffff_ffff))),
-                    MBarOp::Inval => Ok(Some(Ok(0))),
-                    MBarOp::Arrive { drop, no_complete } => {
-                        MBar::arrive(w, av & 0xffff_ffff, drop, no_complete).map(|(nw, st)| {
-                            self.write(t, *d, st);
-                            Some(Ok(nw))
-                        })
-                    }
-                    MBarOp::ArriveTx { drop } => MBar::tx(w, (av & 0xffff_ffff) as i64)
-                        .and_then(|w2| MBar::arrive(w2, 1, drop, false))
-                        .map(|(nw, st)| {
-                            self.write(t, *d, st);
-                            Some(Ok(nw))
-                        }),
-                    MBarOp::ExpectTx => Ok(Some(MBar::tx(w, (av & 0xffff_ffff) as i64))),
-                    MBarOp::CompleteTx => Ok(Some(MBar::tx(w, -((av & 0xffff_ffff) as i64)))),
-                    MBarOp::Wait { parity } => {
-                        let done = if parity {
-                            MBar::parity_done(w, av)
-                        } else {
-                            MBar::phase_done(w, av)
-                        };
-                        self.write(t, *d, done as u64);
-                        Ok(None)
-                    }
-                    MBarOp::CpAsyncArrive { noinc: true } => {
-                        MBar::arrive(w, 1, false, false).map(|(nw, _)| Some(Ok(nw)))
-                    }
-                    MBarOp::CpAsyncArrive { noinc: false } => Ok(None),
-                };
-                match new.and_then(|n| n.transpose()) {
-                    Ok(Some(nw)) => self.store(t, sp, at, &nw.to_le_bytes(), mem)?,
-                    Ok(None) => {}
-                    Err(msg) => return Err(self.fault(t, FaultKind::Barrier, msg)),
-                }
+                let (op, d, av) = (*op, *d, self.src(t, *a));
+                let n32 = av & 0xffff_ffff;
+                self.mbar_update(t, sp, at, mem, |vm, w| {
+                    Ok(match op {
+                        MBarOp::Init => Some(MBar::init(n32)?),
+                        MBarOp::Inval => Some(0),
+                        MBarOp::Arrive { drop, no_complete } => {
+                            let (nw, st) = MBar::arrive(w, n32, drop, no_complete)?;
+                            vm.write(t, d, st);
+                            Some(nw)
+                        }
+                        MBarOp::ArriveTx { drop } => {
+                            let (nw, st) = MBar::arrive(MBar::tx(w, n32 as i64)?, 1, drop, false)?;
+                            vm.write(t, d, st);
+                            Some(nw)
+                        }
+                        MBarOp::ExpectTx => Some(MBar::tx(w, n32 as i64)?),
+                        MBarOp::CompleteTx => Some(MBar::tx(w, -(n32 as i64))?),
+                        MBarOp::Wait { parity } => {
+                            let done = if parity {
+                                MBar::parity_done(w, av)
+                            } else {
+                                MBar::phase_done(w, av)
+                            };
+                            vm.write(t, d, done as u64);
+                            None
+                        }
+                        MBarOp::CpAsyncArrive { noinc: true } => {
+                            Some(MBar::arrive(w, 1, false, false)?.0)
+                        }
+                        MBarOp::CpAsyncArrive { noinc: false } => None,
+                    })
+                })?;
             }
             Exec::MBarPending { d, state } => {
                 let v = MBar::pending_of(self.src(t, *state));
@@ -1520,12 +1506,7 @@ impl<'a> Cta<'a> {
                 }
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
-                    let mut w = [0u8; 8];
-                    self.load(t, ms, ma, &mut w, mem)?;
-                    match MBar::tx(u64::from_le_bytes(w), -(n as i64)) {
-                        Ok(nw) => self.store(t, ms, ma, &nw.to_le_bytes(), mem)?,
-                        Err(msg) => return Err(self.fault(t, FaultKind::Barrier, msg)),
-                    }
+                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
                 }
             }
             Exec::ClusterBar { wait } => {
@@ -1580,6 +1561,32 @@ impl<'a> Cta<'a> {
         }
         self.threads[t].pc = next;
         Ok(())
+    }
+
+    /// Reads the 8-byte mbarrier object at `addr` in `space`, applies `f` (the new word, or
+    /// `None` to leave it) and writes it back; `f`'s errors are [`FaultKind::Barrier`] faults.
+    fn mbar_update(
+        &mut self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        mem: &SharedMemory,
+        f: impl FnOnce(&mut Self, u64) -> Result<Option<u64>, String>,
+    ) -> Result<(), Box<Fault>> {
+        if !addr.is_multiple_of(8) {
+            return Err(self.fault(
+                t,
+                FaultKind::Misaligned,
+                format!("mbarrier object at {addr:#x} is not 8-byte aligned"),
+            ));
+        }
+        let mut buf = [0u8; 8];
+        self.load(t, space, addr, &mut buf, mem)?;
+        match f(self, u64::from_le_bytes(buf)) {
+            Ok(Some(nw)) => self.store(t, space, addr, &nw.to_le_bytes(), mem),
+            Ok(None) => Ok(()),
+            Err(msg) => Err(self.fault(t, FaultKind::Barrier, msg)),
+        }
     }
 
     /// Calls a defined function: pushes a frame, copies the arguments into its parameters.

@@ -2017,23 +2017,20 @@ impl Dx<'_> {
             | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
             | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
                 // Strip negates and selectors: they live in the spec.
-                let split = |o: &'_ Op| -> Option<(Op, Option<ir::VSel>, bool)> {
+                let split = |o: &Op| -> (Op, Option<ir::VSel>, bool) {
                     let (o, neg) = match o {
                         Op::Neg(x) => (&**x, true),
                         x => (x, false),
                     };
-                    Some(match o {
+                    match o {
                         Op::Select(r, s) => (Op::Reg(*r), Some(*s), neg),
                         x => (x.clone(), None, neg),
-                    })
+                    }
                 };
-                let (d, dsel, _) = split(op(0)?)?;
-                let (a, asel, na) = split(op(1)?)?;
-                let (b, bsel, nb) = split(op(2)?)?;
-                let (c, _, nc) = match op(3) {
-                    Some(o) => split(o)?,
-                    None => (Op::Imm(0), None, false),
-                };
+                let (d, dsel, _) = split(op(0)?);
+                let (a, asel, na) = split(op(1)?);
+                let (b, bsel, nb) = split(op(2)?);
+                let (c, _, nc) = op(3).map_or((Op::Imm(0), None, false), split);
                 let v = Video::decode(inst.opcode, mods, dsel, asel, bsel, [na, nb, nc])?;
                 Exec::Video(Box::new(VideoInst {
                     v,

@@ -205,7 +205,8 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
         ));
     }
     let mut bytes: Vec<Vec<u8>> = Vec::new();
-    let mut buffers: Vec<(usize, u64, Array)> = Vec::new();
+    // Device copies written back by --out: (file stem, address, array given).
+    let mut dumps: Vec<(String, u64, Array)> = Vec::new();
     for (i, (spec, p)) in o.args.iter().zip(&params).enumerate() {
         let arg = parse_arg(spec).map_err(|e| format!("--arg {i}: {e}"))?;
         match arg {
@@ -234,12 +235,11 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
                     .map_err(|e| e.to_string())?;
                 dev.write(addr, &a.data).map_err(|e| e.to_string())?;
                 bytes.push(addr.to_le_bytes()[..p.size as usize].to_vec());
-                buffers.push((i, addr, a));
+                dumps.push((format!("arg{i}"), addr, a));
             }
         }
     }
     // Module variables given with --symbol: filled before the launch, dumped with --out.
-    let mut symbols: Vec<(String, u64, Array)> = Vec::new();
     for spec in &o.symbols {
         let (name, what) = spec
             .split_once('=')
@@ -262,7 +262,7 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
             ));
         }
         dev.write(addr, &a.data).map_err(|e| e.to_string())?;
-        symbols.push((name.to_string(), addr, a));
+        dumps.push((name.to_string(), addr, a));
     }
     let cfg = LaunchConfig {
         grid: o.grid,
@@ -286,7 +286,7 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
     if let Some(dir) = &o.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-        for (i, addr, a) in &buffers {
+        for (stem, addr, a) in &dumps {
             let data = dev
                 .read(*addr, a.data.len() as u64)
                 .map_err(|e| e.to_string())?;
@@ -295,20 +295,7 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
                 shape: a.shape.clone(),
                 data,
             };
-            let path = Path::new(dir).join(format!("arg{i}.npy"));
-            std::fs::write(&path, npy::write(&out))
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        }
-        for (name, addr, a) in &symbols {
-            let data = dev
-                .read(*addr, a.data.len() as u64)
-                .map_err(|e| e.to_string())?;
-            let out = Array {
-                dtype: a.dtype,
-                shape: a.shape.clone(),
-                data,
-            };
-            let path = Path::new(dir).join(format!("{name}.npy"));
+            let path = Path::new(dir).join(format!("{stem}.npy"));
             std::fs::write(&path, npy::write(&out))
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         }
