@@ -297,7 +297,7 @@ class Eb:
 
 class Case:
     def __init__(self, name, fixture, kernel, grid, block, args, outputs, shared=0, xfail=None,
-                 note="", source=None, symbols=None):
+                 note="", source=None, symbols=None, stdout=None, error=None):
         self.name, self.fixture, self.kernel = name, fixture, kernel
         self.grid = list(grid) + [1] * (3 - len(grid))
         self.block = list(block) + [1] * (3 - len(block))
@@ -306,6 +306,9 @@ class Case:
         # Module .global/.const variables filled before the launch (`ptxvm run --symbol`):
         # name -> array or Z. Outputs keyed by a name check the variable after the launch.
         self.symbols = symbols or {}
+        # Expected device printf output (text; `<PTR>` matches any `%p` value), and for a launch
+        # that must fail, the fragments its diagnostic must contain.
+        self.stdout, self.error = stdout, error
 
 
 CASES = []
@@ -1309,6 +1312,7 @@ def main():
     cases_triton()
     cases_math()
     cases_libmath()
+    cases_printf_trap()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1379,6 +1383,13 @@ def write_case(c):
          "args": args, "outputs": outs}
     if syms:
         j["symbols"] = syms
+    if c.stdout is not None:
+        with open(os.path.join(d, "stdout.txt"), "w") as f:
+            f.write(c.stdout)
+        j["stdout"] = "stdout.txt"
+    if c.error is not None:
+        assert not outs and c.error, c.name
+        j["error"] = list(c.error)
     if c.source:
         j["source"] = c.source
     if c.note:
@@ -1475,9 +1486,21 @@ def check_case(c, binary):
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True)
         dt = time.time() - t0
+        msgs, msgs_ok = [], []
+        if "stdout" in j:
+            exp = open(os.path.join(d, j["stdout"])).read()
+            pat = "^" + "0x[0-9a-f]+".join(re.escape(x) for x in exp.split("<PTR>")) + "$"
+            if not re.match(pat, p.stdout, re.S):
+                gl, el = p.stdout.split("\n"), exp.split("\n")
+                k = next((i for i, (g, e) in enumerate(zip(gl, el)) if not re.match("^" + "0x[0-9a-f]+".join(re.escape(x) for x in e.split("<PTR>")) + "$", g)), min(len(gl), len(el)))
+                msgs.append(f"stdout line {k + 1}: got {gl[k] if k < len(gl) else None!r}, expected {el[k] if k < len(el) else None!r}")
+        if "error" in j:
+            if p.returncode == 0:
+                msgs.append("the launch succeeded, but the case expects it to fail")
+            msgs += [f"diagnostic lacks {fr!r}: {p.stderr.strip()[:300]}" for fr in j["error"] if fr not in p.stderr]
+            return not msgs, f"{dt:.2f}s " + "; ".join(msgs)
         if p.returncode != 0:
             return False, f"exit {p.returncode} ({dt:.2f}s): {p.stderr.strip()[:300]}"
-        msgs, msgs_ok = [], []
         for od in j["outputs"]:
             got = np.load(os.path.join(td, f"{od['symbol']}.npy" if "symbol" in od else f"arg{od['arg']}.npy"))
             exp = np.load(os.path.join(d, od["expected"]))
@@ -2851,6 +2874,101 @@ def cases_triton():
     case("triton_global_sum_atomic", "triton/reductions.global_sum_atomic.sm_80.ptx", "global_sum_atomic_kernel", [3], [256],
          [x, np.array([0, -1e30], f32), S("s32", 5000)] + TRITON_SCRATCH,
          {1: out(np.array([x.astype(f64).sum(), x.max()], f32), why=WHY_DYADIC + "; atomic max")}, shared=32768)
+
+
+def cases_printf_trap():
+    """printf output, assert/trap/brkpt diagnostics, sm_90 fences and f16 -> f32 (rng seeds 4200..4299)."""
+    fx = "nvrtc12/printf_assert.sm_80.ptx"
+    # ---------------- printf_kinds: every conversion nvcc's vprintf buffer carries ----------------
+    r = rng(4200)
+    G, B = 2, 40
+    n = G * B
+    f = (r.standard_normal(n) * 1000).astype(f32)
+    f[:8] = [0.0, -0.0, np.inf, -np.inf, 1e-45, 3.4028235e38, 0.125, -2.5]
+    d = r.standard_normal(n) * 1e5
+    d[:6] = [0.0, -0.0, 5e-324, 1.7976931348623157e308, 1 / 3, -np.inf]
+    iv = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    iv[:3] = [0, -2**31, 2**31 - 1]
+    ll = r.integers(-2**63, 2**63 - 1, n, dtype=i64)
+    ll[:3] = [0, -2**63, 2**63 - 1]
+    s = np.frombuffer(b"ptx % string\0", u8)
+    lines = []
+    for blk in range(G):  # ptxvm's documented order: CTAs, then threads by index, each in program order
+        for tid in range(B):
+            t = blk * B + tid
+            fv = float(f[t])
+            lines.append("hello from block %d thread %d" % (blk, tid))
+            lines.append("float %f double %.10e int %d ll %d hex %x" % (fv, float(d[t]), int(iv[t]), int(ll[t]), int(iv[t]) & 0xffffffff))
+            lines.append("ptr <PTR> char %c string %s" % (chr(65 + t % 26), "ptx % string"))
+            if t == 0:
+                lines.append("no args")
+            lines.append("%u %hd %lu %g %5.2f%%" % (t, t, t, fv * 2.0, fv))
+    case("nvrtc12_printf_kinds", fx, "printf_kinds", [G], [B], [f, d, iv, ll, s], {},
+         stdout="\n".join(lines) + "\n",
+         note="expected text from Python's %-formatting (C printf semantics: correctly rounded %f/%e/%g, inf, -0); "
+              "%p prints a device address, matched as any 0x... value; order: CTAs in launch order, threads by "
+              "linear index, each thread's lines in program order (ptxvm's documented deterministic order)")
+
+    # ---------------- checked_divide: assert() passes, then fails in two ways ----------------
+    n = 200
+    a = r.integers(0, 2**31, n, dtype=i64).astype(i32)
+    b = r.integers(-2**31, 2**31, n, dtype=i64).astype(i32)
+    b[b == 0] = 7
+    a[:4], b[:4] = [2**31 - 1, 0, 7, 7], [-1, -5, 2, -2]
+    q = (np.trunc(a.astype(f64) / b.astype(f64))).astype(i32)  # |a|, |b| < 2^31: the f64 quotient truncates exactly
+    case("nvrtc12_checked_divide", fx, "checked_divide", [2], [128], [a, b, Z("i32", n), S("s32", n)],
+         {2: out(q, why="div.s32 truncates toward zero (no overflow: the asserts keep a >= 0 and b != 0)")},
+         note="threads t >= n do nothing; the last 56 of 256 threads test the bound check")
+    bz = b.copy()
+    bz[77] = 0
+    case("nvrtc12_checked_divide_assert_zero", fx, "checked_divide", [2], [128], [a, bz, Z("i32", n), S("s32", n)], {},
+         error=["assertion failed: b[t] != 0", "printf_assert.cu:19", "in void checked_divide(", "in kernel `checked_divide`",
+                "CTA (0, 0, 0), thread (77, 0, 0), lane 13"],
+         note="assert(b[t] != 0) fails in thread 77 only: __assertfail ends the launch with the message, file, line and function")
+    an = a.copy()
+    an[130] = -3
+    case("nvrtc12_checked_divide_assert_negative", "nvrtc12/printf_assert.sm_80.lineinfo.ptx", "checked_divide", [2], [128],
+         [an, b, Z("i32", n), S("s32", n)], {},
+         error=['assertion failed: a[t] >= 0 && "negative numerator"', "printf_assert.cu:20", "in kernel `checked_divide`",
+                "CTA (1, 0, 0), thread (2, 0, 0), lane 2", "printf_assert.cu:20)"],
+         note="the -lineinfo build: the diagnostic also names the .loc source line")
+
+    # ---------------- trap_and_brkpt ----------------
+    v = r.integers(-2**31, 2**31, 96, dtype=i64)
+    v = np.abs(v).clip(0, 2**31 - 1).astype(i32)
+    v[v == 12345] = 1
+    v[:3] = [0, 2**31 - 1, 12344]
+    case("nvrtc12_trap_and_brkpt", fx, "trap_and_brkpt", [1], [96], [v, Z("i32", 96)],
+         {1: out((v.astype(i64) * 2).astype(np.uint64).astype(u32).view(i32), why=WHY_INT + " (wrapping mul by 2); no trap, no breakpoint")})
+    vt = v.copy()
+    vt[50] = -1
+    case("nvrtc12_trap_and_brkpt_trap", fx, "trap_and_brkpt", [1], [96], [vt, Z("i32", 96)], {},
+         error=["`trap` executed", "in kernel `trap_and_brkpt`", "CTA (0, 0, 0), thread (50, 0, 0), lane 18"],
+         note="v[50] < 0: __trap() in the inlined trap_if ends the launch")
+    vb = v.copy()
+    vb[33] = 12345
+    case("nvrtc12_trap_and_brkpt_brkpt", fx, "trap_and_brkpt", [1], [96], [vb, Z("i32", 96)], {},
+         error=["`brkpt` executed", "no debugger is attached", "CTA (0, 0, 0), thread (33, 0, 0), lane 1"],
+         note="v[33] == 12345: __brkpt() suspends the thread at a breakpoint; with no debugger the launch stops there")
+
+    # ---------------- fences_sm90: fence.acq_rel.cluster, fence.proxy.async, st.release / ld.acquire ----------------
+    B = 96
+    data = np.arange(B, dtype=i32)
+    data[0] = 1
+    case("nvrtc12_fences_sm90", "nvrtc12/cluster_sm90.sm_90.ptx", "fences_sm90", [1], [B], [Z("i32", 1), Z("i32", B)],
+         {0: out(np.array([1], i32), why="st.release.gpu of 1 by thread 0"),
+          1: out(data, why="data[t] = t, then thread 0 overwrites data[0] with the flag it reads back with ld.acquire.sys")})
+
+    # ---------------- convert<float, __half>: cvt.f32.f16 ----------------
+    hb = r.integers(0, 2**16, 1024, dtype=i64).astype(u16)
+    hb[:12] = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7d01]
+    h = hb.view(f16)
+    e = h.astype(f32)
+    e.view(u32)[np.isnan(h)] = 0x7fffffff
+    case("nvrtc12_convert_f16_to_f32", "nvrtc12/templates.sm_80.ptx", "_Z7convertIf6__halfEvPKT0_PT_i", [4], [256],
+         [h, Z("f32", 1024), S("s32", 1024)],
+         {1: out(e, why="cvt.f32.f16 is exact (subnormals, infinities, signed zeros); every f16 NaN becomes the canonical "
+                        "f32 NaN 0x7fffffff, ptxvm's documented NaN rule (docs/numerics-half-convert.md)")})
 
 
 def cases_math():

@@ -15,6 +15,9 @@ pub enum FaultKind {
     UseAfterFree,
     /// `trap` or a failed `__assertfail`.
     Trap,
+    /// `brkpt`: execution is suspended at a breakpoint, and with no debugger attached it can
+    /// never resume, so the launch stops there.
+    Breakpoint,
     /// A barrier that can never complete.
     Deadlock,
     /// A `.sync` instruction whose membermask is violated.

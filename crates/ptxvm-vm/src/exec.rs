@@ -1346,6 +1346,14 @@ impl<'a> Cta<'a> {
                 return Ok(());
             }
             Exec::Trap => return Err(self.fault(t, FaultKind::Trap, "`trap` executed")),
+            Exec::Brkpt => {
+                return Err(self.fault(
+                    t,
+                    FaultKind::Breakpoint,
+                    "`brkpt` executed: execution is suspended at a breakpoint and no debugger is \
+                     attached, so the launch cannot complete",
+                ));
+            }
             Exec::Fence => {}
             Exec::CpAsync {
                 dst,

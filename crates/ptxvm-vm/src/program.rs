@@ -516,6 +516,8 @@ pub enum Exec {
     Ret,
     Exit,
     Trap,
+    /// `brkpt`: suspends the thread at a breakpoint (a launch fault without a debugger).
+    Brkpt,
     Bar {
         id: Src,
         count: Option<Src>,
@@ -1741,9 +1743,10 @@ impl Dx<'_> {
                     ftz: has(".ftz"),
                 }
             }
-            // No observable effect in the interpreter: sleeping, performance-monitor
-            // events, and a breakpoint without a debugger attached.
-            "nanosleep" | "pmevent" | "brkpt" => Exec::Fence,
+            // No observable effect in the interpreter: sleeping and performance-monitor
+            // events.
+            "nanosleep" | "pmevent" => Exec::Fence,
+            "brkpt" => Exec::Brkpt,
             "bra" => match op(0)? {
                 Op::Label(b) => Exec::Bra {
                     target: blocks[*b as usize],

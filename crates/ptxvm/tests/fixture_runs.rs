@@ -8,6 +8,10 @@
 //! bound of a kernel that sums several library functions). An output with `"as": "bf16"` holds bf16
 //! bit patterns in a u16 array; `"skip": [i, ...]` leaves out order-dependent elements.
 //!
+//! `"stdout": FILE` compares the device printf output with a text file (`<PTR>` matches any
+//! `%p` value); `"error": [fragments]` makes a case whose launch must fail, with every fragment
+//! in the diagnostic (kernel, PTX line, thread, the assert message).
+//!
 //! A case with `"xfail": "<reason>"` documents an interpreter gap or bug: it must fail (exit
 //! status or mismatch). If it passes, the test fails so the stale xfail gets removed.
 //! All failures are collected and reported together.
@@ -281,6 +285,46 @@ fn compare(got: &Npy, exp: &Npy, mode: &Mode, as_bf16: bool, skip: &[usize]) -> 
     })
 }
 
+/// Compares printf output with the expected text, in which `<PTR>` matches one `%p` value
+/// (`0x` and hex digits: device addresses are the VM's). Returns the first difference.
+fn compare_stdout(got: &str, exp: &str) -> Option<String> {
+    let (gl, el): (Vec<&str>, Vec<&str>) = (got.split('\n').collect(), exp.split('\n').collect());
+    for (i, (g, e)) in gl.iter().zip(&el).enumerate() {
+        if !line_matches(g, e) {
+            return Some(format!("line {}: got {g:?}, expected {e:?}", i + 1));
+        }
+    }
+    (gl.len() != el.len()).then(|| {
+        format!(
+            "{} lines, expected {}",
+            gl.len().saturating_sub(1),
+            el.len().saturating_sub(1)
+        )
+    })
+}
+
+fn line_matches(got: &str, exp: &str) -> bool {
+    let mut parts = exp.split("<PTR>");
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = got.strip_prefix(first) else {
+        return false;
+    };
+    for lit in parts {
+        let Some(hex) = rest.strip_prefix("0x") else {
+            return false;
+        };
+        let n = hex.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if n == 0 {
+            return false;
+        }
+        match hex[n..].strip_prefix(lit) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// Runs one case; Ok(()) when every output matches, Err(reason) otherwise.
 fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
@@ -333,15 +377,50 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
         cmd.arg("--symbol").arg(format!("{name}={spec}"));
     }
     let o = cmd.output().map_err(|e| format!("cannot run ptxvm: {e}"))?;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let mut msgs = Vec::new();
+    // Device printf output, compared as text (`<PTR>` stands for any `%p` value).
+    if let Some(f) = j["stdout"].as_str() {
+        let exp = std::fs::read_to_string(dir.join(f)).map_err(|e| format!("{f}: {e}"))?;
+        if let Some(m) = compare_stdout(&String::from_utf8_lossy(&o.stdout), &exp) {
+            msgs.push(format!("stdout: {m}"));
+        }
+    }
+    // A case whose launch must fail: every listed fragment must appear in the diagnostic.
+    if let Some(frags) = j["error"].as_array() {
+        if o.status.success() {
+            msgs.push("the launch succeeded, but the case expects it to fail".to_string());
+        }
+        for fr in frags {
+            let fr = fr.as_str().ok_or("non-string error fragment")?;
+            if !stderr.contains(fr) {
+                msgs.push(format!(
+                    "diagnostic lacks {fr:?}: {}",
+                    stderr.trim().lines().collect::<Vec<_>>().join(" | ")
+                ));
+            }
+        }
+        if j["outputs"].as_array().is_some_and(|a| !a.is_empty()) {
+            return Err("a case expecting an error cannot have outputs".to_string());
+        }
+        return if msgs.is_empty() {
+            Ok(())
+        } else {
+            Err(msgs.join("; "))
+        };
+    }
     if !o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
         return Err(format!(
             "ptxvm exited with {}: {}",
             o.status,
-            err.trim().lines().take(4).collect::<Vec<_>>().join(" | ")
+            stderr
+                .trim()
+                .lines()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" | ")
         ));
     }
-    let mut msgs = Vec::new();
     for od in j["outputs"].as_array().ok_or("no outputs")? {
         // An output is a buffer argument (`arg`, file argI.npy) or a module variable
         // (`symbol`, file NAME.npy).
