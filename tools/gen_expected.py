@@ -1313,6 +1313,7 @@ def main():
     cases_math()
     cases_libmath()
     cases_printf_trap()
+    cases_triton_more()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -4213,6 +4214,236 @@ def cases_libmath():
     case("nvrtc12_integrate", "nvrtc12/nbody_vector.sm_80.ptx", "integrate", [2], [256], [p2.copy(), v2.copy(), a4, S("f64", "0.01"), S("s32", n)],
          {0: out(pn, why=WHY_FMA + " (v += a*dt, p += v*dt as fma.rn.f64, a widened from f32)"),
           1: out(vn, why=WHY_FMA)})
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton kernels with a spin lock (layernorm backward) and Philox random numbers (tl.rand/randn/randint)
+
+PHILOX_ROUND_A, PHILOX_ROUND_B = 0xD2511F53, 0xCD9E8D57  # triton/language/random.py (mul.hi/lo.u32 by these in the PTX)
+PHILOX_KEY_A, PHILOX_KEY_B = 0x9E3779B9, 0xBB67AE85
+
+
+def philox4x32(c0, seed, rounds=10):
+    """Triton's philox(seed, c0, 0, 0, 0): key (k0, k1) = (low, high) 32 bits of the seed as u64, counters (c0, 0, 0, 0),
+    `rounds` rounds of philox_impl; returns the four u32 outputs as uint64 arrays."""
+    M = 0xFFFFFFFF
+    s = int(seed) & 0xFFFFFFFFFFFFFFFF
+    k0, k1 = s & M, s >> 32
+    c0 = np.asarray(c0, u64) & u64(M)
+    c1 = np.zeros_like(c0); c2 = np.zeros_like(c0); c3 = np.zeros_like(c0)
+    A, B = u64(PHILOX_ROUND_A), u64(PHILOX_ROUND_B)
+    for _ in range(rounds):
+        p0, p2 = A * c0, B * c2  # < 2^64: exact in u64
+        c0, c1, c2, c3 = ((p2 >> u64(32)) ^ c1 ^ u64(k0), p2 & u64(M), (p0 >> u64(32)) ^ c3 ^ u64(k1), p0 & u64(M))
+        k0, k1 = (k0 + PHILOX_KEY_A) & M, (k1 + PHILOX_KEY_B) & M
+    return c0, c1, c2, c3
+
+
+def triton_uniform(x):
+    """uint_to_uniform_float for 32-bit x, as the PTX does it: v = x as i32, v ^ (v >> 31) (= -v-1 for v < 0),
+    cvt.rn.f32.s32, mul.f32 by 0f2FFFFFFF (4.6566127342e-10 as f32)."""
+    v = np.asarray(x, u64).astype(u32).view(i32).astype(i64)
+    v = np.where(v < 0, -v - 1, v)
+    return (v.astype(f64).astype(f32) * np.array([0x2FFFFFFF], u32).view(f32)[0]).astype(f32)
+
+
+def _f32c(h):
+    return np.array([h], u32).view(f32)[0]
+
+
+def _no_subnormal(*vals):
+    # the .ftz ops below are mirrored without flushing: assert nothing they see or make is subnormal
+    for v in vals:
+        a = np.abs(np.asarray(v, f32))
+        assert not ((a > 0) & (a < np.finfo(f32).tiny)).any()
+
+
+def libdevice_logf(u):
+    """__nv_logf as inlined in the Triton PTX, op by op (normal positive finite u): integer split at 2/3, polynomial
+    in f = m - 1 by fma.rn.ftz, + e*ln2."""
+    b = np.asarray(u, f32).view(u32).astype(i64)
+    assert ((b > 0) & (b < 0x7F800000)).all()
+    e = (b - 0x3F2AAAAB) & -8388608                       # add.s32 -1059760811; and.b32 -8388608
+    m = ((b - e) & 0xFFFFFFFF).astype(u32).view(f32)    # sub.s32
+    ef = fma32(e.astype(f64).astype(f32), _f32c(0x34000000), f32(0))
+    f = (m - f32(1)).astype(f32)                        # add.f32 -1
+    p = fma32(_f32c(0xBE055027), f, _f32c(0x3E1039F6))
+    for c in (0xBDF8CDCC, 0x3E0F2955, 0xBE2AD8B9, 0x3E4CED0B, 0xBE7FFF22, 0x3EAAAA78, 0xBF000000):
+        p = fma32(p, f, _f32c(c))
+        _no_subnormal(p)
+    q = (f * p).astype(f32)                             # mul.f32
+    q = fma32(q, f, f)
+    r = fma32(ef, _f32c(0x3F317218), q)
+    _no_subnormal(f, q, r)
+    return r
+
+
+def libdevice_cosf(x):
+    """__nv_cosf as inlined in the Triton PTX for |x| < 105615 (the Payne-Hanek path is not taken): quadrant
+    q = rni(x * 2/pi), 3-term Cody-Waite reduction, sin or cos polynomial by q's parity, sign by (q + 1) & 2."""
+    x = np.asarray(x, f32)
+    assert (np.abs(x) < _f32c(0x47CE4780)).all()
+    q = np.rint((x * _f32c(0x3F22F983)).astype(f32)).astype(i64)  # mul.f32; cvt.rni.s32.f32 (ties to even)
+    qf = q.astype(f64).astype(f32)
+    j = fma32(qf, _f32c(0xBFC90FDA), x)
+    j = fma32(qf, _f32c(0xB3A22168), j)
+    j = fma32(qf, _f32c(0xA7C234C5), j)
+    j2 = (j * j).astype(f32)
+    odd = (q & 1) != 0
+    base = np.where(odd, j, f32(1)).astype(f32)
+    t = fma32(j2, base, f32(0))
+    c2 = np.where(odd, _f32c(0xB94D4153), fma32(_f32c(0x37CBAC00), j2, _f32c(0xBAB607ED)))
+    c1 = np.where(odd, _f32c(0x3C0885E4), _f32c(0x3D2AAABB))
+    c0 = np.where(odd, _f32c(0xBE2AAAA8), _f32c(0xBEFFFFFF))
+    p = fma32(fma32(fma32(c2, j2, c1), j2, c0), t, base)
+    _no_subnormal(j, j2, t, p)
+    return np.where(((q + 1) & 2) != 0, -p, p).astype(f32)   # fma(p, -1, 0)
+
+
+def f32_within(q, n):
+    """(lo, hi): the smallest and largest f32 within n ulp of the real value q (f64), ulp taken at the larger
+    magnitude (ulp_up); a 2^-50 relative margin covers q itself being an f64 rounding of the exact quotient."""
+    q = np.asarray(q, f64)
+    d = n * ulp_up(q, n, "f32") + 2.0 ** -50 * np.abs(q)
+    lo = hi = q.astype(f32)
+    for _ in range(4 * n + 4):
+        dn, up = np.nextafter(lo, f32(-np.inf)), np.nextafter(hi, f32(np.inf))
+        lo = np.where(dn.astype(f64) >= q - d, dn, lo)
+        hi = np.where(up.astype(f64) <= q + d, up, hi)
+    assert (lo.astype(f64) >= q - d).all() and (hi.astype(f64) <= q + d).all()
+    return lo.astype(f32), hi.astype(f32)
+
+
+def cases_triton_more():
+    """layernorm_bwd_dx_kernel (spin lock across CTAs), dropout_kernel (tl.rand), randn_kernel (tl.randn + tl.randint).
+    The only approximate instructions are div.full.f32 (PTX ISA: 2 ulp over the full range) and sqrt.approx.ftz.f32
+    (the CUDA guide's 1-ulp sqrtf without -prec-sqrt; the PTX ISA states no bound). The kernels' results are monotone
+    in those values, so each bound is the largest distance from the expected value that the extreme admissible
+    values of the approximate op produce through the rest of the kernel, mirrored op by op."""
+    # ---------------- layernorm_bwd_dx_kernel (f32, BLOCK_N 512, GROUP_SIZE_M 64, 4 warps) ----------------
+    r = rng(4100)
+    M, N, stride, G = 100, 400, 416, 64
+    x = (r.integers(-64, 65, (M, stride)) / 16).astype(f32)
+    x[:, N:] = 1e30                                       # beyond N in each row: never loaded
+    dy = (r.integers(-64, 65, (M, stride)) / 16).astype(f32)
+    dy[:, N:] = -1e30
+    w = r.standard_normal(N).astype(f32)
+    mean = (r.integers(-16, 17, M) / 16).astype(f32)
+    rstd = (r.integers(1, 9, M) / 4).astype(f32)          # j/4: xhat = (x - mean) * rstd = k*j/64 exactly
+    dx0 = np.full((M, stride), -3.0, f32)                 # sentinel: columns >= N are not stored
+    dw0 = np.full((G, N), 99.0, f32)                      # first arrival per group overwrites (count == 0)
+    db0 = np.full((G, N), -99.0, f32)
+    xs, dys = x[:, :N], dy[:, :N]
+    xhat = ((xs - mean[:, None]).astype(f32) * rstd[:, None]).astype(f32)   # sub.f32, mul.f32
+    wdy = (dys * w[None, :]).astype(f32)                                    # mul.f32 (w * dy)
+    # thread t holds columns t + 128k (k = 0..3); columns >= N are zeros (selp)
+    pad = lambda a: np.concatenate([a, np.zeros((M, 512 - N), f32)], axis=1).reshape(M, 4, 128)
+    X4, W4 = pad(xhat), pad(wdy)
+
+    def block_sum(v):  # per-thread (M, 128) -> shfl.bfly 16, 8, 4, 2, 1 in each warp, then (s0 + s2) + (s1 + s3)
+        v = v.reshape(M, 4, 32)
+        for m in (16, 8, 4, 2, 1):
+            v = (v + v[:, :, np.arange(32) ^ m]).astype(f32)
+        s = v[:, :, 0]
+        return ((s[:, 0] + s[:, 2]).astype(f32) + (s[:, 1] + s[:, 3]).astype(f32)).astype(f32)
+
+    s1 = (fma32(W4[:, 0], X4[:, 0], (W4[:, 1] * X4[:, 1]).astype(f32))
+          + fma32(W4[:, 2], X4[:, 2], (W4[:, 3] * X4[:, 3]).astype(f32))).astype(f32)
+    s2 = ((W4[:, 0] + W4[:, 1]).astype(f32) + (W4[:, 2] + W4[:, 3]).astype(f32)).astype(f32)
+    S1, S2 = block_sum(s1), block_sum(s2)
+    q1, q2 = S1.astype(f64) / N, S2.astype(f64) / N       # div.full.f32 by cvt.rn.f32.s32(N) (exact)
+
+    def dx_of(c1, c2):
+        t = fma32(xhat, c1[:, None], c2[:, None])         # fma.rn(xhat, c1, c2)
+        return ((wdy - t).astype(f32) * rstd[:, None]).astype(f32)   # sub.f32, mul.f32 by rstd
+
+    dx_e = dx_of(q1.astype(f32), q2.astype(f32))
+    (l1, h1), (l2, h2) = f32_within(q1, 2), f32_within(q2, 2)
+    bnd = np.zeros((M, stride))
+    for c1 in (l1, h1):
+        for c2 in (l2, h2):
+            bnd[:, :N] = np.maximum(bnd[:, :N], np.abs(dx_of(c1, c2).astype(f64) - dx_e.astype(f64)))
+    dx = dx0.copy()
+    dx[:, :N] = dx_e
+    pdw = (xhat * dys).astype(f32)                        # mul.f32 xhat * dy
+    dw, db = pdw[:G].astype(f64), dys[:G].astype(f64)    # the first holder stores its partials as they are (-0 stays -0)
+    for row in range(G, M):
+        dw[row % G] += pdw[row]
+        db[row % G] += dys[row]
+    assert (dw.astype(f32).astype(f64) == dw).all() and np.abs(np.round(dw * 1024) - dw * 1024).max() == 0
+    lock = np.zeros(2 * G, i32)
+    lock_e = np.concatenate([np.zeros(G, i32), np.ones(G, i32)])
+    case("triton_layernorm_bwd_dx_f32", "triton/softmax_norm.layernorm_bwd_dx_f32.sm_80.ptx", "layernorm_bwd_dx_kernel", [M], [128],
+         [dx0, dy, dw0, db0, x, w, mean, rstd, lock, S("s32", stride), S("s32", N)] + TRITON_SCRATCH,
+         {0: out(dx, "bound", "c1 = sum(xhat*wdy)/N and c2 = sum(wdy)/N: the row sums (mul + fma per thread, shfl.bfly 16..1, "
+                 "(s0+s2)+(s1+s3) across warps) mirrored exactly; div.full.f32 within 2 ulp (PTX ISA), so the bound is the largest "
+                 "change of the mirrored (wdy - fma(xhat, c1, c2)) * rstd over the extreme admissible c1, c2 (monotone in each); "
+                 "columns >= N keep the sentinel", bound=bnd),
+          2: out(dw.astype(f32), why=WHY_DYADIC + " (xhat*dy = (k/16)(j/4)(d/16) = m/1024, at most 2 rows per lock group: any lock order gives these bits; "
+                 "the first holder of each group overwrites the 99.0 fill)"),
+          3: out(db.astype(f32), why=WHY_DYADIC + " (dy = k/16)"),
+          8: out(lock_e, why="every lock released (0); every group's count set to 1 by its first holder")},
+         shared=32768,
+         note="M = 100 rows over 64 lock groups (36 groups get 2 rows, 28 get 1); N = 400 < BLOCK_N = 512 (masked tail), "
+              "row stride 416; mean = k/16 and rstd = j/4 are inputs, so xhat is exact")
+
+    # Random123's known answer for philox4x32-10 (counter 0, key 0), the generator's Philox against the reference
+    assert [int(v[0]) for v in philox4x32(np.array([0]), 0)] == [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+    # ---------------- dropout_kernel (f32, BLOCK 1024, 4 warps): tl.rand = Philox4x32-10 c0 -> uniform ----------------
+    r = rng(4101)
+    n, nbuf = 2500, 3072
+    seed = -1234567                                       # i32 seed: the PTX sign-extends it (k1 = 0xffffffff)
+    p = f32(0.3)
+    xin = np.zeros(nbuf, f32)
+    xin[:n] = (r.standard_normal(n) * 4).astype(f32)
+    o0 = np.full(nbuf, -7.0, f32)                         # sentinel: offsets >= n are not stored
+    u = triton_uniform(philox4x32(np.arange(nbuf), seed)[0])
+    keep = u > p                                          # setp.gt.f32
+    dvs = (f32(1) - p).astype(f32)                        # sub.f32
+    q = xin.astype(f64) / float(dvs)
+    lo, hi = f32_within(q, 2)                             # div.full.f32: 2 ulp (PTX ISA)
+    qe = q.astype(f32)
+    exp_ = np.where(keep, qe, f32(0)).astype(f32)
+    bd = np.where(keep, np.maximum(hi.astype(f64) - qe, qe - lo.astype(f64)), 0.0)
+    exp_[n:], bd[n:] = o0[n:], 0.0
+    assert 0.6 < keep[:n].mean() < 0.8
+    case("triton_dropout_f32", "triton/attention_misc.dropout_f32.sm_80.ptx", "dropout_kernel", [3], [128],
+         [xin, o0, S("s32", n), S("f32", repr(float(p))), S("s32", seed)] + TRITON_SCRATCH,
+         {1: out(exp_, "bound", "keep mask exact: Philox4x32-10 (triton/language/random.py constants and key schedule, as in the PTX) "
+                 "-> xor-fold, cvt.rn.f32.s32, mul by 0f2FFFFFFF, > p; dropped elements are +0 (bound 0); kept ones x / (1 - p) by "
+                 "div.full.f32, 2 ulp (PTX ISA): bound = distance to the farthest f32 within 2 ulp of the exact quotient; "
+                 "offsets >= n keep the sentinel", bound=bd)},
+         note="n = 2500 leaves the third block partly masked; p = 0.3 as f32; the negative seed exercises the sign-extended key high word")
+
+    # ---------------- randn_kernel (BLOCK 256, 2 warps): tl.randn(seed, offs) + tl.randint(seed, offs) ----------------
+    G2 = 64
+    seed = 0x0123456789ABCDEF                             # i64 seed: key = (0x89ABCDEF, 0x01234567)
+    offs = np.arange(G2 * 256)
+    c0, c1, _, _ = philox4x32(offs, seed)
+    u1 = np.maximum(triton_uniform(c0), _f32c(0x33D6BF95))           # max.f32 with 1e-7
+    u2 = triton_uniform(c1)
+    L = (libdevice_logf(u1) * f32(-2)).astype(f32)                      # mul.f32 by -2.0 (exact)
+    cs = libdevice_cosf((u2 * _f32c(0x40C90FDB)).astype(f32))          # mul.f32 by 2*pi as f32
+    sq = np.sqrt(L.astype(f64)).astype(f32)                            # sqrt.approx.ftz: correctly rounded +- 1 ulp
+    R = c0.astype(f64).astype(f32)                                     # randint as f32: cvt.rn.f32.u32
+    e = fma32(sq, cs, R)                                               # fma.rn.f32(r, cos, randint)
+    bd = np.zeros(e.size)
+    for s_ in (np.nextafter(sq, f32(0)), np.nextafter(sq, f32(np.inf))):
+        bd = np.maximum(bd, np.abs(fma32(s_, cs, R).astype(f64) - e.astype(f64)))
+    mx = np.abs(fma32(sq, cs, f32(0)).astype(f64) - np.sqrt(-2 * np.log(u1.astype(f64))) * np.cos(2 * np.pi * u2.astype(f64)))
+    assert mx.max() < 1e-5, mx.max()                      # sanity: the mirrored Box-Muller is the real one
+    assert bd.max() == 0                                  # no element's result depends on the root's last bit
+    vis = int((e != R).sum())
+    case("triton_randn", "triton/attention_misc.randn.sm_80.ptx", "randn_kernel", [G2], [64],
+         [Z("f32", G2 * 256), S("u64", seed)] + TRITON_SCRATCH,
+         {0: out(e, "exact", "Philox4x32-10 outputs c0 (randint, u1) and c1 (u2) exact; libdevice logf and cosf are inlined as "
+                 "correctly rounded fma.rn.ftz/mul/cvt sequences, mirrored op by op (no subnormal operands, asserted); the only "
+                 "approximate op, sqrt.approx.ftz.f32, is allowed 1 ulp from the correctly rounded root (CUDA guide sqrtf without "
+                 "-prec-sqrt; the PTX ISA states no bound), and the generator checks that r +- 1 ulp changes no "
+                 "fma.rn(r, cos, f32(randint)) here, so the comparison is exact")},
+         note=f"out = randn + float(randint) with the same Philox c0: the u32 randint dominates the sum, so the normal sample "
+              f"changes the f32 result for {vis} of {e.size} elements (those with small randints); the rest check Philox and "
+              f"cvt.rn.f32.u32")
 
 
 if __name__ == "__main__":
