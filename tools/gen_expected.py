@@ -1314,6 +1314,7 @@ def main():
     cases_libmath()
     cases_printf_trap()
     cases_triton_more()
+    cases_numba_more()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -2970,6 +2971,60 @@ def cases_printf_trap():
          [h, Z("f32", 1024), S("s32", 1024)],
          {1: out(e, why="cvt.f32.f16 is exact (subnormals, infinities, signed zeros); every f16 NaN becomes the canonical "
                         "f32 NaN 0x7fffffff, ptxvm's documented NaN rule (docs/numerics-half-convert.md)")})
+
+
+def numba_warp_ops_ref(x):
+    """sync_atomics.warp_ops per 32-lane warp, in the PTX's widths: the first shfl.down moves the
+    int32 input, then numba's int64 sum travels as two 32-bit shuffles; votes on the int64 value."""
+    outv = np.zeros(x.size, i64)
+    lanes = np.arange(32)
+    for w in range(x.size // 32):
+        v = x[w * 32:(w + 1) * 32].astype(i64)
+        v = v + v[np.where(lanes + 16 < 32, lanes + 16, lanes)]  # shfl.down 16, clamp 31
+        v = v + v[np.where(lanes >= 1, lanes - 1, lanes)]       # shfl.up 1 (two halves, same lanes)
+        v = v + v[lanes ^ 4]                                     # shfl.bfly 4
+        v = v + v[0]                                             # shfl.idx 0
+        ballot = sum(1 << int(k) for k in lanes if v[k] > 0)
+        all_ = int((v > -1000).all())
+        any_ = int((v > 1000).any())
+        match = np.array([sum(1 << k for k in range(32) if (k & 3) == (l & 3)) for l in range(32)], i64)
+        outv[w * 32:(w + 1) * 32] = v + bin(ballot).count("1") + all_ + any_ + match + 0xffffffff
+    return wrap32(outv)
+
+
+def cases_numba_more():
+    """numba warp intrinsics, print() and thread fences; kernels on the implicit 1x1x1 cluster (rng seeds 4300..4399)."""
+    r = rng(4300)
+    G, B = 2, 64
+    x = r.integers(-2**31, 2**31, G * B, dtype=i64).astype(i32)
+    x[64:] = r.integers(-300, 300, 64)  # the second CTA: small values, so all/any/ballot vary by warp
+    x[96:128] = np.abs(x[96:128]) // 8   # one warp all positive: all() true, ballot full
+    fx = "numba/sync_atomics.warp_ops.sm_80.ptx"
+    case("numba_warp_ops", fx, entry_name(fx), [G], [B], numba_array(x) + numba_zeros(i32, G * B),
+         {11: out(numba_warp_ops_ref(x), why=WHY_INT + ": shfl down/up/bfly/idx (64-bit values as two 32-bit shuffles), "
+                  "ballot/all/any, match.any, activemask, int64 sum wrapped to int32 at the store")})
+    xf = np.array([1.5, -0.0, 3.25e10, -1e-3, 7.0, 8.0], f32)
+    fx = "numba/sync_atomics.printf.sm_80.ptx"
+    case("numba_print", fx, entry_name(fx), [2], [32], numba_array(xf),
+         {}, stdout="".join("%s %d %s %f\n" % ("thread", i, "value", float(xf[i])) for i in range(2)),
+         note="print(\"thread\", i, \"value\", x[i]) becomes vprintf(\"%s %lld %s %f\\n\"); only i < 2 print")
+    G, B = 2, 64
+    fx = "numba/sync_atomics.fences.sm_80.ptx"
+    case("numba_fences", fx, entry_name(fx), [G], [B], numba_zeros(i32, 1) + numba_zeros(i32, G * B),
+         {4: out(np.array([B - 1], i32), why="thread 0 reads data[blockDim - 1] after the fences and syncthreads"),
+          11: out(np.arange(G * B, dtype=i32), why="data[i] = i")})
+
+    # ---------------- kernels on the implicit 1x1x1 cluster (no __cluster_dims__) ----------------
+    G, B = 3, 64
+    e = np.repeat(0 + 1 * 10 + np.arange(G) * 100 + G * 1000 + 0, B).astype(u32)
+    case("nvrtc12_cluster_sregs", "nvrtc12/cluster_sm90.sm_90.ptx", "cluster_sregs", [G], [B], [Z("u32", G * B)],
+         {0: out(e, why="implicit 1x1x1 clusters: %cluster_ctarank 0, %cluster_nctarank 1, %clusterid.x = %ctaid.x, "
+                        "%nclusterid.x = %nctaid.x, %is_explicit_cluster false; barrier.cluster and griddepcontrol complete")})
+    xin = (r.standard_normal(G * B) * 100).astype(f32)
+    xin[:3] = [-0.0, -5.0, 3.4028235e38]
+    case("clang19_mbarrier_cluster", "clang19/wgmma_sm90a.sm_90a.ptx", "mbarrier_cluster", [G], [B], [xin, Z("f32", G * B)],
+         {1: out(np.full(G * B, 1.0, f32), why="an mbarrier for the whole CTA (arrive, test_wait spin), then v * ctarank + nctarank "
+                                               "= v * 0 + 1 = 1 for every finite v (a negative v gives -0 + 1 = 1)")})
 
 
 def cases_math():
