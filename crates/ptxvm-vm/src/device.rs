@@ -85,13 +85,19 @@ pub struct LaunchConfig {
     pub threads: usize,
 }
 
+/// Default warp-instruction budget of a launch: 10^8 warp instructions (up to 3.2·10^9
+/// thread instructions), about a minute and a half of the interpreter at full warps on one
+/// core. Larger real workloads raise it (`LaunchConfig::max_steps`, `--max-steps`); a runaway
+/// loop is reported within that time instead of after half an hour.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
 impl Default for LaunchConfig {
     fn default() -> Self {
         LaunchConfig {
             grid: [1, 1, 1],
             block: [1, 1, 1],
             shared_mem: 0,
-            max_steps: 2_000_000_000,
+            max_steps: DEFAULT_MAX_STEPS,
             threads: 0,
         }
     }

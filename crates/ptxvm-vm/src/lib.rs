@@ -9,7 +9,7 @@ pub mod memory;
 pub mod ops;
 pub mod program;
 
-pub use device::{Device, DeviceProps, LaunchConfig, ModuleId, ParamInfo};
+pub use device::{DEFAULT_MAX_STEPS, Device, DeviceProps, LaunchConfig, ModuleId, ParamInfo};
 pub use error::{Fault, FaultKind, Site, VmError};
 pub use exec::Stats;
 

@@ -74,7 +74,7 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Warp-instruction budget; a launch that exceeds it fails (runaway loops).
-        #[arg(long, default_value_t = 2_000_000_000)]
+        #[arg(long, default_value_t = ptxvm_vm::DEFAULT_MAX_STEPS)]
         max_steps: u64,
         /// Print executed warp and thread instructions and wall time (to stderr).
         #[arg(long)]
