@@ -2073,7 +2073,13 @@ impl<'a> Cta<'a> {
         if wait {
             self.threads[t].state = TState::Barrier(id as u8);
         }
-        self.check_barrier(id);
+        // Only an arrival that completes its warp's arrival can complete the barrier (exits
+        // are rechecked by `recheck_blocked`); checking on every thread made a 1024-thread
+        // `bar.sync` cost O(threads^2).
+        let live = self.live_lanes(w);
+        if self.bar_lanes[id].get(w).is_some_and(|&m| m & live == live) {
+            self.check_barrier(id);
+        }
         Ok(())
     }
 
