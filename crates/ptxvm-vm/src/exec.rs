@@ -562,11 +562,6 @@ impl<'a> Cta<'a> {
             .unwrap_or(0)
     }
 
-    fn reg_ty(&self, t: usize, r: u32) -> Type {
-        let f = self.threads[t].frames.last().map_or(0, |f| f.func);
-        self.prog.funcs[f as usize].reg_types[r as usize]
-    }
-
     /// Reads a source as raw bits.
     fn src(&self, t: usize, s: Src) -> u64 {
         match s {
@@ -638,10 +633,9 @@ impl<'a> Cta<'a> {
 
     fn write(&mut self, t: usize, d: Dst, v: u64) {
         if let Dst::Reg(r) = d {
-            let ty = self.reg_ty(t, r);
-            let v = mask(v, if ty == Type::Pred { 1 } else { ty.bits() });
+            let prog = self.prog;
             if let Some(f) = self.threads[t].frames.last_mut() {
-                f.regs[r as usize] = v;
+                f.regs[r as usize] = v & prog.funcs[f.func as usize].reg_masks[r as usize];
             }
         }
     }

@@ -702,6 +702,8 @@ pub struct FuncCode {
     pub is_entry: bool,
     pub defined: bool,
     pub reg_types: Vec<Type>,
+    /// Per register, the mask of the bits a write keeps (1 for a predicate, else its width).
+    pub reg_masks: Vec<u64>,
     pub code: Vec<DInst>,
     /// Bytes of `.local` variables per activation.
     pub local_size: u32,
@@ -886,6 +888,15 @@ fn decode_func(
         is_entry,
         defined: f.defined,
         reg_types: f.regs.iter().map(|r| r.ty).collect(),
+        reg_masks: f
+            .regs
+            .iter()
+            .map(|r| match r.ty {
+                Type::Pred => 1,
+                ty if ty.bits() >= 64 => u64::MAX,
+                ty => (1u64 << ty.bits()) - 1,
+            })
+            .collect(),
         reqntid: f.tuning.reqntid,
         maxntid: f.tuning.maxntid,
         cluster: f.tuning.reqnctapercluster,
