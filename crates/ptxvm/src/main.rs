@@ -48,41 +48,7 @@ enum Cmd {
     #[command(
         after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
     )]
-    Run {
-        file: PathBuf,
-        /// Kernel to launch (may be left out when the module has one).
-        #[arg(long)]
-        kernel: Option<String>,
-        /// Grid size in CTAs: X[,Y[,Z]].
-        #[arg(long, value_parser = run::parse_dim3)]
-        grid: [u32; 3],
-        /// Block size in threads: X[,Y[,Z]].
-        #[arg(long, value_parser = run::parse_dim3)]
-        block: [u32; 3],
-        /// Dynamic shared memory per CTA, bytes.
-        #[arg(long, default_value_t = 0)]
-        shared_mem: u32,
-        /// A kernel argument (repeat, in parameter order).
-        #[arg(long = "arg", value_name = "SPEC")]
-        args: Vec<String>,
-        /// Fill a module `.global`/`.const` variable before the launch (`NAME=SPEC`, SPEC a
-        /// PATH.npy, zeros:DTYPE:COUNT or hex:BYTES; as cudaMemcpyToSymbol); with --out it is
-        /// written back to DIR/NAME.npy.
-        #[arg(long = "symbol", value_name = "NAME=SPEC")]
-        symbols: Vec<String>,
-        /// Write every buffer argument to DIR/arg<i>.npy after the launch.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Warp-instruction budget; a launch that exceeds it fails (runaway loops).
-        #[arg(long, default_value_t = ptxvm_vm::DEFAULT_MAX_STEPS)]
-        max_steps: u64,
-        /// Print executed warp and thread instructions and wall time (to stderr).
-        #[arg(long)]
-        stats: bool,
-        /// Host threads running CTAs in parallel (default: all cores).
-        #[arg(long, default_value_t = 0, hide_default_value = true)]
-        threads: usize,
-    },
+    Run(run::RunOpts),
     /// Summarise a module: version, target, kernels and functions with their parameters,
     /// register counts, directives and module variables.
     Info { file: PathBuf },
@@ -145,40 +111,13 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Cmd::Run {
-            file,
-            kernel,
-            grid,
-            block,
-            shared_mem,
-            args,
-            symbols,
-            out,
-            max_steps,
-            stats,
-            threads,
-        } => {
-            let o = run::RunOpts {
-                file,
-                kernel,
-                grid,
-                block,
-                shared_mem,
-                args,
-                symbols,
-                out,
-                max_steps,
-                stats,
-                threads,
-            };
-            match run::run(&o) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
+        Cmd::Run(o) => match run::run(&o) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
             }
-        }
+        },
         Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
             Ok((src, checked)) => {
                 if checked.has_errors() {

@@ -153,20 +153,41 @@ fn parse_arg(spec: &str) -> Result<Arg, String> {
     ))
 }
 
-/// Options of `ptxvm run`.
+/// Options of `ptxvm run` (the CLI's argument definitions).
+#[derive(clap::Args)]
 pub struct RunOpts {
     pub file: PathBuf,
+    /// Kernel to launch (may be left out when the module has one).
+    #[arg(long)]
     pub kernel: Option<String>,
+    /// Grid size in CTAs: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dim3)]
     pub grid: [u32; 3],
+    /// Block size in threads: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dim3)]
     pub block: [u32; 3],
+    /// Dynamic shared memory per CTA, bytes.
+    #[arg(long, default_value_t = 0)]
     pub shared_mem: u32,
+    /// A kernel argument (repeat, in parameter order).
+    #[arg(long = "arg", value_name = "SPEC")]
     pub args: Vec<String>,
-    /// `NAME=SPEC`: module variables to fill before the launch (SPEC as for a buffer).
+    /// Fill a module `.global`/`.const` variable before the launch (`NAME=SPEC`, SPEC a
+    /// PATH.npy, zeros:DTYPE:COUNT or hex:BYTES; as cudaMemcpyToSymbol); with --out it is
+    /// written back to DIR/NAME.npy.
+    #[arg(long = "symbol", value_name = "NAME=SPEC")]
     pub symbols: Vec<String>,
+    /// Write every buffer argument to DIR/arg<i>.npy after the launch.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Warp-instruction budget; a launch that exceeds it fails (runaway loops).
+    #[arg(long, default_value_t = ptxvm_vm::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    /// Print executed warp and thread instructions and wall time (to stderr).
+    #[arg(long)]
     pub stats: bool,
-    /// Host threads for CTAs (0 = all cores).
+    /// Host threads running CTAs in parallel (default: all cores).
+    #[arg(long, default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
 }
 
