@@ -1,0 +1,1 @@
+//! cuGetExportTable private tables: placeholder.

@@ -1,0 +1,1 @@
+//! Module images (PTX text, fatbins, fatbin wrappers): placeholder.

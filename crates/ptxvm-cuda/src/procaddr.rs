@@ -1,0 +1,1 @@
+//! cuGetProcAddress resolution: placeholder.
