@@ -24,30 +24,36 @@
 //!     ret;
 //! }
 //! "#;
-//! let mut dev = Device::new();
+//! let dev = Device::new();
 //! let m = dev.load_ptx("twice.ptx", ptx).unwrap();
 //! let out = dev.malloc(8 * 4).unwrap();
 //! let cfg = LaunchConfig { grid: [1, 1, 1], block: [8, 1, 1], ..LaunchConfig::default() };
-//! dev.launch(m, "twice", &cfg, &[&out.to_le_bytes(), &8u32.to_le_bytes()]).unwrap();
+//! let mut stats = ptxvm_vm::Stats::default();
+//! dev.launch(m, "twice", &cfg, &[&out.to_le_bytes(), &8u32.to_le_bytes()], &mut stats).unwrap();
 //! let bytes = dev.read(out, 32).unwrap();
 //! let vals: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
 //! assert_eq!(vals, [0, 2, 4, 6, 8, 10, 12, 14]);
 //! ```
 
+use crate::arch::GpuModel;
 use crate::error::VmError;
 use crate::exec::{self, Launch, Stats};
-use crate::memory::GlobalMemory;
+use crate::memory::{AddressSpace, AllocKind};
 use crate::program::{self, Program};
 use ptxvm_syntax::Source;
+use std::sync::{Arc, RwLock};
 
-/// Documented properties of the virtual device.
+/// Documented properties of the virtual device: its GPU model and the limits ptxvm enforces.
 #[derive(Debug, Clone)]
 pub struct DeviceProps {
+    /// The emulated GPU (compute capability and per-SM resources).
+    pub model: &'static GpuModel,
     pub warp_size: u32,
     pub max_threads_per_block: u32,
     pub max_block_dim: [u32; 3],
     pub max_grid_dim: [u32; 3],
-    /// Shared memory per CTA (static + dynamic), bytes.
+    /// Shared memory per CTA (static + dynamic) a launch may use, bytes: the model's opt-in
+    /// maximum (the driver applies the 48 KiB default unless a kernel opts in).
     pub max_shared_per_block: u32,
     /// Registers per CTA (32-bit registers).
     pub max_registers_per_block: u32,
@@ -57,17 +63,35 @@ pub struct DeviceProps {
     pub local_per_thread: u32,
 }
 
-impl Default for DeviceProps {
-    fn default() -> Self {
+/// Default global memory of a device: 16 GiB of address space, used on demand (only
+/// touched pages take host memory).
+pub const DEFAULT_GLOBAL_MEMORY: u64 = 16 << 30;
+
+impl DeviceProps {
+    /// The properties of a device of the given model.
+    pub fn for_model(model: &'static GpuModel) -> DeviceProps {
         DeviceProps {
+            model,
             warp_size: 32,
             max_threads_per_block: 1024,
             max_block_dim: [1024, 1024, 64],
             max_grid_dim: [i32::MAX as u32, 65535, 65535],
-            max_shared_per_block: 227 * 1024,
-            max_registers_per_block: 65536,
-            global_memory: 4 << 30,
+            max_shared_per_block: model.shared_per_block_optin,
+            max_registers_per_block: model.regs_per_block,
+            global_memory: DEFAULT_GLOBAL_MEMORY,
             local_per_thread: 64 * 1024,
+        }
+    }
+}
+
+impl Default for DeviceProps {
+    fn default() -> Self {
+        DeviceProps {
+            // ptxvm run's historical limit: the largest opt-in of any model.
+            max_shared_per_block: 227 * 1024,
+            ..DeviceProps::for_model(
+                crate::arch::model("sm_90a").unwrap_or(crate::arch::default_model()),
+            )
         }
     }
 }
@@ -104,7 +128,7 @@ impl Default for LaunchConfig {
 }
 
 /// A loaded module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ModuleId(pub u32);
 
 /// A kernel parameter, for marshalling.
@@ -119,19 +143,149 @@ pub struct ParamInfo {
     pub is_array: bool,
 }
 
-struct Loaded {
-    ir: ptxvm_ir::ir::Module,
-    prog: Program,
+/// A parsed and checked module: what loading it again needs, so a driver can cache it by
+/// content and decode it for every load (each load gets its own variables).
+pub struct CheckedModule {
+    pub source: Source,
+    pub module: ptxvm_ir::ir::Module,
 }
 
-/// The virtual device.
+/// Parses and checks PTX text; the error lists every diagnostic as `file:line:col: message`.
+pub fn check_ptx(name: &str, text: &str) -> Result<CheckedModule, VmError> {
+    let (src, pre) = Source::new(name, text.to_string(), None);
+    check_source(src, pre)
+}
+
+fn check_source(src: Source, pre: Vec<ptxvm_syntax::Diagnostic>) -> Result<CheckedModule, VmError> {
+    let checked = ptxvm_ir::check(&src);
+    let errors: Vec<String> = pre
+        .iter()
+        .chain(&checked.diags)
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let l = src.locate(d.span);
+            format!("{}:{}:{}: error: {}", l.file, l.line, l.col, d.message)
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(VmError::Invalid(errors.join("\n")));
+    }
+    Ok(CheckedModule {
+        source: src,
+        module: checked.module,
+    })
+}
+
+/// A module loaded on a device.
+pub struct Loaded {
+    pub checked: Arc<CheckedModule>,
+    pub prog: Program,
+}
+
+/// A kernel of a loaded module: cheap to clone, keeps its module alive.
+#[derive(Clone)]
+pub struct Kernel {
+    module: Arc<Loaded>,
+    index: u32,
+}
+
+/// What `cuFuncGetAttribute` reports of a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelAttrs {
+    /// Registers per thread: the kernel's virtual registers in 32-bit units, at most the
+    /// model's limit (an upper bound of what ptxas would allocate).
+    pub regs: u32,
+    /// Static shared memory, bytes.
+    pub shared_static: u32,
+    /// Module `.const` memory, bytes.
+    pub const_bytes: u64,
+    /// Local memory per thread, bytes.
+    pub local_bytes: u32,
+    /// Kernel parameter bytes.
+    pub param_bytes: u32,
+    /// The most threads per block a launch may use (`.maxntid`/`.reqntid`, register file).
+    pub max_threads: u32,
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+    /// Required cluster shape (`.reqnctapercluster`).
+    pub cluster: Option<[u32; 3]>,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.module.prog.funcs[self.index as usize].name
+    }
+
+    /// The kernel's parameters with their layout.
+    pub fn params(&self) -> Vec<ParamInfo> {
+        let f = &self.module.checked.module.funcs[self.index as usize];
+        let fc = &self.module.prog.funcs[self.index as usize];
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(k, v)| ParamInfo {
+                name: v.name.clone(),
+                ty: v.ty,
+                size: u32::try_from(v.size).unwrap_or(u32::MAX),
+                align: v.align,
+                offset: fc.param_offsets.get(k).copied().unwrap_or(0),
+                is_array: !v.dims.is_empty(),
+            })
+            .collect()
+    }
+
+    /// Bytes of the kernel parameter buffer.
+    pub fn param_buffer_size(&self) -> u32 {
+        self.module.prog.funcs[self.index as usize].kparam_size
+    }
+
+    /// The kernel's attributes on a device of the given model.
+    pub fn attrs(&self, model: &GpuModel) -> KernelAttrs {
+        let fc = &self.module.prog.funcs[self.index as usize];
+        let units: u32 = fc
+            .reg_types
+            .iter()
+            .map(|t| match t.bits() {
+                0 | 1 => 0,
+                b => b.div_ceil(32),
+            })
+            .sum();
+        let regs = units.clamp(1, model.regs_per_thread);
+        let const_bytes = self
+            .module
+            .checked
+            .module
+            .vars
+            .iter()
+            .filter(|v| v.space == ptxvm_ir::types::Space::Const)
+            .map(|v| v.size)
+            .sum();
+        let by_regs = (model.regs_per_block / regs.next_multiple_of(8)).min(1024) / 32 * 32;
+        let mut max_threads = by_regs.clamp(32, 1024);
+        for lim in [fc.maxntid, fc.reqntid].into_iter().flatten() {
+            let n = lim.iter().map(|&x| x as u64).product::<u64>();
+            max_threads = max_threads.min(u32::try_from(n).unwrap_or(u32::MAX));
+        }
+        KernelAttrs {
+            regs,
+            shared_static: self.module.prog.shared_size,
+            const_bytes,
+            local_bytes: fc.local_size,
+            param_bytes: fc.kparam_size,
+            max_threads,
+            reqntid: fc.reqntid,
+            maxntid: fc.maxntid,
+            cluster: fc.cluster,
+        }
+    }
+}
+
+/// The virtual device. All methods take `&self`: several host threads may allocate, copy,
+/// load and launch at once (launches of different streams run concurrently).
 pub struct Device {
     pub props: DeviceProps,
-    pub mem: GlobalMemory,
-    modules: Vec<Loaded>,
-    /// `printf` output of the last launch, kept also when it faulted (what a kernel
-    /// printed before an assertion is often the point).
-    pub last_printf: Vec<u8>,
+    pub mem: AddressSpace,
+    modules: RwLock<Vec<Option<Arc<Loaded>>>>,
 }
 
 impl Default for Device {
@@ -148,95 +302,106 @@ impl Device {
 
     pub fn with_props(props: DeviceProps) -> Device {
         Device {
-            mem: GlobalMemory::new(props.global_memory),
+            mem: AddressSpace::new(props.global_memory),
             props,
-            modules: Vec::new(),
-            last_printf: Vec::new(),
+            modules: RwLock::new(Vec::new()),
         }
     }
 
     /// Checks and loads a PTX module; allocates its `.global`/`.const` variables.
-    pub fn load_ptx(&mut self, name: &str, text: &str) -> Result<ModuleId, VmError> {
-        let (src, pre) = Source::new(name, text.to_string(), None);
-        self.load_source(&src, pre)
+    pub fn load_ptx(&self, name: &str, text: &str) -> Result<ModuleId, VmError> {
+        self.load_checked(Arc::new(check_ptx(name, text)?))
     }
 
     /// Loads an already-read source (with its preprocessing diagnostics).
     pub fn load_source(
-        &mut self,
-        src: &Source,
+        &self,
+        src: Source,
         pre: Vec<ptxvm_syntax::Diagnostic>,
     ) -> Result<ModuleId, VmError> {
-        let checked = ptxvm_ir::check(src);
-        let errors: Vec<String> = pre
-            .iter()
-            .chain(&checked.diags)
-            .filter(|d| d.is_error())
-            .map(|d| {
-                let l = src.locate(d.span);
-                format!("{}:{}:{}: {}", l.file, l.line, l.col, d.message)
-            })
-            .collect();
-        if !errors.is_empty() {
-            return Err(VmError::Invalid(errors.join("\n")));
+        self.load_checked(Arc::new(check_source(src, pre)?))
+    }
+
+    /// Loads a checked module (decodes it and allocates its variables).
+    pub fn load_checked(&self, checked: Arc<CheckedModule>) -> Result<ModuleId, VmError> {
+        let lines = |s: ptxvm_syntax::Span| checked.source.locate(s).line;
+        let prog = program::decode(&checked.module, &lines, &self.mem).map_err(VmError::Usage)?;
+        let loaded = Arc::new(Loaded { checked, prog });
+        let mut mods = self.modules.write().unwrap_or_else(|e| e.into_inner());
+        let id = u32::try_from(mods.len()).map_err(|_| VmError::usage("too many modules"))?;
+        mods.push(Some(loaded));
+        Ok(ModuleId(id))
+    }
+
+    /// Unloads a module and frees its variables. Kernels already obtained keep the code
+    /// alive; their variables are gone (an access faults as a use after free).
+    pub fn unload(&self, m: ModuleId) -> Result<(), VmError> {
+        let loaded = {
+            let mut mods = self.modules.write().unwrap_or_else(|e| e.into_inner());
+            mods.get_mut(m.0 as usize)
+                .and_then(Option::take)
+                .ok_or_else(|| VmError::usage("no such module"))?
+        };
+        for &a in &loaded.prog.var_allocs {
+            let _ = self.mem.free(a);
         }
-        let lines = |s: ptxvm_syntax::Span| src.locate(s).line;
-        let prog =
-            program::decode(&checked.module, &lines, &mut self.mem).map_err(VmError::Usage)?;
-        self.modules.push(Loaded {
-            ir: checked.module,
-            prog,
-        });
-        Ok(ModuleId(self.modules.len() as u32 - 1))
+        Ok(())
+    }
+
+    fn module(&self, m: ModuleId) -> Result<Arc<Loaded>, VmError> {
+        let mods = self.modules.read().unwrap_or_else(|e| e.into_inner());
+        mods.get(m.0 as usize)
+            .and_then(|x| x.clone())
+            .ok_or_else(|| VmError::usage("no such module"))
     }
 
     /// Allocates zeroed device memory (aligned to 256 bytes).
-    pub fn malloc(&mut self, bytes: u64) -> Result<u64, VmError> {
+    pub fn malloc(&self, bytes: u64) -> Result<u64, VmError> {
         self.mem
-            .alloc(bytes, "device allocation")
-            .ok_or_else(|| VmError::usage(format!("out of device memory allocating {bytes} bytes")))
+            .alloc(bytes, AllocKind::Device, "device allocation")
+            .map_err(|e| VmError::usage(e.to_string()))
     }
 
     /// Frees device memory.
-    pub fn free(&mut self, addr: u64) -> Result<(), VmError> {
-        self.mem.free(addr).map_err(VmError::Usage)
+    pub fn free(&self, addr: u64) -> Result<(), VmError> {
+        self.mem.free(addr).map(|_| ()).map_err(VmError::Usage)
     }
 
     /// Host → device copy.
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), VmError> {
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), VmError> {
         self.mem
             .write(addr, data)
-            .map_err(|e| VmError::usage(format!("copy to device: {e:?}")))
+            .map_err(|e| VmError::usage(format!("copy to device: {e}")))
     }
 
     /// Device → host copy.
     pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, VmError> {
-        let mut v = vec![0; len as usize];
+        let n = usize::try_from(len).map_err(|_| VmError::usage("copy size too large"))?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|_| VmError::usage(format!("out of host memory reading {len} bytes")))?;
+        v.resize(n, 0);
         self.mem
             .read(addr, &mut v)
-            .map_err(|e| VmError::usage(format!("copy from device: {e:?}")))?;
+            .map_err(|e| VmError::usage(format!("copy from device: {e}")))?;
         Ok(v)
     }
 
     /// Fills device memory.
-    pub fn memset(&mut self, addr: u64, byte: u8, len: u64) -> Result<(), VmError> {
+    pub fn memset(&self, addr: u64, byte: u8, len: u64) -> Result<(), VmError> {
         self.mem
             .fill(addr, len, byte)
-            .map_err(|e| VmError::usage(format!("memset: {e:?}")))
+            .map_err(|e| VmError::usage(format!("memset: {e}")))
     }
 
-    /// The kernels (`.entry` functions with bodies) of a module.
     /// The device address and size of a module-scope `.global` or `.const` variable
     /// (as `cuModuleGetGlobal`): write it before a launch (`cudaMemcpyToSymbol`), read it after.
     pub fn global(&self, m: ModuleId, name: &str) -> Result<(u64, u64), VmError> {
-        let l = self
-            .modules
-            .get(m.0 as usize)
-            .ok_or_else(|| VmError::usage("no such module"))?;
+        let l = self.module(m)?;
         l.prog.globals.get(name).copied().ok_or_else(|| {
             let mut names: Vec<&str> = l.prog.globals.keys().map(|s| s.as_str()).collect();
             names.sort();
-            VmError::usage(format!(
+            VmError::NotFound(format!(
                 "the module has no `.global`/`.const` variable `{name}` (it has: {})",
                 if names.is_empty() {
                     "none".to_string()
@@ -247,66 +412,78 @@ impl Device {
         })
     }
 
-    pub fn kernels(&self, m: ModuleId) -> Vec<String> {
-        self.modules[m.0 as usize]
-            .ir
-            .funcs
-            .iter()
-            .filter(|f| f.defined && f.kind == Some(ptxvm_ir::ir::FuncKind::Entry))
-            .map(|f| f.name.clone())
-            .collect()
+    /// The kernels (`.entry` functions with bodies) of a module.
+    pub fn kernels(&self, m: ModuleId) -> Result<Vec<String>, VmError> {
+        let l = self.module(m)?;
+        Ok(kernel_names(&l))
     }
 
-    /// A kernel's parameters with their layout.
-    pub fn params(&self, m: ModuleId, kernel: &str) -> Result<Vec<ParamInfo>, VmError> {
-        let l = &self.modules[m.0 as usize];
-        let fi = self.kernel_index(m, kernel)?;
-        let f = &l.ir.funcs[fi as usize];
-        let fc = &l.prog.funcs[fi as usize];
-        Ok(f.params
-            .iter()
-            .enumerate()
-            .map(|(k, v)| ParamInfo {
-                name: v.name.clone(),
-                ty: v.ty,
-                size: v.size as u32,
-                align: v.align,
-                offset: fc.param_offsets[k],
-                is_array: !v.dims.is_empty(),
-            })
-            .collect())
-    }
-
-    fn kernel_index(&self, m: ModuleId, kernel: &str) -> Result<u32, VmError> {
-        let l = self
-            .modules
-            .get(m.0 as usize)
-            .ok_or_else(|| VmError::usage("unknown module"))?;
-        match l.prog.by_name.get(kernel) {
+    /// A kernel of a module by name.
+    pub fn kernel(&self, m: ModuleId, name: &str) -> Result<Kernel, VmError> {
+        let l = self.module(m)?;
+        match l.prog.by_name.get(name) {
             Some(&fi)
                 if l.prog.funcs[fi as usize].is_entry && l.prog.funcs[fi as usize].defined =>
             {
-                Ok(fi)
+                Ok(Kernel {
+                    module: l.clone(),
+                    index: fi,
+                })
             }
-            _ => Err(VmError::usage(format!(
-                "no kernel `{kernel}` in the module (kernels: {})",
-                self.kernels(m).join(", ")
+            _ => Err(VmError::NotFound(format!(
+                "no kernel `{name}` in the module (kernels: {})",
+                kernel_names(&l).join(", ")
             ))),
         }
     }
 
+    /// A kernel's parameters with their layout.
+    pub fn params(&self, m: ModuleId, kernel: &str) -> Result<Vec<ParamInfo>, VmError> {
+        Ok(self.kernel(m, kernel)?.params())
+    }
+
     /// Launches a kernel; `args` holds each parameter's bytes, in order.
     pub fn launch(
-        &mut self,
+        &self,
         m: ModuleId,
         kernel: &str,
         cfg: &LaunchConfig,
         args: &[&[u8]],
-    ) -> Result<Stats, VmError> {
-        let fi = self.kernel_index(m, kernel)?;
-        let params = self.params(m, kernel)?;
-        let l = &self.modules[m.0 as usize];
-        let fc = &l.prog.funcs[fi as usize];
+        stats: &mut Stats,
+    ) -> Result<(), VmError> {
+        let k = self.kernel(m, kernel)?;
+        let params = k.params();
+        if args.len() != params.len() {
+            return Err(VmError::usage(format!(
+                "kernel `{kernel}` takes {} parameters, {} given",
+                params.len(),
+                args.len()
+            )));
+        }
+        let mut buf = vec![0u8; k.param_buffer_size() as usize];
+        for (n, (a, pi)) in args.iter().zip(&params).enumerate() {
+            let dst = (pi.offset as usize)
+                .checked_add(a.len())
+                .and_then(|end| buf.get_mut(pi.offset as usize..end));
+            match dst {
+                Some(dst) if a.len() == pi.size as usize => dst.copy_from_slice(a),
+                _ => {
+                    return Err(VmError::usage(format!(
+                        "parameter {n} (`{}`, {} bytes) given {} bytes",
+                        pi.name,
+                        pi.size,
+                        a.len()
+                    )));
+                }
+            }
+        }
+        self.launch_kernel(&k, cfg, buf, stats)
+    }
+
+    /// Checks a launch configuration against the device and the kernel.
+    pub fn check_launch(&self, k: &Kernel, cfg: &LaunchConfig) -> Result<(), VmError> {
+        let kernel = k.name();
+        let fc = &k.module.prog.funcs[k.index as usize];
         let p = &self.props;
         let threads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
         if cfg.block.contains(&0) || cfg.grid.contains(&0) {
@@ -320,11 +497,11 @@ impl Device {
                 p.max_threads_per_block
             )));
         }
-        for k in 0..3 {
-            if cfg.block[k] > p.max_block_dim[k] || cfg.grid[k] > p.max_grid_dim[k] {
+        for d in 0..3 {
+            if cfg.block[d] > p.max_block_dim[d] || cfg.grid[d] > p.max_grid_dim[d] {
                 return Err(VmError::usage(format!(
-                    "dimension {k} of the grid ({}) or block ({}) exceeds the device limits (grid {:?}, block {:?})",
-                    cfg.grid[k], cfg.block[k], p.max_grid_dim, p.max_block_dim
+                    "dimension {d} of the grid ({}) or block ({}) exceeds the device limits (grid {:?}, block {:?})",
+                    cfg.grid[d], cfg.block[d], p.max_grid_dim, p.max_block_dim
                 )));
             }
         }
@@ -351,55 +528,52 @@ impl Device {
                 cfg.block
             )));
         }
-        let shared = l.prog.shared_size as u64 + cfg.shared_mem as u64;
+        let shared = k.module.prog.shared_size as u64 + cfg.shared_mem as u64;
         if shared > p.max_shared_per_block as u64 {
             return Err(VmError::usage(format!(
                 "{shared} bytes of shared memory exceed the limit of {} per CTA",
                 p.max_shared_per_block
             )));
         }
-        if args.len() != params.len() {
-            return Err(VmError::usage(format!(
-                "kernel `{kernel}` takes {} parameters, {} given",
-                params.len(),
-                args.len()
-            )));
-        }
-        let mut buf = vec![0u8; fc.kparam_size as usize];
-        for (k, (a, pi)) in args.iter().zip(&params).enumerate() {
-            if a.len() != pi.size as usize {
-                return Err(VmError::usage(format!(
-                    "parameter {k} (`{}`, {} bytes) given {} bytes",
-                    pi.name,
-                    pi.size,
-                    a.len()
-                )));
-            }
-            buf[pi.offset as usize..pi.offset as usize + a.len()].copy_from_slice(a);
-        }
+        Ok(())
+    }
+
+    /// Launches a kernel with a complete parameter buffer (laid out per
+    /// [`Kernel::params`]); device `printf` output and counters go to `stats`, also when
+    /// the launch faults.
+    pub fn launch_kernel(
+        &self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        mut params: Vec<u8>,
+        stats: &mut Stats,
+    ) -> Result<(), VmError> {
+        self.check_launch(k, cfg)?;
+        params.resize(k.param_buffer_size() as usize, 0);
         let launch = Launch {
-            kernel: fi,
+            kernel: k.index,
             grid: cfg.grid,
             block: cfg.block,
             dyn_shared: cfg.shared_mem,
-            params: buf,
+            params,
             max_steps: cfg.max_steps,
-            local_size: p.local_per_thread,
+            local_size: self.props.local_per_thread,
             threads: if cfg.threads == 0 {
                 std::thread::available_parallelism().map_or(1, |n| n.get())
             } else {
                 cfg.threads
             },
         };
-        let mut stats = Stats::default();
-        let shared = crate::memory::SharedMemory::new(std::mem::replace(
-            &mut self.mem,
-            GlobalMemory::new(0),
-        ));
-        let r = exec::run(&l.prog, &launch, &shared, &mut stats);
-        self.mem = shared.into_inner();
-        self.last_printf = stats.printf.clone();
-        r.map_err(VmError::Fault)?;
-        Ok(stats)
+        exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
     }
+}
+
+fn kernel_names(l: &Loaded) -> Vec<String> {
+    l.checked
+        .module
+        .funcs
+        .iter()
+        .filter(|f| f.defined && f.kind == Some(ptxvm_ir::ir::FuncKind::Entry))
+        .map(|f| f.name.clone())
+        .collect()
 }

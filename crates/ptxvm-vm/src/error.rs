@@ -13,6 +13,8 @@ pub enum FaultKind {
     Misaligned,
     /// An access to freed memory.
     UseAfterFree,
+    /// A write to read-only memory (`.const`, kernel parameters).
+    ReadOnly,
     /// `trap` or a failed `__assertfail`.
     Trap,
     /// `brkpt`: execution is suspended at a breakpoint, and with no debugger attached it can
@@ -86,9 +88,12 @@ pub enum VmError {
     /// The module did not check; the diagnostics are in the message.
     #[error("the module has errors:\n{0}")]
     Invalid(String),
-    /// A misuse of the API (launch configuration, parameters, unknown kernel, ...).
+    /// A misuse of the API (launch configuration, parameters, ...).
     #[error("{0}")]
     Usage(String),
+    /// A name that is not in the module (kernel, variable).
+    #[error("{0}")]
+    NotFound(String),
 }
 
 impl VmError {

@@ -21,8 +21,8 @@
 
 use crate::error::{Fault, FaultKind, Site};
 use crate::memory::{
-    AccessError, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
-    SharedMemory,
+    AccessError, AddressSpace, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW,
+    SHARED_WINDOW_SIZE,
 };
 use crate::ops::mbarrier::MBar;
 use crate::program::*;
@@ -151,7 +151,7 @@ struct Cta<'a> {
 pub fn run(
     prog: &Program,
     launch: &Launch,
-    mem: &SharedMemory,
+    mem: &AddressSpace,
     stats: &mut Stats,
 ) -> Result<(), Box<Fault>> {
     use std::sync::Mutex;
@@ -348,7 +348,7 @@ impl<'a> Cta<'a> {
 
     fn run(
         &mut self,
-        mem: &SharedMemory,
+        mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
@@ -448,7 +448,7 @@ impl<'a> Cta<'a> {
     fn step_warp(
         &mut self,
         w: u32,
-        mem: &SharedMemory,
+        mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
@@ -687,10 +687,7 @@ impl<'a> Cta<'a> {
         len: usize,
         e: AccessError,
     ) -> Box<Fault> {
-        let (kind, msg) = match e {
-            AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
-            AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
-        };
+        let (kind, msg) = fault_of(e);
         // Addresses in the first page are almost always a null pointer plus a field offset.
         let null = if matches!(space, MemSpace::Global | MemSpace::Generic) && addr < 4096 {
             format!(" (null pointer dereference: {len}-byte {what} at {addr:#x})")
@@ -710,7 +707,7 @@ impl<'a> Cta<'a> {
         space: MemSpace,
         addr: u64,
         buf: &mut [u8],
-        mem: &SharedMemory,
+        mem: &AddressSpace,
     ) -> Result<(), Box<Fault>> {
         let len = buf.len();
         if len.is_power_of_two() && !(addr & !KPARAM_TAG).is_multiple_of(len as u64) {
@@ -718,13 +715,14 @@ impl<'a> Cta<'a> {
                 t,
                 FaultKind::Misaligned,
                 format!(
-                    "misaligned {} read of {len} bytes at {addr:#x}",
-                    space_name(space)
+                    "misaligned {} read of {len} bytes at {addr:#x}{}",
+                    space_name(space),
+                    where_in(space, addr, mem)
                 ),
             ));
         }
         let r = match space {
-            MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read(addr, buf),
+            MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read_guest(addr, buf),
             MemSpace::Shared => slice_read(&self.shared, addr, buf, "shared memory"),
             MemSpace::Local => slice_read(&self.threads[t].local, addr, buf, "local memory"),
             MemSpace::Param => {
@@ -749,7 +747,7 @@ impl<'a> Cta<'a> {
         space: MemSpace,
         addr: u64,
         data: &[u8],
-        mem: &SharedMemory,
+        mem: &AddressSpace,
     ) -> Result<(), Box<Fault>> {
         let len = data.len();
         if len.is_power_of_two() && !addr.is_multiple_of(len as u64) {
@@ -757,21 +755,20 @@ impl<'a> Cta<'a> {
                 t,
                 FaultKind::Misaligned,
                 format!(
-                    "misaligned {} write of {len} bytes at {addr:#x}",
-                    space_name(space)
+                    "misaligned {} write of {len} bytes at {addr:#x}{}",
+                    space_name(space),
+                    where_in(space, addr, mem)
                 ),
             ));
         }
         let r = match space {
-            MemSpace::Global | MemSpace::Generic => mem.write(addr, data),
-            MemSpace::Const => Err(AccessError::OutOfBounds(
-                "constant memory is read-only".into(),
-            )),
+            MemSpace::Global | MemSpace::Generic => mem.write_guest(addr, data),
+            MemSpace::Const => Err(AccessError::ReadOnly("constant memory is read-only".into())),
             MemSpace::Shared => slice_write(&mut self.shared, addr, data, "shared memory"),
             MemSpace::Local => slice_write(&mut self.threads[t].local, addr, data, "local memory"),
             MemSpace::Param => {
                 if addr & KPARAM_TAG != 0 {
-                    Err(AccessError::OutOfBounds(
+                    Err(AccessError::ReadOnly(
                         "kernel parameters are read-only".into(),
                     ))
                 } else {
@@ -817,7 +814,7 @@ impl<'a> Cta<'a> {
         th.pc = fr.ret_pc;
     }
 
-    fn exec(&mut self, t: usize, inst: &DInst, mem: &SharedMemory) -> Result<(), Box<Fault>> {
+    fn exec(&mut self, t: usize, inst: &DInst, mem: &AddressSpace) -> Result<(), Box<Fault>> {
         let mut next = self.threads[t].pc + 1;
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
@@ -1572,7 +1569,7 @@ impl<'a> Cta<'a> {
         t: usize,
         space: MemSpace,
         addr: u64,
-        mem: &SharedMemory,
+        mem: &AddressSpace,
         f: impl FnOnce(&mut Self, u64) -> Result<Option<u64>, String>,
     ) -> Result<(), Box<Fault>> {
         if !addr.is_multiple_of(8) {
@@ -1682,20 +1679,18 @@ impl<'a> Cta<'a> {
         t: usize,
         addr: u64,
         buf: &mut [u8],
-        mem: &SharedMemory,
+        mem: &AddressSpace,
     ) -> Result<(), String> {
         let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
         let r = match sp {
             MemSpace::Shared => slice_read(&self.shared, a, buf, "shared memory"),
             MemSpace::Local => slice_read(&self.threads[t].local, a, buf, "local memory"),
-            _ => mem.read(a, buf),
+            _ => mem.read_guest(a, buf),
         };
-        r.map_err(|e| match e {
-            AccessError::OutOfBounds(m) | AccessError::UseAfterFree(m) => m,
-        })
+        r.map_err(|e| e.message().to_string())
     }
 
-    fn read_cstr(&self, t: usize, addr: u64, mem: &SharedMemory) -> Result<String, String> {
+    fn read_cstr(&self, t: usize, addr: u64, mem: &AddressSpace) -> Result<String, String> {
         let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
         let v = crate::ops::printf::read_cstr(&mut read, addr, crate::ops::printf::MAX_STR)?;
         Ok(String::from_utf8_lossy(&v).into_owned())
@@ -1708,7 +1703,7 @@ impl<'a> Cta<'a> {
         which: Builtin,
         args: &[VarLoc],
         rets: &[VarLoc],
-        mem: &SharedMemory,
+        mem: &AddressSpace,
     ) -> Result<(), Box<Fault>> {
         let arg = |k: usize, size: usize| -> u64 {
             args.get(k).map_or(0, |l| self.param_value(t, *l, size))
@@ -1749,10 +1744,7 @@ impl<'a> Cta<'a> {
             Builtin::Free => {
                 let p = arg(0, 8);
                 mem.heap_free(p).map_err(|e| {
-                    let (kind, m) = match e {
-                        AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
-                        AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
-                    };
+                    let (kind, m) = fault_of(e);
                     self.fault(t, kind, format!("invalid device free: {m}"))
                 })?;
                 None
@@ -2273,6 +2265,35 @@ fn space_name(s: MemSpace) -> &'static str {
         MemSpace::Local => "local",
         MemSpace::Const => "const",
         MemSpace::Param => "param",
+    }
+}
+
+/// " (offset N in <allocation>)" for a global address inside an allocation.
+fn where_in(space: MemSpace, addr: u64, mem: &AddressSpace) -> String {
+    if !matches!(
+        space,
+        MemSpace::Global | MemSpace::Generic | MemSpace::Const
+    ) {
+        return String::new();
+    }
+    match mem.lookup(addr) {
+        Some(a) => format!(
+            " (offset {} in {:?} allocation {:#x}, {} bytes)",
+            addr - a.base,
+            a.kind,
+            a.base,
+            a.size
+        ),
+        None => String::new(),
+    }
+}
+
+/// The fault kind of a failed access.
+fn fault_of(e: AccessError) -> (FaultKind, String) {
+    match e {
+        AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
+        AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
+        AccessError::ReadOnly(m) => (FaultKind::ReadOnly, m),
     }
 }
 

@@ -2,6 +2,7 @@
 //! ([`memory`]), module loading and decoding ([`program`]), kernel launch ([`device`]) and
 //! the reference interpreter with the PTX machine model ([`exec`]).
 
+pub mod arch;
 pub mod device;
 pub mod error;
 pub mod exec;
@@ -9,7 +10,10 @@ pub mod memory;
 pub mod ops;
 pub mod program;
 
-pub use device::{DEFAULT_MAX_STEPS, Device, DeviceProps, LaunchConfig, ModuleId, ParamInfo};
+pub use device::{
+    CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,
+    ModuleId, ParamInfo, check_ptx,
+};
 pub use error::{Fault, FaultKind, Site, VmError};
 pub use exec::Stats;
 

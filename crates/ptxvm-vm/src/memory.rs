@@ -1,15 +1,33 @@
-//! The sandboxed device address space. Device addresses are 64-bit numbers the VM owns;
-//! no guest value ever becomes a host pointer. Global allocations live in an address map
-//! (aligned to 256 bytes like `cudaMalloc`, with a guard gap between them); shared and
-//! local memory have generic windows of their own, mapped by `cvta`.
+//! The sandboxed device address space. Device addresses are 64-bit numbers the VM owns, and
+//! (as with CUDA's unified addressing) a device address *is* the host address of the bytes:
+//! device, host-pinned and managed allocations live in one region of host virtual memory that
+//! the address space reserves up front (`PROT_NONE`, no swap reservation) and commits page by
+//! page on allocation, so the host reads managed memory and mapped pinned memory directly, and
+//! a driver copy is a `memcpy`. Host memory the program registers (`cuMemHostRegister`) joins
+//! the map as an allocation whose bytes stay where they are.
 //!
-//! Invariant: every read or write goes through [`GlobalMemory::read`]/[`GlobalMemory::write`]
-//! (or the window checks of the executor), which bounds-check against a live allocation.
+//! Invariants:
+//! - No guest value ever becomes a host pointer unchecked: every guest access goes through
+//!   [`AddressSpace::read_guest`]/[`AddressSpace::write_guest`] (or the executor's window
+//!   checks for shared/local/param), which bounds-check against a live allocation; host-side
+//!   copies ([`AddressSpace::read`], [`AddressSpace::write`], ...) check the device side too.
+//! - Allocations are 256-byte aligned (as `cudaMalloc`) with a guard gap, and a freed
+//!   allocation's record is kept (up to [`FREED_RECORDS`]) to explain use-after-free.
+//!   Addresses are not reused until the region's bump pointer reaches its end.
+//! - `.const` variables are read-only to the guest; the host may write them
+//!   (`cuMemcpyHtoD` to a `__constant__` symbol).
+//! - All methods take `&self`: host threads running CTAs, driver streams and the host program
+//!   use one address space at once. The allocation map is behind a reader-writer lock held
+//!   only for the lookup of an access; bytes are copied outside any lock. Plain guest accesses
+//!   that race are races in the guest program (as on a GPU); read-modify-writes hold
+//!   [`AddressSpace::atomic`] so guest atomics are atomic across CTAs.
+//! - Shared, local and function addresses have generic windows of their own (below); the
+//!   windows are reserved in host virtual memory too, so no allocation or registered host
+//!   range can ever overlap them.
 
 use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Start of global allocations in the generic address space.
-pub const GLOBAL_BASE: u64 = 0x0000_7f00_0000_0000;
 /// Generic window of the current CTA's shared memory: `generic = SHARED_WINDOW + offset`.
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
 /// Size of the shared window.
@@ -21,18 +39,54 @@ pub const LOCAL_WINDOW_SIZE: u64 = 1 << 32;
 /// Functions' addresses (for function pointers): function `i` is at `FUNC_BASE + 16 * i`.
 /// No memory lives there; only an indirect `call` accepts these addresses.
 pub const FUNC_BASE: u64 = 0x0000_3000_0000_0000;
+/// Size of the function window.
+pub const FUNC_WINDOW_SIZE: u64 = 1 << 32;
 /// Alignment of allocations.
 pub const ALLOC_ALIGN: u64 = 256;
+/// Freed allocations whose records are kept to explain a use after free.
+pub const FREED_RECORDS: usize = 65536;
+/// Virtual address space reserved for allocations (1 TiB; halved until the host grants it,
+/// e.g. under `ulimit -v`). Only touched pages use memory.
+const REGION_RESERVE: u64 = 1 << 40;
+/// Default size of the device heap: 8 MiB (CUDA's `cudaLimitMallocHeapSize` default).
+pub const DEFAULT_HEAP_LIMIT: u64 = 8 << 20;
+
+/// What an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    /// Device memory (`cuMemAlloc`, `ptxvm run` buffers).
+    Device,
+    /// Page-locked host memory allocated by the driver (`cuMemAllocHost`, `cuMemHostAlloc`).
+    Host,
+    /// Managed memory (`cuMemAllocManaged`).
+    Managed,
+    /// Host memory of the program, registered with `cuMemHostRegister` (not owned).
+    Registered,
+    /// A module's `.global` variable.
+    Global,
+    /// A module's `.const` variable (read-only to the guest).
+    Const,
+    /// A block of the device heap (device-side `malloc`).
+    Heap,
+}
 
 /// One allocation.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Alloc {
     pub size: u64,
-    pub data: Vec<u8>,
+    pub kind: AllocKind,
     /// False once freed (kept to explain use-after-free).
     pub live: bool,
-    /// What it is, for diagnostics (`cudaMalloc`, `global var x`, `const var y`).
+    /// What it is, for diagnostics (`device allocation`, ".const variable `y`").
     pub what: String,
+}
+
+/// A live allocation as the host sees it (`cuPointerGetAttribute`, `cuMemGetAddressRange`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocInfo {
+    pub base: u64,
+    pub size: u64,
+    pub kind: AllocKind,
 }
 
 /// Why an access failed.
@@ -40,123 +94,481 @@ pub struct Alloc {
 pub enum AccessError {
     OutOfBounds(String),
     UseAfterFree(String),
+    /// A guest write to read-only memory (`.const`).
+    ReadOnly(String),
 }
 
-/// The global memory of a device.
+impl AccessError {
+    pub fn message(&self) -> &str {
+        match self {
+            AccessError::OutOfBounds(m)
+            | AccessError::UseAfterFree(m)
+            | AccessError::ReadOnly(m) => m,
+        }
+    }
+}
+
+impl std::fmt::Display for AccessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+/// Why an allocation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocError {
+    /// The allocation would exceed the device's memory limit.
+    Limit { size: u64, used: u64, limit: u64 },
+    /// The host refused the memory (address space exhausted, `mprotect` failed).
+    Host(String),
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AllocError::Limit { size, used, limit } => write!(
+                f,
+                "out of device memory: {size} bytes requested, {used} of {limit} bytes in use"
+            ),
+            AllocError::Host(m) => write!(f, "out of memory: {m}"),
+        }
+    }
+}
+
+/// The reserved host region allocations are carved from.
 #[derive(Debug)]
-pub struct GlobalMemory {
+struct Region {
+    base: u64,
+    size: u64,
+    /// Next unused offset.
+    bump: u64,
+    /// Freed ranges (offset → length), reused once the bump pointer reaches the end.
+    free: BTreeMap<u64, u64>,
+}
+
+#[derive(Debug)]
+struct State {
+    region: Option<Region>,
     allocs: BTreeMap<u64, Alloc>,
-    next: u64,
-    /// Bytes currently allocated.
-    pub used: u64,
-    /// Allocation limit in bytes.
-    pub limit: u64,
+    /// Freed records in the order they were freed (trimmed to [`FREED_RECORDS`]).
+    freed: std::collections::VecDeque<u64>,
+    used: u64,
+    limit: u64,
     /// Live device-heap allocations (`malloc` from device code): base → size.
     heap: BTreeMap<u64, u64>,
-    /// Bytes of live device-heap allocations.
-    pub heap_used: u64,
-    /// Limit of the device heap in bytes (default [`DEFAULT_HEAP_LIMIT`], like CUDA's
-    /// `cudaLimitMallocHeapSize`). Device-heap blocks are ordinary allocations in this
-    /// address space (bounds-checked, 256-byte aligned) and persist across launches until
-    /// freed by device code.
-    pub heap_limit: u64,
+    heap_used: u64,
+    heap_limit: u64,
 }
 
-/// Default size of the device heap: 8 MiB.
-pub const DEFAULT_HEAP_LIMIT: u64 = 8 << 20;
+/// The device's address space.
+#[derive(Debug)]
+pub struct AddressSpace {
+    state: RwLock<State>,
+    atomics: Mutex<()>,
+}
 
-impl GlobalMemory {
-    pub fn new(limit: u64) -> GlobalMemory {
-        GlobalMemory {
-            allocs: BTreeMap::new(),
-            next: GLOBAL_BASE,
-            used: 0,
-            limit,
-            heap: BTreeMap::new(),
-            heap_used: 0,
-            heap_limit: DEFAULT_HEAP_LIMIT,
-        }
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 { p as u64 } else { 4096 }
+}
+
+/// Reserves `size` bytes of address space with no access, at `hint` exactly when `fixed`.
+fn reserve(hint: u64, size: u64, fixed: bool) -> Option<u64> {
+    let flags = libc::MAP_PRIVATE
+        | libc::MAP_ANONYMOUS
+        | libc::MAP_NORESERVE
+        | if fixed { libc::MAP_FIXED_NOREPLACE } else { 0 };
+    // SAFETY: an anonymous PROT_NONE mapping touches no existing memory (MAP_FIXED_NOREPLACE
+    // fails instead of replacing a mapping).
+    let p = unsafe {
+        libc::mmap(
+            hint as *mut libc::c_void,
+            size as usize,
+            libc::PROT_NONE,
+            flags,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
     }
-
-    /// Device-side `malloc`: `None` when the heap limit or device memory is exhausted
-    /// (the guest sees a null pointer) or for a zero size.
-    pub fn heap_alloc(&mut self, size: u64) -> Option<u64> {
-        if size == 0 || self.heap_used.checked_add(size)? > self.heap_limit {
-            return None;
-        }
-        let a = self.alloc(size, "device-heap allocation (malloc)")?;
-        self.heap.insert(a, size);
-        self.heap_used += size;
-        Some(a)
+    if fixed && p as u64 != hint {
+        // An old kernel ignored MAP_FIXED_NOREPLACE and placed it elsewhere: give it back.
+        // SAFETY: unmapping exactly the mapping just made.
+        unsafe { libc::munmap(p, size as usize) };
+        return None;
     }
+    Some(p as u64)
+}
 
-    /// Device-side `free`: the pointer must come from [`GlobalMemory::heap_alloc`] and be
-    /// live; `free(NULL)` does nothing.
-    pub fn heap_free(&mut self, addr: u64) -> Result<(), AccessError> {
-        if addr == 0 {
-            return Ok(());
+/// Reserves the generic windows once per process, so host memory can never land in them.
+fn reserve_windows() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for (base, size) in [
+            (SHARED_WINDOW, SHARED_WINDOW_SIZE),
+            (LOCAL_WINDOW, LOCAL_WINDOW_SIZE),
+            (FUNC_BASE, FUNC_WINDOW_SIZE),
+        ] {
+            // Best effort: if something already lives there the reservation fails, and
+            // generic addresses in the window keep meaning shared/local/function addresses.
+            let _ = reserve(base, size, true);
         }
-        match self.heap.remove(&addr) {
-            Some(size) => {
-                self.heap_used -= size;
-                self.free(addr).map_err(AccessError::UseAfterFree)
+    });
+}
+
+impl Region {
+    fn new() -> Option<Region> {
+        reserve_windows();
+        let mut size = REGION_RESERVE;
+        while size >= 1 << 30 {
+            if let Some(base) = reserve(0, size, false) {
+                return Some(Region {
+                    base,
+                    size,
+                    bump: 0,
+                    free: BTreeMap::new(),
+                });
             }
-            None => {
-                if self.allocs.get(&addr).is_some_and(|a| !a.live) {
-                    Err(AccessError::UseAfterFree(format!(
-                        "free of {addr:#x}: double free of a device-heap block"
-                    )))
-                } else {
-                    Err(AccessError::OutOfBounds(format!(
-                        "free of {addr:#x}, which is not a block returned by device malloc"
-                    )))
-                }
+            size /= 2;
+        }
+        None
+    }
+
+    /// Finds room for `span` bytes; returns the address.
+    fn place(&mut self, span: u64) -> Option<(u64, bool)> {
+        if let Some(end) = self.bump.checked_add(span)
+            && end <= self.size
+        {
+            let a = self.base + self.bump;
+            self.bump = end;
+            return Some((a, false));
+        }
+        // The region is used up once: reuse freed ranges, first fit.
+        let (&off, &len) = self.free.iter().find(|&(_, &len)| len >= span)?;
+        self.free.remove(&off);
+        if len > span {
+            self.free.insert(off + span, len - span);
+        }
+        Some((self.base + off, true))
+    }
+
+    /// Makes `[addr, addr+len)` readable and writable.
+    fn commit(&self, addr: u64, len: u64) -> Result<(), String> {
+        let ps = page_size();
+        let lo = addr / ps * ps;
+        let hi = (addr + len).div_ceil(ps) * ps;
+        // SAFETY: the range lies inside this region's reservation.
+        let r = unsafe {
+            libc::mprotect(
+                lo as *mut libc::c_void,
+                (hi - lo) as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        };
+        if r != 0 {
+            return Err(format!(
+                "the host refused to commit {} bytes ({})",
+                hi - lo,
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Gives the whole pages of `[addr, addr+len)` back to the host.
+    fn decommit(&self, addr: u64, len: u64) {
+        let ps = page_size();
+        let lo = addr.div_ceil(ps) * ps;
+        let hi = (addr + len) / ps * ps;
+        if hi > lo {
+            // SAFETY: whole pages inside this region that belong to the freed allocation only.
+            unsafe {
+                libc::madvise(
+                    lo as *mut libc::c_void,
+                    (hi - lo) as usize,
+                    libc::MADV_DONTNEED,
+                );
+                libc::mprotect(lo as *mut libc::c_void, (hi - lo) as usize, libc::PROT_NONE);
             }
         }
     }
+}
 
-    /// Allocates `size` zeroed bytes; returns the device address.
-    pub fn alloc(&mut self, size: u64, what: impl Into<String>) -> Option<u64> {
-        if self.used.checked_add(size)? > self.limit {
-            return None;
+impl Drop for AddressSpace {
+    fn drop(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = &st.region {
+            // SAFETY: the region was mapped by this address space and nothing refers to it
+            // once the address space is gone.
+            unsafe { libc::munmap(r.base as *mut libc::c_void, r.size as usize) };
         }
-        let addr = self.next;
-        // A guard gap of one alignment unit keeps an overrun from landing in the next block.
-        self.next = addr + size.div_ceil(ALLOC_ALIGN).max(1) * ALLOC_ALIGN + ALLOC_ALIGN;
-        self.used += size;
-        self.allocs.insert(
+    }
+}
+
+impl AddressSpace {
+    /// An empty address space that may allocate up to `limit` bytes. The host region is
+    /// reserved at the first allocation.
+    pub fn new(limit: u64) -> AddressSpace {
+        AddressSpace {
+            state: RwLock::new(State {
+                region: None,
+                allocs: BTreeMap::new(),
+                freed: std::collections::VecDeque::new(),
+                used: 0,
+                limit,
+                heap: BTreeMap::new(),
+                heap_used: 0,
+                heap_limit: DEFAULT_HEAP_LIMIT,
+            }),
+            atomics: Mutex::new(()),
+        }
+    }
+
+    fn rd(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wr(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Holds the atomics lock (for a read-modify-write).
+    pub fn atomic(&self) -> MutexGuard<'_, ()> {
+        self.atomics.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bytes currently allocated (device, host, managed and module memory).
+    pub fn used(&self) -> u64 {
+        self.rd().used
+    }
+
+    /// The allocation limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.rd().limit
+    }
+
+    /// The device heap's limit (`cudaLimitMallocHeapSize`).
+    pub fn heap_limit(&self) -> u64 {
+        self.rd().heap_limit
+    }
+
+    pub fn set_heap_limit(&self, bytes: u64) {
+        self.wr().heap_limit = bytes;
+    }
+
+    /// Allocates `size` zeroed bytes of the given kind; returns the address (256-aligned).
+    /// A zero size allocates one byte (every allocation has a distinct address).
+    pub fn alloc(
+        &self,
+        size: u64,
+        kind: AllocKind,
+        what: impl Into<String>,
+    ) -> Result<u64, AllocError> {
+        let mut st = self.wr();
+        Self::alloc_locked(&mut st, size, kind, what.into())
+    }
+
+    fn alloc_locked(
+        st: &mut State,
+        size: u64,
+        kind: AllocKind,
+        what: String,
+    ) -> Result<u64, AllocError> {
+        let size = size.max(1);
+        let limit_err = |st: &State| AllocError::Limit {
+            size,
+            used: st.used,
+            limit: st.limit,
+        };
+        let used = st.used.checked_add(size).ok_or_else(|| limit_err(st))?;
+        if used > st.limit {
+            return Err(limit_err(st));
+        }
+        // The span: the size rounded up to the alignment, plus one unit of guard gap.
+        let span = size
+            .checked_next_multiple_of(ALLOC_ALIGN)
+            .and_then(|s| s.checked_add(ALLOC_ALIGN))
+            .ok_or_else(|| limit_err(st))?;
+        if st.region.is_none() {
+            st.region = Region::new();
+        }
+        let region = st
+            .region
+            .as_mut()
+            .ok_or_else(|| AllocError::Host("no host address space could be reserved".into()))?;
+        let (addr, reused) = region.place(span).ok_or_else(|| {
+            AllocError::Host(format!(
+                "the device address space ({} bytes) has no room for {size} bytes",
+                region.size
+            ))
+        })?;
+        if let Err(e) = region.commit(addr, size) {
+            region.free.insert(addr - region.base, span);
+            return Err(AllocError::Host(e));
+        }
+        if reused {
+            // Records of earlier allocations in the reused range would shadow this one.
+            let stale: Vec<u64> = st
+                .allocs
+                .range(addr..addr + span)
+                .map(|(&b, _)| b)
+                .collect();
+            for b in stale {
+                st.allocs.remove(&b);
+            }
+            // SAFETY: just committed, inside the region, owned by this new allocation.
+            unsafe { std::ptr::write_bytes(addr as *mut u8, 0, size as usize) };
+        }
+        st.used = used;
+        st.allocs.insert(
             addr,
             Alloc {
                 size,
-                data: vec![0; size as usize],
+                kind,
+                live: true,
+                what,
+            },
+        );
+        Ok(addr)
+    }
+
+    /// Registers `size` bytes of the program's own host memory at `ptr` (as
+    /// `cuMemHostRegister`): the guest may then access them at the same address.
+    pub fn register(&self, ptr: u64, size: u64, what: impl Into<String>) -> Result<(), String> {
+        if ptr == 0 || size == 0 {
+            return Err("registering a null pointer or an empty range".into());
+        }
+        let end = ptr
+            .checked_add(size)
+            .ok_or("the range wraps around the address space")?;
+        for (lo, hi) in [
+            (SHARED_WINDOW, SHARED_WINDOW + SHARED_WINDOW_SIZE),
+            (LOCAL_WINDOW, LOCAL_WINDOW + LOCAL_WINDOW_SIZE),
+            (FUNC_BASE, FUNC_BASE + FUNC_WINDOW_SIZE),
+        ] {
+            if ptr < hi && lo < end {
+                return Err(format!("{ptr:#x}..{end:#x} overlaps a reserved window"));
+            }
+        }
+        let mut st = self.wr();
+        if let Some((&b, a)) = st.allocs.range(..end).next_back()
+            && a.live
+            && b + a.size > ptr
+        {
+            return Err(format!(
+                "{ptr:#x}..{end:#x} overlaps {b:#x}..{:#x} ({})",
+                b + a.size,
+                a.what
+            ));
+        }
+        st.allocs.insert(
+            ptr,
+            Alloc {
+                size,
+                kind: AllocKind::Registered,
                 live: true,
                 what: what.into(),
             },
         );
-        Some(addr)
+        Ok(())
     }
 
-    /// Frees an allocation by its base address.
-    pub fn free(&mut self, addr: u64) -> Result<(), String> {
-        match self.allocs.get_mut(&addr) {
-            Some(a) if a.live => {
-                a.live = false;
-                self.used -= a.size;
-                a.data = Vec::new();
-                Ok(())
+    /// Frees an allocation (or unregisters host memory) by its base address.
+    pub fn free(&self, addr: u64) -> Result<AllocKind, String> {
+        let mut st = self.wr();
+        let st = &mut *st;
+        let a = match st.allocs.get_mut(&addr) {
+            Some(a) if a.live => a,
+            Some(_) => return Err(format!("double free of {addr:#x}")),
+            None => {
+                return Err(format!(
+                    "free of {addr:#x}, which is not the start of an allocation"
+                ));
             }
-            Some(_) => Err(format!("double free of {addr:#x}")),
-            None => Err(format!(
-                "free of {addr:#x}, which is not the start of an allocation"
-            )),
+        };
+        a.live = false;
+        let (size, kind) = (a.size, a.kind);
+        if kind == AllocKind::Registered {
+            // Not ours: forget it entirely (the program may register the range again).
+            st.allocs.remove(&addr);
+            return Ok(kind);
         }
+        st.used -= size;
+        if let Some(r) = &mut st.region {
+            r.decommit(addr, size);
+            let span = size.next_multiple_of(ALLOC_ALIGN) + ALLOC_ALIGN;
+            r.free.insert(addr - r.base, span);
+        }
+        st.freed.push_back(addr);
+        while st.freed.len() > FREED_RECORDS {
+            if let Some(old) = st.freed.pop_front()
+                && st.allocs.get(&old).is_some_and(|a| !a.live)
+            {
+                st.allocs.remove(&old);
+            }
+        }
+        Ok(kind)
     }
 
-    /// The allocation containing `[addr, addr+len)`, or an explanation.
-    fn find(&self, addr: u64, len: u64) -> Result<(u64, &Alloc), AccessError> {
-        if let Some((&base, a)) = self.allocs.range(..=addr).next_back() {
+    /// Device-side `malloc`: `None` when the heap limit or device memory is exhausted
+    /// (the guest sees a null pointer) or for a zero size.
+    pub fn heap_alloc(&self, size: u64) -> Option<u64> {
+        let mut st = self.wr();
+        if size == 0 || st.heap_used.checked_add(size)? > st.heap_limit {
+            return None;
+        }
+        let a = Self::alloc_locked(
+            &mut st,
+            size,
+            AllocKind::Heap,
+            "device-heap allocation (malloc)".into(),
+        )
+        .ok()?;
+        st.heap.insert(a, size);
+        st.heap_used += size;
+        Some(a)
+    }
+
+    /// Device-side `free`: the pointer must come from [`AddressSpace::heap_alloc`] and be
+    /// live; `free(NULL)` does nothing.
+    pub fn heap_free(&self, addr: u64) -> Result<(), AccessError> {
+        if addr == 0 {
+            return Ok(());
+        }
+        let size = {
+            let mut st = self.wr();
+            match st.heap.remove(&addr) {
+                Some(size) => {
+                    st.heap_used -= size;
+                    size
+                }
+                None => {
+                    return Err(if st.allocs.get(&addr).is_some_and(|a| !a.live) {
+                        AccessError::UseAfterFree(format!(
+                            "free of {addr:#x}: double free of a device-heap block"
+                        ))
+                    } else {
+                        AccessError::OutOfBounds(format!(
+                            "free of {addr:#x}, which is not a block returned by device malloc"
+                        ))
+                    });
+                }
+            }
+        };
+        let _ = size;
+        self.free(addr)
+            .map(|_| ())
+            .map_err(AccessError::UseAfterFree)
+    }
+
+    /// The live allocation containing `[addr, addr+len)`: its base, or why there is none.
+    fn find(st: &State, addr: u64, len: u64) -> Result<(u64, &Alloc), AccessError> {
+        if let Some((&base, a)) = st.allocs.range(..=addr).next_back() {
             let end = base + a.size;
-            if addr >= base && addr.checked_add(len).is_some_and(|e| e <= end) {
+            if addr.checked_add(len).is_some_and(|e| e <= end) {
                 if !a.live {
                     return Err(AccessError::UseAfterFree(format!(
                         "{len}-byte access at {addr:#x} is inside freed allocation {base:#x} ({} bytes, {})",
@@ -166,13 +578,13 @@ impl GlobalMemory {
                 return Ok((base, a));
             }
         }
-        Err(AccessError::OutOfBounds(self.describe_miss(addr, len)))
+        Err(AccessError::OutOfBounds(Self::describe_miss(st, addr, len)))
     }
 
     /// "nearest allocation" text for an address that hits none.
-    pub fn describe_miss(&self, addr: u64, len: u64) -> String {
-        let before = self.allocs.range(..=addr).next_back();
-        let after = self.allocs.range(addr.saturating_add(1)..).next();
+    fn describe_miss(st: &State, addr: u64, len: u64) -> String {
+        let before = st.allocs.range(..=addr).next_back();
+        let after = st.allocs.range(addr.saturating_add(1)..).next();
         let mut s = format!("{len}-byte access at {addr:#x} is outside every allocation");
         let near = match (before, after) {
             (Some((&b, a)), Some((&n, na))) => {
@@ -205,41 +617,97 @@ impl GlobalMemory {
         s
     }
 
-    /// Reads bytes.
+    /// Checks `[addr, addr+len)` for a host-side copy.
+    fn check(&self, addr: u64, len: u64) -> Result<(), AccessError> {
+        if len == 0 {
+            return Ok(());
+        }
+        Self::find(&self.rd(), addr, len).map(|_| ())
+    }
+
+    /// Checks a guest access; `write` refuses read-only memory.
+    fn check_guest(&self, addr: u64, len: u64, write: bool) -> Result<(), AccessError> {
+        let st = self.rd();
+        let (base, a) = Self::find(&st, addr, len)?;
+        if write && a.kind == AllocKind::Const {
+            return Err(AccessError::ReadOnly(format!(
+                "{len}-byte write at {addr:#x} into {} ({base:#x}..{:#x}): constant memory is read-only",
+                a.what,
+                base + a.size
+            )));
+        }
+        Ok(())
+    }
+
+    /// Host-side read of device bytes.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
-        let (base, a) = self.find(addr, out.len() as u64)?;
-        let off = (addr - base) as usize;
-        out.copy_from_slice(&a.data[off..off + out.len()]);
+        self.check(addr, out.len() as u64)?;
+        // SAFETY: `[addr, addr+len)` lies in a live allocation: committed memory of the
+        // region or registered host memory.
+        unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
         Ok(())
     }
 
-    /// Writes bytes.
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
-        let (base, _) = self.find(addr, data.len() as u64)?;
-        let a = self.allocs.get_mut(&base).expect("found above");
-        let off = (addr - base) as usize;
-        a.data[off..off + data.len()].copy_from_slice(data);
+    /// Host-side write of device bytes (`.const` memory included).
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
+        self.check(addr, data.len() as u64)?;
+        // SAFETY: as in `read`.
+        unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
         Ok(())
     }
 
-    /// Fills bytes.
-    pub fn fill(&mut self, addr: u64, len: u64, byte: u8) -> Result<(), AccessError> {
-        let (base, _) = self.find(addr, len)?;
-        let a = self.allocs.get_mut(&base).expect("found above");
-        let off = (addr - base) as usize;
-        a.data[off..off + len as usize].fill(byte);
+    /// Host-side fill.
+    pub fn fill(&self, addr: u64, len: u64, byte: u8) -> Result<(), AccessError> {
+        self.check(addr, len)?;
+        // SAFETY: as in `read`.
+        unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len as usize) };
         Ok(())
+    }
+
+    /// Device-to-device copy (the ranges may overlap).
+    pub fn copy(&self, dst: u64, src: u64, len: u64) -> Result<(), AccessError> {
+        self.check(src, len)?;
+        self.check(dst, len)?;
+        // SAFETY: both ranges lie in live allocations.
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len as usize) };
+        Ok(())
+    }
+
+    /// A guest read (global, `.const` or a generic address outside the windows).
+    pub fn read_guest(&self, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
+        self.check_guest(addr, out.len() as u64, false)?;
+        // SAFETY: as in `read`.
+        unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// A guest write: refuses `.const` memory.
+    pub fn write_guest(&self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
+        self.check_guest(addr, data.len() as u64, true)?;
+        // SAFETY: as in `read`.
+        unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
+        Ok(())
+    }
+
+    /// The live allocation containing `addr`.
+    pub fn lookup(&self, addr: u64) -> Option<AllocInfo> {
+        let st = self.rd();
+        Self::find(&st, addr, 1).ok().map(|(base, a)| AllocInfo {
+            base,
+            size: a.size,
+            kind: a.kind,
+        })
     }
 
     /// Whether `addr` lies in a live allocation of a `.const` variable.
     pub fn is_const(&self, addr: u64) -> bool {
-        self.find(addr, 1)
-            .is_ok_and(|(_, a)| a.what.starts_with(".const "))
+        self.lookup(addr)
+            .is_some_and(|a| a.kind == AllocKind::Const)
     }
 
     /// Whether `addr` lies in a live allocation.
     pub fn contains(&self, addr: u64) -> bool {
-        self.find(addr, 1).is_ok()
+        self.lookup(addr).is_some()
     }
 }
 
@@ -249,9 +717,9 @@ mod tests {
 
     #[test]
     fn allocations_are_aligned_and_bounds_checked() {
-        let mut m = GlobalMemory::new(1 << 20);
-        let a = m.alloc(10, "a").unwrap();
-        let b = m.alloc(300, "b").unwrap();
+        let m = AddressSpace::new(1 << 20);
+        let a = m.alloc(10, AllocKind::Device, "a").unwrap();
+        let b = m.alloc(300, AllocKind::Device, "b").unwrap();
         assert_eq!(a % ALLOC_ALIGN, 0);
         assert_eq!(b % ALLOC_ALIGN, 0);
         m.write(a + 6, &[1, 2, 3, 4]).unwrap();
@@ -269,62 +737,59 @@ mod tests {
             Err(AccessError::UseAfterFree(_))
         ));
         assert!(m.free(a).is_err());
-        assert!(m.alloc(1 << 21, "big").is_none());
-    }
-}
-
-/// Global memory shared by the host threads that run CTAs in parallel. Every access locks
-/// the memory briefly; atomic read-modify-writes also hold the atomics lock for their
-/// whole duration, so guest atomics are atomic across CTAs (plain accesses racing with
-/// them are a race in the guest program, as on a GPU).
-#[derive(Debug)]
-pub struct SharedMemory {
-    inner: std::sync::Mutex<GlobalMemory>,
-    atomics: std::sync::Mutex<()>,
-}
-
-impl SharedMemory {
-    pub fn new(m: GlobalMemory) -> SharedMemory {
-        SharedMemory {
-            inner: std::sync::Mutex::new(m),
-            atomics: std::sync::Mutex::new(()),
-        }
+        assert!(matches!(
+            m.alloc(1 << 21, AllocKind::Device, "big"),
+            Err(AllocError::Limit { .. })
+        ));
     }
 
-    pub fn into_inner(self) -> GlobalMemory {
-        self.inner.into_inner().unwrap_or_else(|e| e.into_inner())
+    #[test]
+    fn device_addresses_are_host_addresses() {
+        let m = AddressSpace::new(1 << 30);
+        let a = m.alloc(4096 * 3, AllocKind::Managed, "managed").unwrap();
+        // The host writes managed memory directly; the guest sees it.
+        // SAFETY: a live 12 KiB allocation.
+        unsafe { *(a as *mut u32).add(1000) = 0xdead_beef };
+        let mut buf = [0u8; 4];
+        m.read_guest(a + 4000, &mut buf).unwrap();
+        assert_eq!(u32::from_le_bytes(buf), 0xdead_beef);
+        // Fresh memory is zero.
+        m.read_guest(a + 8, &mut buf).unwrap();
+        assert_eq!(buf, [0; 4]);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, GlobalMemory> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    #[test]
+    fn registered_host_memory_and_const_protection() {
+        let m = AddressSpace::new(1 << 30);
+        let mut host = vec![7u8; 64];
+        let p = host.as_mut_ptr() as u64;
+        m.register(p, 64, "registered host memory").unwrap();
+        m.write_guest(p + 8, &[1, 2]).unwrap();
+        assert_eq!(&host[7..11], &[7, 1, 2, 7]);
+        assert!(m.register(p + 8, 8, "overlap").is_err());
+        assert_eq!(m.free(p), Ok(AllocKind::Registered));
+        assert!(m.read_guest(p, &mut [0u8; 1]).is_err());
+        let c = m
+            .alloc(16, AllocKind::Const, ".const variable `c`")
+            .unwrap();
+        m.write(c, &[5]).unwrap();
+        assert!(matches!(
+            m.write_guest(c, &[1]),
+            Err(AccessError::ReadOnly(_))
+        ));
+        let mut b = [0u8];
+        m.read_guest(c, &mut b).unwrap();
+        assert_eq!(b, [5]);
     }
 
-    /// Holds the atomics lock (for a read-modify-write).
-    pub fn atomic(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.atomics.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
-        self.lock().read(addr, out)
-    }
-
-    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
-        self.lock().write(addr, data)
-    }
-
-    pub fn contains(&self, addr: u64) -> bool {
-        self.lock().contains(addr)
-    }
-
-    pub fn is_const(&self, addr: u64) -> bool {
-        self.lock().is_const(addr)
-    }
-
-    pub fn heap_alloc(&self, size: u64) -> Option<u64> {
-        self.lock().heap_alloc(size)
-    }
-
-    pub fn heap_free(&self, addr: u64) -> Result<(), AccessError> {
-        self.lock().heap_free(addr)
+    #[test]
+    fn freed_pages_are_returned_and_addresses_not_reused_soon() {
+        let m = AddressSpace::new(1 << 32);
+        let a = m.alloc(1 << 24, AllocKind::Device, "big").unwrap();
+        m.fill(a, 1 << 24, 0xff).unwrap();
+        m.free(a).unwrap();
+        let b = m.alloc(1 << 24, AllocKind::Device, "big2").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(m.used(), 1 << 24);
     }
 }

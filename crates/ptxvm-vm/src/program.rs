@@ -7,7 +7,7 @@
 //! does not implement decode to [`Exec::Unsupported`], which faults loudly (naming the
 //! instruction, line and kernel) only if it is executed.
 
-use crate::memory::GlobalMemory;
+use crate::memory::{AddressSpace, AllocKind};
 use ptxvm_ir::ir::{self, Base, FuncKind, Op, VarRef};
 use ptxvm_ir::types::{Class, Space, Type};
 use std::collections::HashMap;
@@ -737,6 +737,8 @@ pub struct Program {
     pub files: HashMap<u32, String>,
     /// Module-scope `.global`/`.const` variables: name → (device address, size in bytes).
     pub globals: HashMap<String, (u64, u64)>,
+    /// Every allocation made for the module's variables (freed when it is unloaded).
+    pub var_allocs: Vec<u64>,
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
@@ -752,7 +754,7 @@ fn int_of(v: u64, ty: Type) -> u64 {
 pub fn decode(
     m: &ir::Module,
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
-    mem: &mut GlobalMemory,
+    mem: &AddressSpace,
 ) -> Result<Program, String> {
     let mut p = Program::default();
     for (i, n) in &m.files {
@@ -764,12 +766,19 @@ pub fn decode(
     for v in &m.vars {
         match v.space {
             Space::Global | Space::Const => {
+                let kind = if v.space == Space::Const {
+                    AllocKind::Const
+                } else {
+                    AllocKind::Global
+                };
                 let addr = mem
                     .alloc(
-                        v.size.max(1),
+                        v.size,
+                        kind,
                         format!("{} variable `{}`", v.space.name(), v.name),
                     )
-                    .ok_or_else(|| format!("out of device memory for variable `{}`", v.name))?;
+                    .map_err(|e| format!("variable `{}`: {e}", v.name))?;
+                p.var_allocs.push(addr);
                 if let Some(init) = &v.init {
                     let n = init.bytes.len().min(v.size as usize);
                     mem.write(addr, &init.bytes[..n])

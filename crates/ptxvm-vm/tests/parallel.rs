@@ -32,7 +32,7 @@ const PTX: &str = r#"
 "#;
 
 fn run(threads: usize) -> (u32, Vec<u32>, Vec<u32>) {
-    let mut dev = Device::new();
+    let dev = Device::new();
     let m = dev.load_ptx("count.ptx", PTX).unwrap();
     let (ctas, block) = (64u32, 128u32);
     let n = (ctas * block) as u64;
@@ -54,6 +54,7 @@ fn run(threads: usize) -> (u32, Vec<u32>, Vec<u32>) {
             &hist.to_le_bytes(),
             &out.to_le_bytes(),
         ],
+        &mut ptxvm_vm::Stats::default(),
     )
     .unwrap();
     let words = |addr: u64, len: u64| -> Vec<u32> {

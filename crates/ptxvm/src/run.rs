@@ -196,11 +196,11 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
     let text =
         std::fs::read(&o.file).map_err(|e| format!("cannot read `{}`: {e}", o.file.display()))?;
     let text = String::from_utf8_lossy(&text).into_owned();
-    let mut dev = Device::new();
+    let dev = Device::new();
     let (src, pre) =
         ptxvm_syntax::Source::new(&o.file.display().to_string(), text, o.file.parent());
-    let m = dev.load_source(&src, pre).map_err(|e| e.to_string())?;
-    let kernels = dev.kernels(m);
+    let m = dev.load_source(src, pre).map_err(|e| e.to_string())?;
+    let kernels = dev.kernels(m).map_err(|e| e.to_string())?;
     let kernel = match &o.kernel {
         Some(k) => k.clone(),
         None if kernels.len() == 1 => kernels[0].clone(),
@@ -245,9 +245,9 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
                 bytes.push(b);
             }
             Arg::Buffer(a) => {
-                if p.size != 8 && p.size != 4 {
+                if p.size != 8 {
                     return Err(format!(
-                        "--arg {i} (`{spec}`) is a buffer, but parameter {i} `{}` ({}, {} bytes) cannot hold an address",
+                        "--arg {i} (`{spec}`) is a buffer, but parameter {i} `{}` ({}, {} bytes) cannot hold a 64-bit address",
                         p.name, p.ty, p.size
                     ));
                 }
@@ -294,15 +294,16 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
     };
     let refs: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
     let t0 = std::time::Instant::now();
-    let result = dev.launch(m, &kernel, &cfg, &refs);
+    let mut stats = ptxvm_vm::Stats::default();
+    let result = dev.launch(m, &kernel, &cfg, &refs, &mut stats);
     // The kernel's printf output comes first, also when the launch failed.
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(&dev.last_printf);
+        let _ = out.write_all(&stats.printf);
         let _ = out.flush();
     }
-    let stats = result.map_err(|e| e.to_string())?;
+    result.map_err(|e| e.to_string())?;
     let wall = t0.elapsed();
     if let Some(dir) = &o.out {
         std::fs::create_dir_all(dir)

@@ -200,7 +200,7 @@ fn main() {
         for threads in [1usize, 2] {
             let mut times = Vec::new();
             for _ in 0..runs {
-                let mut dev = Device::new();
+                let dev = Device::new();
                 let m = dev.load_ptx(c.fixture, &text).expect("load");
                 let mut params: Vec<Vec<u8>> = Vec::new();
                 let mut addrs = Vec::new();
@@ -223,7 +223,9 @@ fn main() {
                     ..LaunchConfig::default()
                 };
                 let t = Instant::now();
-                let st = dev.launch(m, c.kernel, &cfg, &refs).expect("launch");
+                let mut st = ptxvm_vm::Stats::default();
+                dev.launch(m, c.kernel, &cfg, &refs, &mut st)
+                    .expect("launch");
                 times.push(t.elapsed());
                 insts = st.thread_insts;
                 let got = dev

@@ -909,22 +909,24 @@ DONE:
 #[test]
 fn printf_assert_malloc() {
     use crate::{Device, LaunchConfig, VmError};
-    let mut dev = Device::new();
+    let dev = Device::new();
     let m = dev.load_ptx("p.ptx", PRINTF_PTX).unwrap();
+    let launch = |k: &str, cfg: &LaunchConfig, args: &[&[u8]]| {
+        let mut stats = crate::Stats::default();
+        dev.launch(m, k, cfg, args, &mut stats).map(|()| stats)
+    };
     let cfg = LaunchConfig {
         grid: [2, 1, 1],
         block: [2, 1, 1],
         ..LaunchConfig::default()
     };
-    let stats = dev.launch(m, "pr", &cfg, &[&0u32.to_le_bytes()]).unwrap();
+    let stats = launch("pr", &cfg, &[&0u32.to_le_bytes()]).unwrap();
     let text = String::from_utf8(stats.printf).unwrap();
     assert_eq!(
         text,
         "cta 0 tid 000 0.00 hi|A\ncta 0 tid 001 1.00 hi|B\ncta 1 tid 000 0.00 hi|A\ncta 1 tid 001 1.00 hi|B\n"
     );
-    let err = dev
-        .launch(m, "pr", &cfg, &[&1u32.to_le_bytes()])
-        .unwrap_err();
+    let err = launch("pr", &cfg, &[&1u32.to_le_bytes()]).unwrap_err();
     let VmError::Fault(f) = err else {
         panic!("{err}")
     };
@@ -933,9 +935,8 @@ fn printf_assert_malloc() {
     // Device heap.
     let out = dev.malloc(16).unwrap();
     let one = LaunchConfig::default();
-    let used_before = dev.mem.heap_used;
-    dev.launch(m, "heap", &one, &[&out.to_le_bytes(), &0u32.to_le_bytes()])
-        .unwrap();
+    let used_before = dev.mem.used();
+    launch("heap", &one, &[&out.to_le_bytes(), &0u32.to_le_bytes()]).unwrap();
     let v = dev.read(out, 12).unwrap();
     assert_eq!(&v[0..4], &4321u32.to_le_bytes());
     assert_eq!(&v[4..8], &1u32.to_le_bytes());
@@ -944,10 +945,8 @@ fn printf_assert_malloc() {
         &0u32.to_le_bytes(),
         "oversized malloc returns NULL"
     );
-    assert_eq!(dev.mem.heap_used, used_before);
-    let err = dev
-        .launch(m, "heap", &one, &[&out.to_le_bytes(), &1u32.to_le_bytes()])
-        .unwrap_err();
+    assert_eq!(dev.mem.used(), used_before);
+    let err = launch("heap", &one, &[&out.to_le_bytes(), &1u32.to_le_bytes()]).unwrap_err();
     let VmError::Fault(f) = err else {
         panic!("{err}")
     };

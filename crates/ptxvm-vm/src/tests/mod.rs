@@ -42,7 +42,7 @@ pub fn run_kernel(
 "#,
         stride = words * 4
     );
-    let mut dev = Device::new();
+    let dev = Device::new();
     let m = dev.load_ptx("t.ptx", &ptx)?;
     let n = (grid * block) as usize;
     let out = dev.malloc((n * words * 4).max(4) as u64)?;
@@ -52,7 +52,8 @@ pub fn run_kernel(
         max_steps: 1_000_000,
         ..LaunchConfig::default()
     };
-    let stats = dev.launch(m, "k", &cfg, &[&out.to_le_bytes()])?;
+    let mut stats = crate::Stats::default();
+    dev.launch(m, "k", &cfg, &[&out.to_le_bytes()], &mut stats)?;
     let bytes = dev.read(out, (n * words * 4) as u64)?;
     let v: Vec<u32> = bytes
         .chunks(4)

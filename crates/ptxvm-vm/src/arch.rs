@@ -1,0 +1,328 @@
+//! The emulated device models: one table of GPUs, each with its compute capability and the
+//! resource limits a program can observe (the CUDA Programming Guide's "Technical
+//! Specifications per Compute Capability" table and NVIDIA's data sheets for the named
+//! board). `ptxvm run --arch`, the driver's device attributes and its occupancy calculator
+//! read this table; nothing else hard-codes a limit of a GPU generation.
+//!
+//! Global memory is not a property of the model: the device offers what the host grants
+//! (`DeviceProps::global_memory`).
+
+/// One emulated GPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuModel {
+    /// The architecture name as `--arch` takes it (`sm_80`, `sm_90a`).
+    pub arch: &'static str,
+    /// The board it models (`A100`).
+    pub board: &'static str,
+    /// Compute capability.
+    pub major: u32,
+    pub minor: u32,
+    /// Whether arch-specific features (`sm_90a`, `sm_100a`) are available.
+    pub arch_specific: bool,
+    pub sm_count: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub max_warps_per_sm: u32,
+    /// 32-bit registers per SM, per block and per thread.
+    pub regs_per_sm: u32,
+    pub regs_per_block: u32,
+    pub regs_per_thread: u32,
+    /// Register allocation granularity per warp (registers).
+    pub reg_alloc_unit: u32,
+    /// Shared memory per SM, the default per-block limit (48 KiB), the opt-in per-block
+    /// maximum and what the system reserves per block, bytes.
+    pub shared_per_sm: u32,
+    pub shared_per_block: u32,
+    pub shared_per_block_optin: u32,
+    pub shared_reserved_per_block: u32,
+    pub l2_bytes: u32,
+    /// Core and memory clocks in kHz, memory bus width in bits.
+    pub clock_khz: u32,
+    pub mem_clock_khz: u32,
+    pub mem_bus_bits: u32,
+    /// Thread block clusters (sm_90+): the portable maximum is 8 CTAs, 16 with the
+    /// non-portable opt-in.
+    pub clusters: bool,
+}
+
+impl GpuModel {
+    /// Compute capability as an integer (80 for 8.0).
+    pub fn sm(&self) -> u32 {
+        self.major * 10 + self.minor
+    }
+
+    /// Whether code compiled for `target` (a `.target` name such as `sm_86` or `sm_90a`)
+    /// can run on this device, as the driver's JIT decides: plain targets run on any device
+    /// of equal or higher compute capability; arch-specific ones (`a` suffix) only on
+    /// exactly their own; family ones (`f` suffix) on the same major version at an equal or
+    /// higher minor.
+    pub fn runs_target(&self, target: &str) -> bool {
+        let Some(rest) = target
+            .strip_prefix("sm_")
+            .or(target.strip_prefix("compute_"))
+        else {
+            return false;
+        };
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let suffix = &rest[digits.len()..];
+        let Ok(n) = digits.parse::<u32>() else {
+            return false;
+        };
+        match suffix {
+            "" => n <= self.sm(),
+            "a" => n == self.sm() && self.arch_specific,
+            "f" => n / 10 == self.major && n <= self.sm() && self.arch_specific,
+            _ => false,
+        }
+    }
+}
+
+const KIB: u32 = 1024;
+const MIB: u32 = 1024 * 1024;
+
+/// The table, in order of compute capability.
+pub static MODELS: &[GpuModel] = &[
+    GpuModel {
+        arch: "sm_70",
+        board: "V100",
+        major: 7,
+        minor: 0,
+        arch_specific: false,
+        sm_count: 80,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 96 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 96 * KIB,
+        shared_reserved_per_block: 0,
+        l2_bytes: 6 * MIB,
+        clock_khz: 1_530_000,
+        mem_clock_khz: 877_000,
+        mem_bus_bits: 4096,
+        clusters: false,
+    },
+    GpuModel {
+        arch: "sm_75",
+        board: "T4",
+        major: 7,
+        minor: 5,
+        arch_specific: false,
+        sm_count: 40,
+        max_threads_per_sm: 1024,
+        max_blocks_per_sm: 16,
+        max_warps_per_sm: 32,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 64 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 64 * KIB,
+        shared_reserved_per_block: 0,
+        l2_bytes: 4 * MIB,
+        clock_khz: 1_590_000,
+        mem_clock_khz: 5_001_000,
+        mem_bus_bits: 256,
+        clusters: false,
+    },
+    GpuModel {
+        arch: "sm_80",
+        board: "A100",
+        major: 8,
+        minor: 0,
+        arch_specific: false,
+        sm_count: 108,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 164 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 163 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 40 * MIB,
+        clock_khz: 1_410_000,
+        mem_clock_khz: 1_215_000,
+        mem_bus_bits: 5120,
+        clusters: false,
+    },
+    GpuModel {
+        arch: "sm_86",
+        board: "A40",
+        major: 8,
+        minor: 6,
+        arch_specific: false,
+        sm_count: 84,
+        max_threads_per_sm: 1536,
+        max_blocks_per_sm: 16,
+        max_warps_per_sm: 48,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 100 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 99 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 6 * MIB,
+        clock_khz: 1_740_000,
+        mem_clock_khz: 7_251_000,
+        mem_bus_bits: 384,
+        clusters: false,
+    },
+    GpuModel {
+        arch: "sm_89",
+        board: "L40S",
+        major: 8,
+        minor: 9,
+        arch_specific: false,
+        sm_count: 142,
+        max_threads_per_sm: 1536,
+        max_blocks_per_sm: 24,
+        max_warps_per_sm: 48,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 100 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 99 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 96 * MIB,
+        clock_khz: 2_520_000,
+        mem_clock_khz: 9_001_000,
+        mem_bus_bits: 384,
+        clusters: false,
+    },
+    GpuModel {
+        arch: "sm_90a",
+        board: "H100",
+        major: 9,
+        minor: 0,
+        arch_specific: true,
+        sm_count: 132,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 228 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 227 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 50 * MIB,
+        clock_khz: 1_980_000,
+        mem_clock_khz: 2_619_000,
+        mem_bus_bits: 5120,
+        clusters: true,
+    },
+    GpuModel {
+        arch: "sm_100a",
+        board: "B200",
+        major: 10,
+        minor: 0,
+        arch_specific: true,
+        sm_count: 148,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 228 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 227 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 126 * MIB,
+        clock_khz: 1_965_000,
+        mem_clock_khz: 3_996_000,
+        mem_bus_bits: 8192,
+        clusters: true,
+    },
+    GpuModel {
+        arch: "sm_120a",
+        board: "RTX 5090",
+        major: 12,
+        minor: 0,
+        arch_specific: true,
+        sm_count: 170,
+        max_threads_per_sm: 1536,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 48,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 100 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 99 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 96 * MIB,
+        clock_khz: 2_407_000,
+        mem_clock_khz: 14_001_000,
+        mem_bus_bits: 512,
+        clusters: true,
+    },
+];
+
+/// The model for an `--arch` name: `sm_90` and `sm_90a` are the same board (the `a`
+/// features are available on it), likewise `sm_100`/`sm_100a` and `sm_120`/`sm_120a`;
+/// `compute_XX` is accepted as a synonym.
+pub fn model(arch: &str) -> Option<&'static GpuModel> {
+    let a = arch.trim();
+    let a = a
+        .strip_prefix("compute_")
+        .map_or(a.to_string(), |r| format!("sm_{r}"));
+    let base = a.trim_end_matches(['a', 'f']);
+    MODELS
+        .iter()
+        .find(|m| m.arch == a || m.arch.trim_end_matches('a') == base)
+}
+
+/// The default model of the driver: sm_80 (A100), which every current toolchain targets
+/// without arch-specific features.
+pub fn default_model() -> &'static GpuModel {
+    &MODELS[2]
+}
+
+/// The names `--arch` accepts, for messages.
+pub fn names() -> Vec<&'static str> {
+    MODELS.iter().map(|m| m.arch).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_and_targets() {
+        assert_eq!(model("sm_80").map(|m| m.board), Some("A100"));
+        assert_eq!(model("sm_90").map(|m| m.arch), Some("sm_90a"));
+        assert_eq!(model("compute_86").map(|m| m.board), Some("A40"));
+        assert!(model("sm_61").is_none());
+        assert_eq!(default_model().sm(), 80);
+        let h100 = model("sm_90a").unwrap();
+        assert!(h100.runs_target("sm_90a"));
+        assert!(h100.runs_target("sm_80"));
+        assert!(!h100.runs_target("sm_100a"));
+        let a100 = model("sm_80").unwrap();
+        assert!(!a100.runs_target("sm_86"));
+        assert!(!a100.runs_target("sm_80a"));
+        assert!(a100.runs_target("sm_52"));
+        for m in MODELS {
+            assert_eq!(m.max_warps_per_sm * 32, m.max_threads_per_sm, "{}", m.arch);
+            assert!(m.shared_per_block_optin <= m.shared_per_sm);
+        }
+    }
+}
