@@ -90,46 +90,7 @@ pub fn report_once(flag: &AtomicBool, msg: &[u8]) {
     if flag.swap(true, Ordering::Relaxed) {
         return;
     }
-    write_stderr(msg);
-}
-
-fn write_stderr(msg: &[u8]) {
-    // SAFETY: plain libc calls on locally owned signal sets and a borrowed buffer.
-    unsafe {
-        let mut pipe: libc::sigset_t = core::mem::zeroed();
-        let mut old: libc::sigset_t = core::mem::zeroed();
-        let mut pending: libc::sigset_t = core::mem::zeroed();
-        libc::sigemptyset(&mut pipe);
-        libc::sigaddset(&mut pipe, libc::SIGPIPE);
-        let blocked = libc::pthread_sigmask(libc::SIG_BLOCK, &pipe, &mut old) == 0;
-        let already_pending = blocked
-            && libc::sigpending(&mut pending) == 0
-            && libc::sigismember(&pending, libc::SIGPIPE) == 1;
-        let mut rest = msg;
-        while !rest.is_empty() {
-            let n = libc::write(2, rest.as_ptr().cast(), rest.len());
-            if n > 0 {
-                rest = rest.get(n as usize..).unwrap_or_default();
-                continue;
-            }
-            let interrupted =
-                n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR);
-            if !interrupted {
-                break;
-            }
-        }
-        if blocked {
-            if !already_pending {
-                // Discard the SIGPIPE our write may have raised.
-                let zero = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                };
-                while libc::sigtimedwait(&pipe, core::ptr::null_mut(), &zero) == libc::SIGPIPE {}
-            }
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, core::ptr::null_mut());
-        }
-    }
+    crate::diag::write_stderr(msg);
 }
 
 /// Defines one `#[unsafe(no_mangle)] extern "C" fn <name>() -> CUresult` per name that
