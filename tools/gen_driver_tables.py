@@ -698,6 +698,9 @@ pub fn is_stub(symbol: &str) -> bool {
 
 
 IMPL_RE = re.compile(r'\bextern\s+"(?:C|C-unwind|system)"\s+fn\s+(cu\w+)\s*[<(]')
+# Entry points defined in pairs (legacy and per-thread default stream) by the crate's
+# `stream_pair!`/`memcpy_entry!` macros: their first two arguments are the symbols.
+PAIR_RE = re.compile(r"\b(?:stream_pair|memcpy_entry)!\s*\(\s*(cu\w+)\s*,\s*(cu\w+)\s*,")
 
 
 def implemented_symbols() -> set[str]:
@@ -708,6 +711,8 @@ def implemented_symbols() -> set[str]:
         text = path.read_text(encoding="utf-8")
         text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
         found.update(IMPL_RE.findall(text))
+        for a, b in PAIR_RE.findall(text):
+            found.update((a, b))
     return found
 
 

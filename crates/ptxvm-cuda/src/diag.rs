@@ -43,7 +43,6 @@ pub fn write_stderr(msg: &[u8]) {
     }
 }
 
-
 /// Writes one line `ptxvm: <msg>` to stderr.
 pub fn say(msg: &str) {
     let mut line = String::with_capacity(msg.len() + 8);

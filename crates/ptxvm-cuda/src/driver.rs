@@ -130,11 +130,7 @@ impl Config {
         };
         let devices = num("PTXVM_DEVICES", 1, 16)?.max(1) as usize;
         let threads = num("PTXVM_THREADS", 0, 1024)? as usize;
-        let max_steps = num(
-            "PTXVM_MAX_STEPS",
-            ptxvm_vm::DEFAULT_MAX_STEPS,
-            u64::MAX / 2,
-        )?;
+        let max_steps = num("PTXVM_MAX_STEPS", ptxvm_vm::DEFAULT_MAX_STEPS, u64::MAX / 2)?;
         let memory = match env("PTXVM_DEVICE_MEMORY") {
             Some(v) => parse_bytes(&v)
                 .filter(|&b| b > 0)

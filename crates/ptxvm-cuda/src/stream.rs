@@ -456,7 +456,7 @@ stream_pair!(
     cuStreamGetId,
     cuStreamGetId_ptsz,
     (h: Handle, p: *mut u64),
-    |m, h| {
+    |m, h, p: *mut u64| {
         let t = target(h, m)?;
         // SAFETY: the client's out-pointer.
         unsafe { out(p, t.core.id) }
@@ -467,7 +467,7 @@ stream_pair!(
     cuStreamGetCtx,
     cuStreamGetCtx_ptsz,
     (h: Handle, p: *mut Handle),
-    |m, h| {
+    |m, h, p: *mut Handle| {
         let t = target(h, m)?;
         // SAFETY: the client's out-pointer.
         unsafe { out(p, t.ctx_handle as Handle) }
@@ -493,7 +493,7 @@ stream_pair!(
     cuStreamGetDevice,
     cuStreamGetDevice_ptsz,
     (h: Handle, p: *mut CUdevice),
-    |m, h| {
+    |m, h, p: *mut CUdevice| {
         let t = target(h, m)?;
         // SAFETY: the client's out-pointer.
         unsafe { out(p, t.ctx.dev) }
@@ -530,14 +530,14 @@ stream_pair!(
     |m, h: Handle, cb: CUstreamCallback, data: *mut c_void, _flags| {
         let t = target(h, m)?;
         let cb = cb.ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
-        let data = data as usize;
+        let (data, hv) = (data as usize, h as usize);
         let ctx = t.ctx.clone();
         let mut ops = t.implicit_waits();
         // Callbacks run even after a failure, with the error as their status.
         ops.push(Op::Run(Box::new(move || {
             ctx.flush_printf();
             // SAFETY: the client's callback with its own data.
-            unsafe { cb(h, ctx.sticky(), data as *mut c_void) }
+            unsafe { cb(hv as Handle, ctx.sticky(), data as *mut c_void) }
         })));
         t.core.submit(ops);
         Ok(())
@@ -604,7 +604,11 @@ struct Recorded {
 
 impl Event {
     fn recorded(&self) -> Option<(Arc<StreamCore>, u64)> {
-        self.rec.lock().unwrap_or_else(|e| e.into_inner()).at.clone()
+        self.rec
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .at
+            .clone()
     }
 
     fn done(&self) -> bool {
@@ -623,8 +627,7 @@ pub unsafe extern "C" fn cuEventCreate(ph: *mut Handle, flags: u32) -> CUresult 
     api("cuEventCreate", || {
         let d = drv()?;
         let (ch, _) = current()?;
-        if flags & !(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)
-            != 0
+        if flags & !(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS) != 0
         {
             return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
         }

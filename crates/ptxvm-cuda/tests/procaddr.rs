@@ -512,11 +512,11 @@ fn stubs() {
 fn stub_returns_not_supported() {
     // Called twice: the stderr line is written once.
     assert_eq!(
-        cuda::generated::stubs::cuDeviceGetCount(),
+        cuda::generated::stubs::cuGraphCreate(),
         CUDA_ERROR_NOT_SUPPORTED
     );
     assert_eq!(
-        cuda::generated::stubs::cuDeviceGetCount(),
+        cuda::generated::stubs::cuGraphCreate(),
         CUDA_ERROR_NOT_SUPPORTED
     );
 }

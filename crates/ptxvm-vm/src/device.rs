@@ -150,14 +150,40 @@ pub struct CheckedModule {
     pub module: ptxvm_ir::ir::Module,
 }
 
-/// Parses and checks PTX text; the error lists every diagnostic as `file:line:col: message`.
-pub fn check_ptx(name: &str, text: &str) -> Result<CheckedModule, VmError> {
-    let (src, pre) = Source::new(name, text.to_string(), None);
-    check_source(src, pre)
+impl CheckedModule {
+    /// The kernels (`.entry` functions with bodies).
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.module
+            .funcs
+            .iter()
+            .filter(|f| f.defined && f.kind == Some(ptxvm_ir::ir::FuncKind::Entry))
+            .map(|f| f.name.clone())
+            .collect()
+    }
 }
 
-fn check_source(src: Source, pre: Vec<ptxvm_syntax::Diagnostic>) -> Result<CheckedModule, VmError> {
-    let checked = ptxvm_ir::check(&src);
+/// Parses and checks PTX text; the error lists every diagnostic as `file:line:col: message`.
+pub fn check_ptx(name: &str, text: &str) -> Result<CheckedModule, VmError> {
+    check_ptx_with(name, text, &ptxvm_ir::CheckOptions::default())
+}
+
+/// [`check_ptx`] with checker options (e.g. the architecture to compile for, as the
+/// driver's JIT does: a module whose `.target` the device cannot run is refused).
+pub fn check_ptx_with(
+    name: &str,
+    text: &str,
+    opts: &ptxvm_ir::CheckOptions,
+) -> Result<CheckedModule, VmError> {
+    let (src, pre) = Source::new(name, text.to_string(), None);
+    check_source(src, pre, opts)
+}
+
+fn check_source(
+    src: Source,
+    pre: Vec<ptxvm_syntax::Diagnostic>,
+    opts: &ptxvm_ir::CheckOptions,
+) -> Result<CheckedModule, VmError> {
+    let checked = ptxvm_ir::check_with(&src, opts);
     let errors: Vec<String> = pre
         .iter()
         .chain(&checked.diags)
@@ -209,6 +235,8 @@ pub struct KernelAttrs {
     pub maxntid: Option<[u32; 3]>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
+    /// The module's `.target` (80 for `sm_80`).
+    pub target_sm: u32,
 }
 
 impl Kernel {
@@ -276,6 +304,7 @@ impl Kernel {
             reqntid: fc.reqntid,
             maxntid: fc.maxntid,
             cluster: fc.cluster,
+            target_sm: self.module.checked.module.sm,
         }
     }
 }
@@ -319,7 +348,11 @@ impl Device {
         src: Source,
         pre: Vec<ptxvm_syntax::Diagnostic>,
     ) -> Result<ModuleId, VmError> {
-        self.load_checked(Arc::new(check_source(src, pre)?))
+        self.load_checked(Arc::new(check_source(
+            src,
+            pre,
+            &ptxvm_ir::CheckOptions::default(),
+        )?))
     }
 
     /// Loads a checked module (decodes it and allocates its variables).
@@ -569,11 +602,5 @@ impl Device {
 }
 
 fn kernel_names(l: &Loaded) -> Vec<String> {
-    l.checked
-        .module
-        .funcs
-        .iter()
-        .filter(|f| f.defined && f.kind == Some(ptxvm_ir::ir::FuncKind::Entry))
-        .map(|f| f.name.clone())
-        .collect()
+    l.checked.kernel_names()
 }

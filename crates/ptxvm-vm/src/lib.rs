@@ -6,16 +6,18 @@ pub mod arch;
 pub mod device;
 pub mod error;
 pub mod exec;
+pub mod link;
 pub mod memory;
 pub mod ops;
 pub mod program;
 
 pub use device::{
     CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,
-    ModuleId, ParamInfo, check_ptx,
+    ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
 pub use error::{Fault, FaultKind, Site, VmError};
 pub use exec::Stats;
+pub use ptxvm_ir::CheckOptions;
 
 #[cfg(test)]
 mod tests;
