@@ -1,9 +1,11 @@
 //! Handles: every opaque driver object (`CUcontext`, `CUmodule`, `CUstream`, ...) is an index
 //! into a table, tagged with its kind and a generation counter. A handle is a pointer-sized
-//! integer `kind << 56 | generation << 32 | index`; it is never a host pointer, so a stale,
+//! integer `kind << 48 | generation << 32 | index`; it is never a host pointer, so a stale,
 //! foreign or garbage handle is answered with `CUDA_ERROR_INVALID_HANDLE` (or the kind's own
-//! error), never dereferenced. The high tag byte makes every handle a non-canonical address:
-//! a client that dereferences one faults at once instead of reading garbage.
+//! error), never dereferenced. The tag byte makes every handle a non-canonical address (a
+//! client that dereferences one faults at once instead of reading garbage), and the top bit
+//! stays clear so clients that hold handles as signed integers (cuda-python) see positive
+//! values.
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -24,7 +26,7 @@ pub enum Kind {
 
 /// The kind of a raw handle value, if it is one of ours.
 pub fn kind_of(h: usize) -> Option<Kind> {
-    let tag = (h as u64 >> 56) as u8;
+    let tag = (h as u64 >> 48) as u8;
     [
         Kind::Context,
         Kind::Module,
@@ -52,7 +54,7 @@ pub struct Table<T> {
     free: Mutex<Vec<u32>>,
 }
 
-const GEN_MASK: u64 = 0x00ff_ffff;
+const GEN_MASK: u64 = 0xffff;
 
 impl<T> Table<T> {
     pub const fn new(kind: Kind) -> Table<T> {
@@ -64,13 +66,13 @@ impl<T> Table<T> {
     }
 
     fn encode(&self, index: u32, generation: u32) -> usize {
-        (((self.kind as u64) << 56) | ((generation as u64 & GEN_MASK) << 32) | index as u64)
+        (((self.kind as u64) << 48) | ((generation as u64 & GEN_MASK) << 32) | index as u64)
             as usize
     }
 
     fn decode(&self, h: usize) -> Option<(usize, u32)> {
         let h = h as u64;
-        if (h >> 56) as u8 != self.kind as u8 {
+        if h >> 48 != self.kind as u64 {
             return None;
         }
         Some(((h & 0xffff_ffff) as usize, ((h >> 32) & GEN_MASK) as u32))
@@ -174,6 +176,7 @@ mod tests {
         assert_ne!(a, b, "a reused slot gets a new generation");
         assert!(t.get(a).is_none());
         assert!(t.get(0).is_none() && t.get(1).is_none() && t.get(usize::MAX).is_none());
+        assert!((b as i64) > 0, "handles are positive as signed integers");
         let other: Table<u32> = Table::new(Kind::Event);
         assert!(other.get(b).is_none());
         assert!(t.replace(b, Arc::new(3)));
