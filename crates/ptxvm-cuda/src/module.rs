@@ -612,14 +612,20 @@ pub fn library_module(d: &Driver, lib: usize) -> R<usize> {
         .libraries
         .get(lib)
         .ok_or(Error::code(CUDA_ERROR_INVALID_HANDLE))?;
-    let (ch, ctx) = current()?;
+    // Libraries are context-independent: with no current context (the runtime asks for
+    // `__managed__` variables before it makes one current) the library goes into device 0's
+    // primary context, where the runtime will use it.
+    let (ch, dev) = match current() {
+        Ok((h, c)) => (h, c.dev),
+        Err(_) => (crate::context::primary_handle(d.dev(0)?)?, 0),
+    };
     let mut mods = l.modules.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&m) = mods.get(&ch)
         && d.modules.get(m).is_some()
     {
         return Ok(m);
     }
-    let m = load_into(d, ch, ctx.dev, l.checked.clone())?;
+    let m = load_into(d, ch, dev, l.checked.clone())?;
     mods.insert(ch, m);
     Ok(m)
 }

@@ -296,7 +296,7 @@ impl Kernel {
         }
         KernelAttrs {
             regs,
-            shared_static: self.module.prog.shared_size,
+            shared_static: fc.shared_static,
             const_bytes,
             local_bytes: fc.local_size,
             param_bytes: fc.kparam_size,
@@ -561,7 +561,7 @@ impl Device {
                 cfg.block
             )));
         }
-        let shared = k.module.prog.shared_size as u64 + cfg.shared_mem as u64;
+        let shared = fc.dyn_base as u64 + cfg.shared_mem as u64;
         if shared > p.max_shared_per_block as u64 {
             return Err(VmError::usage(format!(
                 "{shared} bytes of shared memory exceed the limit of {} per CTA",

@@ -296,7 +296,7 @@ impl<'a> Cta<'a> {
             prog,
             launch,
             ctaid,
-            shared: vec![0; (prog.shared_size + launch.dyn_shared) as usize],
+            shared: vec![0; (f.dyn_base + launch.dyn_shared) as usize],
             nwarps: n.div_ceil(32),
             threads,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
@@ -305,6 +305,11 @@ impl<'a> Cta<'a> {
             exits_dirty: false,
             clock: 0,
         }
+    }
+
+    /// The launched kernel's code.
+    fn kernel(&self) -> &FuncCode {
+        &self.prog.funcs[self.launch.kernel as usize]
     }
 
     fn site(&self, t: usize) -> Site {
@@ -579,7 +584,13 @@ impl<'a> Cta<'a> {
         let fr = th.frames.last();
         match loc {
             VarLoc::Global(a) => a,
-            VarLoc::Shared(o) => o as u64,
+            VarLoc::Shared(DYN_SHARED) => self.kernel().dyn_base as u64,
+            VarLoc::Shared(slot) => self
+                .kernel()
+                .shared_layout
+                .get(slot as usize)
+                .copied()
+                .unwrap_or(u32::MAX) as u64,
             VarLoc::Local(o) => fr.map_or(0, |f| f.local_base) as u64 + o as u64,
             // Kernel parameter addresses carry their tag, so an address taken with
             // `mov %rd, param` still reads the kernel parameters through `ld.param [%rd]`.
@@ -619,7 +630,7 @@ impl<'a> Cta<'a> {
             "%lanemask_gt" => lanemask(&|l| l > lane),
             "%dynamic_smem_size" => self.launch.dyn_shared as u64,
             "%total_smem_size" | "%aggr_smem_size" => {
-                (self.prog.shared_size + self.launch.dyn_shared) as u64
+                (self.kernel().dyn_base + self.launch.dyn_shared) as u64
             }
             // Clocks and timers count this CTA's issued warp-instructions, so runs are
             // deterministic and timing loops terminate.

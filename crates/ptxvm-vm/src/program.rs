@@ -38,7 +38,9 @@ pub enum Dst {
 pub enum VarLoc {
     /// Global or const memory at this device address.
     Global(u64),
-    /// Offset in the CTA's shared memory.
+    /// A shared variable: its slot in the module's list of shared variables, placed by the
+    /// launched kernel's layout ([`FuncCode::shared_layout`]); [`DYN_SHARED`] is the dynamic
+    /// shared memory (`.extern .shared` arrays).
     Shared(u32),
     /// Offset in the current frame's local memory.
     Local(u32),
@@ -48,6 +50,9 @@ pub enum VarLoc {
     /// return parameters and the `.param` variables it declares for calls).
     FrameParam(u32),
 }
+
+/// The shared slot of dynamic shared memory.
+pub const DYN_SHARED: u32 = u32::MAX;
 
 /// An address operand.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -724,6 +729,13 @@ pub struct FuncCode {
     pub maxntid: Option<[u32; 3]>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
+    /// Kernels only: the CTA offset of every shared slot this kernel can reach
+    /// (`u32::MAX` for the others), the static shared bytes, and where dynamic shared
+    /// memory starts. Each kernel lays out only the shared variables its code (and the
+    /// functions it calls) uses, as ptxas does.
+    pub shared_layout: Vec<u32>,
+    pub shared_static: u32,
+    pub dyn_base: u32,
 }
 
 /// A decoded module.
@@ -731,8 +743,9 @@ pub struct FuncCode {
 pub struct Program {
     pub funcs: Vec<FuncCode>,
     pub by_name: HashMap<String, u32>,
-    /// Bytes of static shared memory (module and function `.shared` variables).
-    pub shared_size: u32,
+    /// Size and alignment of every shared slot (module `.shared` variables, then each
+    /// function's, in declaration order).
+    pub shared_slots: Vec<(u32, u32)>,
     /// `.file` table: index → name.
     pub files: HashMap<u32, String>,
     /// Module-scope `.global`/`.const` variables: name → (device address, size in bytes).
@@ -762,7 +775,6 @@ pub fn decode(
     }
     // Module variables.
     let mut gvars: Vec<VarLoc> = Vec::with_capacity(m.vars.len());
-    let mut shared = 0u32;
     for v in &m.vars {
         match v.space {
             Space::Global | Space::Const => {
@@ -786,11 +798,16 @@ pub fn decode(
                 }
                 gvars.push(VarLoc::Global(addr));
             }
-            Space::Shared if is_dynamic_shared(v) => gvars.push(VarLoc::Shared(u32::MAX)),
+            Space::Shared if is_dynamic_shared(v) => gvars.push(VarLoc::Shared(DYN_SHARED)),
             Space::Shared => {
-                shared = align_up(shared, v.align.max(1));
-                gvars.push(VarLoc::Shared(shared));
-                shared += v.size as u32;
+                let size = u32::try_from(v.size).map_err(|_| {
+                    format!(
+                        "shared variable `{}` has {} bytes, more than any CTA can have",
+                        v.name, v.size
+                    )
+                })?;
+                gvars.push(VarLoc::Shared(p.shared_slots.len() as u32));
+                p.shared_slots.push((size, v.align.max(1)));
             }
             _ => gvars.push(VarLoc::Global(0)),
         }
@@ -839,26 +856,28 @@ pub fn decode(
     for (fi, f) in m.funcs.iter().enumerate() {
         p.by_name.entry(f.name.clone()).or_insert(fi as u32);
     }
-    // Dynamic shared memory (`.extern .shared` arrays) starts after all static shared
-    // variables, module- and function-scope alike; every such array aliases it.
-    let mut total = shared;
+    // Function-scope shared variables get slots after the module's.
+    let mut local_slots: Vec<Vec<u32>> = Vec::with_capacity(m.funcs.len());
     for f in &m.funcs {
-        for v in f
-            .locals
-            .iter()
-            .filter(|v| v.space == Space::Shared && !is_dynamic_shared(v))
-        {
-            total = align_up(total, v.align.max(1)) + v.size as u32;
+        let mut v_slots = Vec::new();
+        for v in &f.locals {
+            if v.space == Space::Shared && !is_dynamic_shared(v) {
+                let size = u32::try_from(v.size).map_err(|_| {
+                    format!(
+                        "shared variable `{}` has {} bytes, more than any CTA can have",
+                        v.name, v.size
+                    )
+                })?;
+                v_slots.push(p.shared_slots.len() as u32);
+                p.shared_slots.push((size, v.align.max(1)));
+            } else {
+                v_slots.push(DYN_SHARED);
+            }
         }
+        local_slots.push(v_slots);
     }
-    let dyn_base = align_up(total, 16);
-    for g in gvars.iter_mut() {
-        if *g == VarLoc::Shared(u32::MAX) {
-            *g = VarLoc::Shared(dyn_base);
-        }
-    }
-    for f in &m.funcs {
-        let fc = decode_func(m, f, &gvars, &canon, dyn_base, &mut shared, lines);
+    for (fi, f) in m.funcs.iter().enumerate() {
+        let fc = decode_func(m, f, &gvars, &canon, &local_slots[fi], lines);
         p.funcs.push(fc);
     }
     // Prefer the defined function of a name.
@@ -867,8 +886,135 @@ pub fn decode(
             p.by_name.insert(f.name.clone(), fi as u32);
         }
     }
-    p.shared_size = dyn_base.max(shared);
+    // Each kernel's shared layout: the slots reachable from it, in slot order; dynamic
+    // shared memory starts after them, 16-byte aligned.
+    let uses = shared_uses(m, &canon, &local_slots, p.shared_slots.len());
+    for fi in 0..p.funcs.len() {
+        if !p.funcs[fi].is_entry {
+            continue;
+        }
+        let mut layout = vec![u32::MAX; p.shared_slots.len()];
+        let mut off = 0u64;
+        for (slot, &(size, align)) in p.shared_slots.iter().enumerate() {
+            if uses[fi].get(slot).copied().unwrap_or(false) {
+                off = off.next_multiple_of(align as u64);
+                layout[slot] = u32::try_from(off).map_err(|_| {
+                    format!(
+                        "kernel `{}` has more shared memory than any CTA can have",
+                        p.funcs[fi].name
+                    )
+                })?;
+                off += size as u64;
+            }
+        }
+        let total = u32::try_from(off).map_err(|_| {
+            format!(
+                "kernel `{}` has more shared memory than any CTA can have",
+                p.funcs[fi].name
+            )
+        })?;
+        let fc = &mut p.funcs[fi];
+        fc.shared_layout = layout;
+        fc.shared_static = total;
+        fc.dyn_base = align_up(total, 16);
+    }
     Ok(p)
+}
+
+/// Per function, which shared slots its code can reach: its own and the module's that it
+/// names, and those of every function it calls or takes the address of. An indirect call
+/// makes every function reachable (its target is not known before running).
+fn shared_uses(
+    m: &ir::Module,
+    canon: &[u32],
+    local_slots: &[Vec<u32>],
+    nslots: usize,
+) -> Vec<Vec<bool>> {
+    use ptxvm_ir::ir::{Base, Op, VarRef};
+    let n = m.funcs.len();
+    let module_slot: Vec<Option<u32>> = {
+        let mut k = 0u32;
+        m.vars
+            .iter()
+            .map(|v| {
+                if v.space == Space::Shared && !is_dynamic_shared(v) {
+                    k += 1;
+                    Some(k - 1)
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    let mut direct = vec![vec![false; nslots]; n];
+    let mut callees: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut indirect = vec![false; n];
+    fn walk(op: &Op, f: &mut dyn FnMut(&Op)) {
+        f(op);
+        match op {
+            Op::TexAddr(v) | Op::Vector(v) | Op::List(v) => v.iter().for_each(|o| walk(o, f)),
+            Op::Pair(a, b) => {
+                walk(a, f);
+                walk(b, f);
+            }
+            _ => {}
+        }
+    }
+    for (fi, f) in m.funcs.iter().enumerate() {
+        for &s in &local_slots[fi] {
+            if s != DYN_SHARED && (s as usize) < nslots {
+                direct[fi][s as usize] = true;
+            }
+        }
+        for inst in &f.insts {
+            if inst.opcode == "call" && inst.operands.iter().any(|o| matches!(o, Op::Reg(_))) {
+                indirect[fi] = true;
+            }
+            for op in &inst.operands {
+                walk(op, &mut |o| {
+                    let var = match o {
+                        Op::Sym { var, .. } => Some(*var),
+                        Op::Addr {
+                            base: Base::Var(var),
+                            ..
+                        } => Some(*var),
+                        Op::Func(g) => {
+                            callees[fi].push(canon.get(*g as usize).copied().unwrap_or(*g));
+                            None
+                        }
+                        _ => None,
+                    };
+                    if let Some(VarRef::Global(i)) = var
+                        && let Some(Some(s)) = module_slot.get(i as usize)
+                    {
+                        direct[fi][*s as usize] = true;
+                    }
+                });
+            }
+        }
+    }
+    let any_indirect = indirect.iter().any(|&b| b);
+    (0..n)
+        .map(|root| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![root];
+            let mut uses = vec![false; nslots];
+            while let Some(g) = stack.pop() {
+                if seen[g] {
+                    continue;
+                }
+                seen[g] = true;
+                for (u, d) in uses.iter_mut().zip(&direct[g]) {
+                    *u |= *d;
+                }
+                if indirect[g] && any_indirect {
+                    stack.extend(0..n);
+                }
+                stack.extend(callees[g].iter().map(|&c| c as usize).filter(|&c| c < n));
+            }
+            uses
+        })
+        .collect()
 }
 
 struct Dx<'a> {
@@ -887,8 +1033,7 @@ fn decode_func(
     f: &ir::Func,
     gvars: &[VarLoc],
     canon: &[u32],
-    dyn_base: u32,
-    shared: &mut u32,
+    local_slots: &[u32],
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
 ) -> FuncCode {
     let is_entry = f.kind == Some(FuncKind::Entry);
@@ -940,19 +1085,16 @@ fn decode_func(
     // Body variables.
     let mut locals = Vec::new();
     let mut loff = 0u32;
-    for v in &f.locals {
+    for (vi, v) in f.locals.iter().enumerate() {
         match v.space {
             Space::Local => {
                 loff = align_up(loff, v.align.max(1));
                 locals.push(VarLoc::Local(loff));
                 loff += v.size as u32;
             }
-            Space::Shared if is_dynamic_shared(v) => locals.push(VarLoc::Shared(dyn_base)),
-            Space::Shared => {
-                *shared = align_up(*shared, v.align.max(1));
-                locals.push(VarLoc::Shared(*shared));
-                *shared += v.size as u32;
-            }
+            Space::Shared => locals.push(VarLoc::Shared(
+                local_slots.get(vi).copied().unwrap_or(DYN_SHARED),
+            )),
             Space::Param => {
                 poff = align_up(poff, v.align.max(1));
                 locals.push(VarLoc::FrameParam(poff));
