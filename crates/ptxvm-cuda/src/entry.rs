@@ -27,7 +27,17 @@ pub unsafe extern "C" fn cuDriverGetVersion(v: *mut i32) -> CUresult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorName(code: CUresult, s: *mut *const c_char) -> CUresult {
     api("cuGetErrorName", || {
-        let name = error_name(code).ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
+        let name = error_name(code).or_else(|| {
+            (code == crate::launch::INVALID_CONFIGURATION)
+                .then_some(c"CUDA_ERROR_INVALID_CONFIGURATION")
+        });
+        let Some(name) = name else {
+            if !s.is_null() {
+                // SAFETY: the client's out-pointer: NULL for an unknown code.
+                unsafe { *s = std::ptr::null() };
+            }
+            return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+        };
         // SAFETY: the client's out-pointer; the string is static.
         unsafe { out(s, name.as_ptr()) }
     })
@@ -36,7 +46,17 @@ pub unsafe extern "C" fn cuGetErrorName(code: CUresult, s: *mut *const c_char) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorString(code: CUresult, s: *mut *const c_char) -> CUresult {
     api("cuGetErrorString", || {
-        let text = error_string(code).ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
+        let text = error_string(code).or_else(|| {
+            (code == crate::launch::INVALID_CONFIGURATION)
+                .then_some(c"invalid launch configuration: the block does not fit the device")
+        });
+        let Some(text) = text else {
+            if !s.is_null() {
+                // SAFETY: the client's out-pointer: NULL for an unknown code.
+                unsafe { *s = std::ptr::null() };
+            }
+            return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+        };
         // SAFETY: the client's out-pointer; the string is static.
         unsafe { out(s, text.as_ptr()) }
     })

@@ -154,6 +154,10 @@ impl Function {
     }
 }
 
+/// The launch-configuration error code: what NVIDIA's runtime maps to
+/// `cudaErrorInvalidConfiguration` (its value, which `cuda.h` does not name).
+pub const INVALID_CONFIGURATION: CUresult = 9;
+
 /// The function a `CUfunction` or `CUkernel` handle stands for in the current context.
 pub fn resolve_function(d: &Driver, h: Handle) -> R<Arc<Function>> {
     let h = h as usize;
@@ -334,6 +338,23 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         max_steps: d.config.max_steps,
         threads: d.config.threads,
     };
+    // A block the device cannot hold is the code the runtime reports as
+    // cudaErrorInvalidConfiguration (9, not named in cuda.h); everything else the launch
+    // check refuses is CUDA_ERROR_INVALID_VALUE (a grid too large, too much shared memory).
+    let p = &dev.vm.props;
+    let threads = l.block.iter().map(|&x| x as u64).product::<u64>();
+    if threads > p.max_threads_per_block as u64
+        || l.block.contains(&0)
+        || (0..3).any(|i| l.block[i] > p.max_block_dim[i])
+    {
+        return Err(Error::quiet(
+            INVALID_CONFIGURATION,
+            format!(
+                "a block of {:?} threads exceeds the device's limits",
+                l.block
+            ),
+        ));
+    }
     dev.vm
         .check_launch(&f.kernel, &cfg)
         .map_err(|e| Error::quiet(CUDA_ERROR_INVALID_VALUE, e.to_string()))?;

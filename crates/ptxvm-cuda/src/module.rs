@@ -166,8 +166,9 @@ pub fn check_cached(d: &Driver, dev: i32, name: &str, text: &str) -> R<Arc<Check
         Error::loud(
             CUDA_ERROR_INVALID_PTX,
             format!(
-                "the PTX module `{name}` does not compile for {}:\n{e}",
-                m.arch
+                "the PTX module `{name}` does not compile for {}:\n{}",
+                m.arch,
+                ptxas_log(&e)
             ),
         )
     })?;
@@ -177,6 +178,19 @@ pub fn check_cached(d: &Driver, dev: i32, name: &str, text: &str) -> R<Arc<Check
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, c.clone());
     Ok(c)
+}
+
+/// A check failure in ptxas's log format (`ptxas <file>, line N; error   : message`), which
+/// is what JIT error logs hold and what tools parse.
+pub fn ptxas_log(e: &ptxvm_vm::VmError) -> String {
+    match e {
+        ptxvm_vm::VmError::Invalid(ds) => ds
+            .iter()
+            .map(|d| format!("ptxas {}, line {}; error   : {}", d.file, d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
 }
 
 fn image_error(e: ImageError) -> Error {
@@ -196,7 +210,7 @@ pub unsafe fn image_ptx(d: &Driver, dev: i32, p: *const c_void) -> R<(String, St
     // SAFETY: per the caller.
     let img = unsafe { image::read_image(p.cast()) }.map_err(image_error)?;
     match img {
-        Image::Ptx(t) => Ok(("<PTX image>".into(), t.to_string())),
+        Image::Ptx(t) => Ok(("application ptx input".into(), t.to_string())),
         Image::Fatbins(list) => {
             let mut entries = Vec::new();
             for f in list {

@@ -184,17 +184,22 @@ fn check_source(
     opts: &ptxvm_ir::CheckOptions,
 ) -> Result<CheckedModule, VmError> {
     let checked = ptxvm_ir::check_with(&src, opts);
-    let errors: Vec<String> = pre
+    let errors: Vec<crate::error::Located> = pre
         .iter()
         .chain(&checked.diags)
         .filter(|d| d.is_error())
         .map(|d| {
             let l = src.locate(d.span);
-            format!("{}:{}:{}: error: {}", l.file, l.line, l.col, d.message)
+            crate::error::Located {
+                file: l.file.to_string(),
+                line: l.line,
+                col: l.col,
+                message: d.message.clone(),
+            }
         })
         .collect();
     if !errors.is_empty() {
-        return Err(VmError::Invalid(errors.join("\n")));
+        return Err(VmError::Invalid(errors));
     }
     Ok(CheckedModule {
         source: src,

@@ -79,15 +79,34 @@ impl fmt::Display for Fault {
     }
 }
 
+/// A diagnostic of a module that did not check, with its position in the original source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl fmt::Display for Located {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )
+    }
+}
+
 /// Any runtime error.
 #[derive(Debug, thiserror::Error)]
 pub enum VmError {
     /// The guest failed.
     #[error("{0}")]
     Fault(Box<Fault>),
-    /// The module did not check; the diagnostics are in the message.
-    #[error("the module has errors:\n{0}")]
-    Invalid(String),
+    /// The module did not check: every error diagnostic, located.
+    #[error("the module has errors:\n{}", .0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<Located>),
     /// A misuse of the API (launch configuration, parameters, ...).
     #[error("{0}")]
     Usage(String),

@@ -15,7 +15,7 @@ pub use device::{
     CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,
     ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
-pub use error::{Fault, FaultKind, Site, VmError};
+pub use error::{Fault, FaultKind, Located, Site, VmError};
 pub use exec::Stats;
 pub use ptxvm_ir::CheckOptions;
 

@@ -200,6 +200,40 @@ pub fn link_ptx(inputs: &[LinkInput]) -> Result<String, String> {
             }
         }
     }
+    // Every function that is called but defined nowhere must be one the VM provides.
+    for (k, p) in parsed.iter().enumerate() {
+        for item in &p.ast.items {
+            match item {
+                Item::Func(f) if f.body.is_none() => {
+                    let name = text(&p.src, f.name);
+                    if !func_def.contains_key(name)
+                        && crate::program::Builtin::named(name).is_none()
+                    {
+                        return Err(format!(
+                            "undefined reference to function `{name}` in `{}`",
+                            inputs[k].name
+                        ));
+                    }
+                }
+                Item::Var(v) if linkage(p, v.linkage) == ".extern" => {
+                    let shared = v
+                        .space
+                        .is_some_and(|s| text(&p.src, s).starts_with(".shared"));
+                    if let Some(d) = v.declarators.first()
+                        && !shared
+                        && !var_def.contains_key(text(&p.src, d.name))
+                    {
+                        return Err(format!(
+                            "undefined reference to variable `{}` in `{}`",
+                            text(&p.src, d.name),
+                            inputs[k].name
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     let mut out = String::new();
     out.push_str(&format!(
         "//\n// Linked by ptxvm from {} module(s): {}\n//\n\n.version {}.{}\n",
@@ -467,5 +501,10 @@ mod tests {
             "{e}"
         );
         assert!(link_ptx(&[]).is_err());
+        let e = link_ptx(&inputs(&[("a.ptx", A)])).unwrap_err();
+        assert!(
+            e.contains("undefined reference to function `foo` in `a.ptx`"),
+            "{e}"
+        );
     }
 }

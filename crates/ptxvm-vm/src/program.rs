@@ -350,6 +350,19 @@ pub enum Builtin {
     Free,
 }
 
+impl Builtin {
+    /// The builtin an external function name stands for.
+    pub fn named(name: &str) -> Option<Builtin> {
+        Some(match name {
+            "vprintf" => Builtin::Vprintf,
+            "__assertfail" => Builtin::AssertFail,
+            "malloc" => Builtin::Malloc,
+            "free" => Builtin::Free,
+            _ => return None,
+        })
+    }
+}
+
 /// A decoded instruction's action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exec {
@@ -2140,13 +2153,7 @@ impl Dx<'_> {
                     return None;
                 }
                 if !callee.defined {
-                    let which = match callee.name.as_str() {
-                        "vprintf" => Builtin::Vprintf,
-                        "__assertfail" => Builtin::AssertFail,
-                        "malloc" => Builtin::Malloc,
-                        "free" => Builtin::Free,
-                        _ => return None,
-                    };
+                    let which = Builtin::named(&callee.name)?;
                     return Some(Exec::Builtin { which, args, rets });
                 }
                 Exec::Call {
