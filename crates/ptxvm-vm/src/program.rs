@@ -902,31 +902,27 @@ pub fn decode(
     // Each kernel's shared layout: the slots reachable from it, in slot order; dynamic
     // shared memory starts after them, 16-byte aligned.
     let uses = shared_uses(m, &canon, &local_slots, p.shared_slots.len());
-    for fi in 0..p.funcs.len() {
-        if !p.funcs[fi].is_entry {
+    let slots = &p.shared_slots;
+    for (fc, used) in p.funcs.iter_mut().zip(&uses) {
+        if !fc.is_entry {
             continue;
         }
-        let mut layout = vec![u32::MAX; p.shared_slots.len()];
+        let too_big = || {
+            format!(
+                "kernel `{}` has more shared memory than any CTA can have",
+                fc.name
+            )
+        };
+        let mut layout = vec![u32::MAX; slots.len()];
         let mut off = 0u64;
-        for (slot, &(size, align)) in p.shared_slots.iter().enumerate() {
-            if uses[fi].get(slot).copied().unwrap_or(false) {
+        for (slot, &(size, align)) in slots.iter().enumerate() {
+            if used.get(slot).copied().unwrap_or(false) {
                 off = off.next_multiple_of(align as u64);
-                layout[slot] = u32::try_from(off).map_err(|_| {
-                    format!(
-                        "kernel `{}` has more shared memory than any CTA can have",
-                        p.funcs[fi].name
-                    )
-                })?;
+                layout[slot] = u32::try_from(off).map_err(|_| too_big())?;
                 off += size as u64;
             }
         }
-        let total = u32::try_from(off).map_err(|_| {
-            format!(
-                "kernel `{}` has more shared memory than any CTA can have",
-                p.funcs[fi].name
-            )
-        })?;
-        let fc = &mut p.funcs[fi];
+        let total = u32::try_from(off).map_err(|_| too_big())?;
         fc.shared_layout = layout;
         fc.shared_static = total;
         fc.dyn_base = align_up(total, 16);

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod exec;
 mod info;
 mod npy;
 mod run;
@@ -52,6 +53,14 @@ enum Cmd {
     /// Summarise a module: version, target, kernels and functions with their parameters,
     /// register counts, directives and module variables.
     Info { file: PathBuf },
+    /// Run a program with ptxvm as its CUDA driver (libcuda.so.1): nvcc-built programs,
+    /// numba-cuda, cuda-python, CuPy, Triton.
+    #[command(
+        after_help = "The program runs with LD_LIBRARY_PATH, NUMBA_CUDA_DRIVER, TRITON_LIBCUDA_PATH,\nCUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS= set for it (variables already set are kept).\nDriver settings: PTXVM_ARCH, PTXVM_THREADS, PTXVM_LOG, PTXVM_MAX_STEPS, PTXVM_DEVICES,\nPTXVM_DEVICE_MEMORY (see the README).\n\nExamples:\n  ptxvm exec -- ./my_cuda_app\n  ptxvm exec --arch sm_90a -- python -m pytest tests/"
+    )]
+    Exec(exec::ExecOpts),
+    /// Print the directory that holds the driver library (libcuda.so.1).
+    DriverPath,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -115,6 +124,25 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Cmd::Exec(o) => match exec::exec(&o) {
+            Ok(never) => match never {},
+            Err((e, code)) => {
+                let _ = writeln!(std::io::stderr(), "error: {e}");
+                ExitCode::from(code)
+            }
+        },
+        Cmd::DriverPath => match exec::driver_dir() {
+            Ok(d) => {
+                if writeln!(std::io::stdout(), "{}", d.display()).is_err() {
+                    return ExitCode::from(1);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "error: {e}");
                 ExitCode::from(1)
             }
         },

@@ -1,0 +1,145 @@
+//! `ptxvm exec -- PROGRAM [ARGS]` runs a program with ptxvm as its CUDA driver, and
+//! `ptxvm driver-path` prints the directory holding the driver library (`libcuda.so.1`).
+//!
+//! Where the driver is, first match wins:
+//! 1. `$PTXVM_DRIVER_DIR` (a directory with `libcuda.so.1`);
+//! 2. the installed layout: `<dir of ptxvm>/../lib/ptxvm/libcuda.so.1` (the Python package
+//!    and `make install`-style trees);
+//! 3. the cargo layout: `<dir of ptxvm>/libcuda.so` (the `ptxvm-cuda` crate's output, built
+//!    by `cargo build`); the directory `<dir of ptxvm>/ptxvm-driver/` is made with the
+//!    `libcuda.so.1` and `libcuda.so` links clients look for.
+//!
+//! What `exec` sets for the program (a variable the user already set is kept):
+//! `LD_LIBRARY_PATH` (the driver directory first: NVIDIA's runtime, cuda-python, numba-cuda
+//! and CuPy all `dlopen("libcuda.so.1")`), `NUMBA_CUDA_DRIVER` (read by older numba),
+//! `TRITON_LIBCUDA_PATH` (Triton links its launcher against the driver found there),
+//! `CUPY_COMPILE_WITH_PTX=1` and `CUPY_ACCELERATORS=` (CuPy hands the driver PTX instead
+//! of cubins and leaves out its precompiled SASS-only CUB kernels), and the `PTXVM_*`
+//! settings given as options.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+
+/// `ptxvm exec` options.
+#[derive(clap::Args, Debug)]
+pub struct ExecOpts {
+    /// Emulated GPU (sets PTXVM_ARCH): sm_70, sm_75, sm_80 (default), sm_86, sm_89, sm_90a,
+    /// sm_100a, sm_120a.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Host threads per kernel launch (sets PTXVM_THREADS; default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Driver messages (sets PTXVM_LOG): `errors` (default), `failures`, `api`.
+    #[arg(long)]
+    pub log: Option<String>,
+    /// The program and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// The directory holding `libcuda.so.1`.
+pub fn driver_dir() -> Result<PathBuf, String> {
+    if let Some(d) = std::env::var_os("PTXVM_DRIVER_DIR").filter(|d| !d.is_empty()) {
+        let d = PathBuf::from(d);
+        return if d.join("libcuda.so.1").is_file() {
+            Ok(d)
+        } else {
+            Err(format!(
+                "PTXVM_DRIVER_DIR={} has no libcuda.so.1",
+                d.display()
+            ))
+        };
+    }
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| format!("cannot locate the ptxvm executable: {e}"))?;
+    let bin = exe.parent().unwrap_or(Path::new("/"));
+    let installed = bin.join("../lib/ptxvm");
+    if installed.join("libcuda.so.1").is_file() {
+        return installed
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", installed.display()));
+    }
+    let built = bin.join("libcuda.so");
+    if built.is_file() {
+        let dir = bin.join("ptxvm-driver");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for name in ["libcuda.so.1", "libcuda.so"] {
+            let link = dir.join(name);
+            if std::fs::read_link(&link).ok().as_deref() != Some(Path::new("../libcuda.so")) {
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink("../libcuda.so", &link)
+                    .map_err(|e| format!("cannot create {}: {e}", link.display()))?;
+            }
+        }
+        return Ok(dir);
+    }
+    Err(format!(
+        "the ptxvm driver library (libcuda.so.1) was not found next to {}: build it with `cargo build --release -p ptxvm-cuda` (or set PTXVM_DRIVER_DIR)",
+        exe.display()
+    ))
+}
+
+/// The environment `exec` gives the program (name, value) for a driver directory.
+pub fn environment(dir: &Path, o: &ExecOpts) -> Vec<(String, String)> {
+    let d = dir.display().to_string();
+    let mut env = Vec::new();
+    let ld = match std::env::var("LD_LIBRARY_PATH") {
+        Ok(old) if !old.is_empty() => format!("{d}:{old}"),
+        _ => d.clone(),
+    };
+    env.push(("LD_LIBRARY_PATH".to_string(), ld));
+    let mut keep = |k: &str, v: String| {
+        if std::env::var_os(k).is_none() {
+            env.push((k.to_string(), v));
+        }
+    };
+    keep("NUMBA_CUDA_DRIVER", format!("{d}/libcuda.so.1"));
+    keep("TRITON_LIBCUDA_PATH", d.clone());
+    keep("CUPY_COMPILE_WITH_PTX", "1".into());
+    keep("CUPY_ACCELERATORS", String::new());
+    if let Some(a) = &o.arch {
+        env.push(("PTXVM_ARCH".into(), a.clone()));
+    }
+    if let Some(t) = o.threads {
+        env.push(("PTXVM_THREADS".into(), t.to_string()));
+    }
+    if let Some(l) = &o.log {
+        env.push(("PTXVM_LOG".into(), l.clone()));
+    }
+    env
+}
+
+/// Replaces this process with the program; returns only on failure (with an exit code).
+pub fn exec(o: &ExecOpts) -> Result<std::convert::Infallible, (String, u8)> {
+    if let Some(a) = &o.arch
+        && ptxvm_vm::arch::model(a).is_none()
+    {
+        return Err((
+            format!(
+                "--arch {a} is not an emulated GPU (known: {})",
+                ptxvm_vm::arch::names().join(", ")
+            ),
+            2,
+        ));
+    }
+    let dir = driver_dir().map_err(|e| (e, 1))?;
+    let (prog, args) = o
+        .command
+        .split_first()
+        .ok_or_else(|| ("no program given".to_string(), 2))?;
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(args);
+    for (k, v) in environment(&dir, o) {
+        cmd.env(k, v);
+    }
+    let e = cmd.exec();
+    let code = if e.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    };
+    Err((format!("cannot run `{prog}`: {e}"), code))
+}
