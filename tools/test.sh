@@ -4,5 +4,5 @@
 # libcuda.so.1, in a pinned virtualenv it creates on first use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace
+cargo test
 tools/client-tier.sh "$@"

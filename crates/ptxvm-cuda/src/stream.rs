@@ -48,6 +48,9 @@ struct Queue {
 /// The executing part of a stream.
 pub struct StreamCore {
     pub id: u64,
+    /// Mirrors of `Queue::submitted`/`completed`, read without the lock by short spins.
+    submitted_hint: AtomicU64,
+    completed_hint: AtomicU64,
     /// Blocking streams synchronise with the legacy default stream.
     pub blocking: bool,
     pub priority: i32,
@@ -57,10 +60,15 @@ pub struct StreamCore {
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
+/// How long a waiting thread spins before it sleeps.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
 impl StreamCore {
     pub fn new(blocking: bool, priority: i32) -> Arc<StreamCore> {
         Arc::new(StreamCore {
             id: NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed),
+            submitted_hint: AtomicU64::new(0),
+            completed_hint: AtomicU64::new(0),
             blocking,
             priority,
             q: Mutex::new(Queue {
@@ -99,6 +107,7 @@ impl StreamCore {
             q.submitted += 1;
         }
         let seq = q.submitted;
+        self.submitted_hint.store(seq, Ordering::Release);
         if !q.worker && !q.shutdown {
             q.worker = true;
             let me = self.clone();
@@ -142,11 +151,32 @@ impl StreamCore {
         let mut q = self.lock();
         q.busy = false;
         q.completed += 1;
+        self.completed_hint.store(q.completed, Ordering::Release);
         self.cv.notify_all();
+    }
+
+    /// Spins for up to [`SPIN`] while `until` is false (a launch round trip is then a few
+    /// microseconds instead of two futex sleeps and wake-ups); returns whether it became
+    /// true. As the real driver's default scheduling, which spins before it yields.
+    fn spin(until: impl Fn() -> bool) -> bool {
+        let t0 = Instant::now();
+        let mut n = 0u32;
+        while !until() {
+            n += 1;
+            if n % 64 == 0 && t0.elapsed() > SPIN {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+        true
     }
 
     fn work(self: Arc<Self>) {
         loop {
+            // New work usually follows soon (a launch after a copy, the next iteration's
+            // launch): look for it briefly before sleeping.
+            let done = self.completed_hint.load(Ordering::Acquire);
+            Self::spin(|| self.submitted_hint.load(Ordering::Acquire) > done);
             let op = {
                 let mut q = self.lock();
                 loop {
@@ -181,6 +211,7 @@ impl StreamCore {
             if !q.busy && q.ops.is_empty() && deps_done {
                 q.busy = true;
                 q.submitted += 1;
+                self.submitted_hint.store(q.submitted, Ordering::Release);
                 drop(q);
                 f();
                 self.finish_one();
@@ -199,6 +230,9 @@ impl StreamCore {
 
     /// Blocks until `seq` operations have completed.
     pub fn wait_for(&self, seq: u64) {
+        if Self::spin(|| self.completed_hint.load(Ordering::Acquire) >= seq) {
+            return;
+        }
         let mut q = self.lock();
         while q.completed < seq {
             q = self.cv.wait(q).unwrap_or_else(|e| e.into_inner());

@@ -597,13 +597,20 @@ impl Device {
             max_steps: cfg.max_steps,
             local_size: self.props.local_per_thread,
             threads: if cfg.threads == 0 {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
+                host_cores()
             } else {
                 cfg.threads
             },
         };
         exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
     }
+}
+
+/// The host's available cores, asked once (the query reads cgroup files: too slow to repeat
+/// at every launch).
+pub fn host_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn kernel_names(l: &Loaded) -> Vec<String> {
