@@ -137,6 +137,14 @@ impl Config {
                 .ok_or_else(|| format!("PTXVM_DEVICE_MEMORY={v} is not a byte count"))?,
             None => ptxvm_vm::device::DEFAULT_GLOBAL_MEMORY,
         };
+        match env("PTXVM_ENGINE").as_deref() {
+            None | Some("interp") | Some("interpreter") => {}
+            Some(e) => {
+                return Err(format!(
+                    "PTXVM_ENGINE={e} is not an engine of this build (available: interp)"
+                ));
+            }
+        }
         let log = match env("PTXVM_LOG").as_deref() {
             None | Some("0") | Some("off") => Log::Errors,
             Some("api") | Some("calls") | Some("2") => Log::Calls,
