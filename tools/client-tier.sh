@@ -28,6 +28,9 @@ site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 cargo build --release -p ptxvm -p ptxvm-cuda
 ptxvm="$root/target/release/ptxvm"
 status=0
+echo "== the ptxvm Python package (pip install . with maturin)"
+"$py" -m pip install --quiet --no-deps --force-reinstall . || status=1
+(cd clients/package && "$py" -m pytest -q -p no:cacheprovider test_package.py) || status=1
 echo "== native clients (all variants)"
 PTXVM_CUDART13_DIR="$site/nvidia/cu13/lib" PTXVM_CUDART12_DIR="$site/nvidia/cuda_runtime/lib" \
   cargo test --release -p ptxvm-cuda --test native_clients -- --nocapture || status=1

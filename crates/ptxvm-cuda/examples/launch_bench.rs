@@ -14,7 +14,8 @@ use cuda::stream::*;
 use std::ffi::c_void;
 use std::time::Instant;
 
-const EMPTY: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n\tret;\n}\n";
+const EMPTY: &str =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n\tret;\n}\n";
 
 fn check(r: u32, what: &str) {
     assert_eq!(r, 0, "{what} failed with CUresult {r}");
@@ -84,7 +85,10 @@ fn main() {
         let mut m: Handle = std::ptr::null_mut();
         check(cuModuleLoadData(&mut m, ptx.as_ptr().cast()), "load");
         let mut f: Handle = std::ptr::null_mut();
-        check(cuModuleGetFunction(&mut f, m, c"empty".as_ptr()), "get function");
+        check(
+            cuModuleGetFunction(&mut f, m, c"empty".as_ptr()),
+            "get function",
+        );
         let null = std::ptr::null_mut::<*mut c_void>();
         let mut times = Vec::with_capacity(rounds);
         for i in 0..rounds + 100 {
@@ -108,7 +112,10 @@ fn main() {
         for _ in 0..5 {
             let t = Instant::now();
             let mut m2: Handle = std::ptr::null_mut();
-            check(cuModuleLoadData(&mut m2, text.as_ptr().cast()), "load 1 MiB");
+            check(
+                cuModuleLoadData(&mut m2, text.as_ptr().cast()),
+                "load 1 MiB",
+            );
             loads.push(t.elapsed().as_secs_f64() * 1e3);
             check(cuModuleUnload(m2), "unload");
         }

@@ -38,7 +38,12 @@ fn driver_dir() -> PathBuf {
     dir
 }
 
-fn run(exe: &Path, args: &[String], ld: &str, timeout: Duration) -> Result<(i32, Vec<u8>, Vec<u8>), String> {
+fn run(
+    exe: &Path,
+    args: &[String],
+    ld: &str,
+    timeout: Duration,
+) -> Result<(i32, Vec<u8>, Vec<u8>), String> {
     let mut child = Command::new(exe)
         .args(args)
         .env("LD_LIBRARY_PATH", ld)
@@ -75,7 +80,11 @@ fn run(exe: &Path, args: &[String], ld: &str, timeout: Duration) -> Result<(i32,
         use std::os::unix::process::ExitStatusExt;
         128 + status.signal().unwrap_or(0)
     });
-    Ok((code, t_out.join().unwrap_or_default(), t_err.join().unwrap_or_default()))
+    Ok((
+        code,
+        t_out.join().unwrap_or_default(),
+        t_err.join().unwrap_or_default(),
+    ))
 }
 
 #[test]
@@ -86,17 +95,26 @@ fn native_client_programs() {
     )
     .expect("manifest json");
     let drv = driver_dir();
-    let rt13 = std::env::var("PTXVM_CUDART13_DIR").ok().filter(|s| !s.is_empty());
-    let rt12 = std::env::var("PTXVM_CUDART12_DIR").ok().filter(|s| !s.is_empty());
+    let rt13 = std::env::var("PTXVM_CUDART13_DIR")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let rt12 = std::env::var("PTXVM_CUDART12_DIR")
+        .ok()
+        .filter(|s| !s.is_empty());
     let (mut ran, mut left, mut failures) = (0, 0, Vec::new());
     for p in manifest["programs"].as_array().expect("programs") {
         let name = p["name"].as_str().expect("name");
         let args: Vec<String> = p["args"]
             .as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         let want_exit = p["exit"].as_i64().unwrap_or(0) as i32;
-        let want_out = std::fs::read(root.join(p["stdout"].as_str().expect("stdout"))).expect("transcript");
+        let want_out =
+            std::fs::read(root.join(p["stdout"].as_str().expect("stdout"))).expect("transcript");
         let frags: Vec<&str> = p["stderr_contains"]
             .as_array()
             .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
@@ -153,7 +171,14 @@ fn native_client_programs() {
                         failures.push(format!(
                             "{name}.{v}: {}\n    stderr tail: {}",
                             why.join("; "),
-                            err_s.chars().rev().take(400).collect::<String>().chars().rev().collect::<String>()
+                            err_s
+                                .chars()
+                                .rev()
+                                .take(400)
+                                .collect::<String>()
+                                .chars()
+                                .rev()
+                                .collect::<String>()
                         ));
                     }
                 }
@@ -164,6 +189,13 @@ fn native_client_programs() {
         "native clients: {ran} run, {} failed; {left} shared-runtime variants left to the client tier (set PTXVM_CUDART13_DIR/PTXVM_CUDART12_DIR to run them here)",
         failures.len()
     );
-    assert!(failures.is_empty(), "native client failures:\n{}", failures.join("\n"));
-    assert!(ran >= 37, "too few programs ran ({ran}): is the manifest complete?");
+    assert!(
+        failures.is_empty(),
+        "native client failures:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        ran >= 37,
+        "too few programs ran ({ran}): is the manifest complete?"
+    );
 }
