@@ -163,7 +163,7 @@ impl StreamCore {
         let mut n = 0u32;
         while !until() {
             n += 1;
-            if n % 64 == 0 && t0.elapsed() > SPIN {
+            if n.is_multiple_of(64) && t0.elapsed() > SPIN {
                 return false;
             }
             std::hint::spin_loop();
