@@ -19,6 +19,8 @@ pub fn parse(src: &str) -> (Module, Vec<Diagnostic>) {
         toks: lex(src),
         pos: 0,
         diags: Vec::new(),
+        depth: 0,
+        too_deep: false,
     };
     let m = p.module();
     (m, p.diags)
@@ -33,7 +35,18 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     diags: Vec<Diagnostic>,
+    /// Current nesting: blocks, parentheses, unary operators, conditional expressions,
+    /// initialiser braces, address and vector operands.
+    depth: u32,
+    /// Set once the nesting limit has been reported (one diagnostic per statement).
+    too_deep: bool,
 }
+
+/// Deepest nesting the parser accepts (blocks, parentheses, unary operators, `?:`,
+/// initialiser braces, bracketed operands). Deeper input is a syntax error, never a stack
+/// overflow: every later stage (lowering, constant evaluation, printing) recurses over the
+/// tree the parser built, so this bound is theirs too.
+pub const MAX_NESTING: u32 = 256;
 
 const LINKAGES: [&str; 4] = [".visible", ".extern", ".weak", ".common"];
 
@@ -169,6 +182,27 @@ impl<'a> Parser<'a> {
         Fail
     }
 
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] it is a syntax error.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            if !self.too_deep {
+                self.too_deep = true;
+                let sp = self.span();
+                self.error(
+                    sp,
+                    format!(
+                        "nesting deeper than {MAX_NESTING} levels (blocks, parentheses, unary operators, `?:`, braces or brackets): ptxvm's limit"
+                    ),
+                );
+            }
+            return Err(Fail);
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn expect(&mut self, t: Tok, what: &str) -> PResult<Span> {
         if let Some(s) = self.eat(t) {
             Ok(s)
@@ -196,6 +230,7 @@ impl<'a> Parser<'a> {
     /// Skips to just after the next `;` at this nesting level, or to (not past) a `}`
     /// closing the current block.
     fn recover_stmt(&mut self) {
+        self.too_deep = false;
         let mut depth = 0i32;
         loop {
             match self.peek() {
@@ -219,6 +254,7 @@ impl<'a> Parser<'a> {
 
     /// Skips to the next token that can start a top-level item.
     fn recover_top(&mut self) {
+        self.too_deep = false;
         let mut depth = 0i32;
         loop {
             match self.peek() {
@@ -567,6 +603,10 @@ impl<'a> Parser<'a> {
     }
 
     fn init(&mut self) -> PResult<Init> {
+        self.nested(Self::init_inner)
+    }
+
+    fn init_inner(&mut self) -> PResult<Init> {
         if self.peek() == Tok::LBrace {
             let lb = self.bump();
             let mut elems = Vec::new();
@@ -715,7 +755,7 @@ impl<'a> Parser<'a> {
 
     fn stmt(&mut self) -> PResult<Option<Stmt>> {
         match self.peek() {
-            Tok::LBrace => Ok(Some(Stmt::Block(self.block()))),
+            Tok::LBrace => Ok(Some(Stmt::Block(self.nested(|p| Ok(p.block()))?))),
             Tok::Dwarf => {
                 self.bump();
                 Ok(None)
@@ -868,6 +908,10 @@ impl<'a> Parser<'a> {
     }
 
     fn operand(&mut self, is_call: bool) -> PResult<Operand> {
+        self.nested(|p| p.operand_inner(is_call))
+    }
+
+    fn operand_inner(&mut self, is_call: bool) -> PResult<Operand> {
         let first = match self.peek() {
             Tok::LBracket => {
                 let lb = self.bump();
@@ -983,6 +1027,10 @@ impl<'a> Parser<'a> {
 
     /// A full constant expression (§4.5.4), including `?:`.
     fn expr(&mut self) -> PResult<Expr> {
+        self.nested(Self::expr_inner)
+    }
+
+    fn expr_inner(&mut self) -> PResult<Expr> {
         let l = self.expr_unary()?;
         let c = self.expr_bin(l, 0)?;
         if self.peek() == Tok::Question {
@@ -1035,7 +1083,7 @@ impl<'a> Parser<'a> {
             _ => return self.expr_primary(),
         };
         let s = self.bump();
-        let e = self.expr_unary()?;
+        let e = self.nested(Self::expr_unary)?;
         Ok(Expr::Unary {
             span: s.to(e.span()),
             op,

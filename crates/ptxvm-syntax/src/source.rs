@@ -10,7 +10,44 @@
 use crate::diag::{DiagKind, Diagnostic};
 use crate::span::{LineIndex, Span};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Largest source file the front end reads (the main file or one `#include`d file):
+/// 256 MiB. Larger files are refused with an error instead of exhausting memory.
+pub const MAX_SOURCE_BYTES: u64 = 256 << 20;
+/// Largest preprocessed text (after `#include` and `#define` expansion): 256 MiB.
+pub const MAX_PREPROCESSED_BYTES: usize = 256 << 20;
+/// Deepest `#include` nesting.
+pub const MAX_INCLUDE_DEPTH: u32 = 16;
+/// Most `#include` lines processed in one source (a file that includes another twice at
+/// every level would otherwise expand exponentially).
+pub const MAX_INCLUDES: usize = 1024;
+
+/// Reads at most `limit` bytes of `path`; a longer file (or an endless one such as
+/// `/dev/zero`) is an error naming the limit. Pipes and character devices are read up to
+/// the limit, so `/dev/stdin` works.
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    if meta.is_file() && meta.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "it has {} bytes, more than the limit of {limit}",
+            meta.len()
+        )));
+    }
+    let mut out = Vec::new();
+    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "it is longer than the limit of {limit} bytes"
+        )));
+    }
+    Ok(out)
+}
 
 /// One loaded source, ready to parse.
 #[derive(Debug, Clone)]
@@ -26,6 +63,8 @@ pub struct Source {
     line_map: Option<Vec<(u32, u32)>>,
     /// Original texts, per file, for rendering source lines.
     originals: Vec<String>,
+    /// Line indexes of the originals, built on first use.
+    original_lines: Vec<std::sync::OnceLock<LineIndex>>,
 }
 
 /// Where a span starts, in original coordinates.
@@ -49,6 +88,7 @@ impl Source {
                 Source {
                     files: vec![name.to_string()],
                     originals: Vec::new(),
+                    original_lines: Vec::new(),
                     text,
                     lines: std::sync::OnceLock::new(),
                     line_map: None,
@@ -65,6 +105,8 @@ impl Source {
             pending: Vec::new(),
             dir: dir.map(Path::to_path_buf),
             depth: 0,
+            includes: 0,
+            overflow: false,
         };
         pp.run(0, &text);
         let lines = LineIndex::new(&pp.out);
@@ -79,6 +121,7 @@ impl Source {
         (
             Source {
                 files: pp.files,
+                original_lines: pp.originals.iter().map(|_| Default::default()).collect(),
                 originals: pp.originals,
                 text: pp.out,
                 lines: lines.into(),
@@ -88,9 +131,9 @@ impl Source {
         )
     }
 
-    /// Reads and preprocesses a file.
+    /// Reads and preprocesses a file (at most [`MAX_SOURCE_BYTES`]).
     pub fn load(path: &Path) -> std::io::Result<(Source, Vec<Diagnostic>)> {
-        let bytes = std::fs::read(path)?;
+        let bytes = read_limited(path, MAX_SOURCE_BYTES)?;
         let text = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(Source::new(
@@ -120,7 +163,11 @@ impl Source {
             Some(map) => {
                 let (f, l) = map.get(pline as usize - 1).copied().unwrap_or((0, pline));
                 let orig = &self.originals[f as usize];
-                let line_text = orig.lines().nth(l as usize - 1).unwrap_or(ptext);
+                let idx = self.original_lines[f as usize].get_or_init(|| LineIndex::new(orig));
+                let line_text = match idx.line_span(l, orig).text(orig) {
+                    "" if l as usize > idx.count() => ptext,
+                    t => t,
+                };
                 // Columns are exact unless a #define changed the line's length before it.
                 Location {
                     file: &self.files[f as usize],
@@ -133,6 +180,9 @@ impl Source {
     }
 }
 
+/// Longest line `#define` expansion may produce: 1 MiB.
+const MAX_EXPANDED_LINE: usize = 1 << 20;
+
 struct Pre {
     files: Vec<String>,
     originals: Vec<String>,
@@ -143,10 +193,30 @@ struct Pre {
     pending: Vec<(u32, String)>,
     dir: Option<PathBuf>,
     depth: u32,
+    /// `#include` lines processed so far.
+    includes: usize,
+    /// Set once the output reached [`MAX_PREPROCESSED_BYTES`]: the rest is dropped.
+    overflow: bool,
 }
 
 impl Pre {
     fn emit(&mut self, file: u32, line: u32, text: &str) {
+        if self.overflow {
+            return;
+        }
+        if self.out.len() + text.len() + 1 > MAX_PREPROCESSED_BYTES {
+            self.overflow = true;
+            let idx = self.map.len() as u32;
+            self.out.push('\n');
+            self.map.push((file, line));
+            self.pending.push((
+                idx,
+                format!(
+                    "the preprocessed source exceeds {MAX_PREPROCESSED_BYTES} bytes (ptxvm's limit); the rest is ignored"
+                ),
+            ));
+            return;
+        }
         self.out.push_str(text);
         self.out.push('\n');
         self.map.push((file, line));
@@ -163,6 +233,9 @@ impl Pre {
         let mut active: Vec<bool> = Vec::new();
         let on = |a: &Vec<bool>| a.iter().all(|&b| b);
         for (i, raw) in text.lines().enumerate() {
+            if self.overflow {
+                return;
+            }
             let line = i as u32 + 1;
             let t = raw.trim_start();
             if let Some(rest) = t.strip_prefix('#') {
@@ -233,8 +306,16 @@ impl Pre {
                 self.emit(file, line, "");
                 continue;
             }
-            let expanded = self.expand(raw);
-            self.emit(file, line, &expanded);
+            match self.expand(raw) {
+                Some(expanded) => self.emit(file, line, &expanded),
+                None => self.error(
+                    file,
+                    line,
+                    format!(
+                        "macro expansion of this line exceeds {MAX_EXPANDED_LINE} bytes (a macro that expands to itself?)"
+                    ),
+                ),
+            }
         }
         if !active.is_empty() {
             self.error(
@@ -247,19 +328,36 @@ impl Pre {
 
     fn include(&mut self, file: u32, line: u32, arg: &str) {
         let name = arg.trim_matches(|c| c == '"' || c == '<' || c == '>');
-        if self.depth > 16 {
+        if self.depth >= MAX_INCLUDE_DEPTH {
             self.error(
                 file,
                 line,
-                format!("`#include \"{name}\"` nests too deeply (recursive include?)"),
+                format!(
+                    "`#include \"{name}\"` nests more than {MAX_INCLUDE_DEPTH} levels deep (recursive include?)"
+                ),
             );
             return;
         }
+        if self.includes >= MAX_INCLUDES {
+            self.error(
+                file,
+                line,
+                format!("`#include \"{name}\"`: more than {MAX_INCLUDES} includes in one source"),
+            );
+            return;
+        }
+        self.includes += 1;
         let path = match &self.dir {
             Some(d) => d.join(name),
             None => PathBuf::from(name),
         };
-        match std::fs::read(&path) {
+        // Only regular files: a device (`/dev/zero`), a FIFO or a directory is refused.
+        let read = match std::fs::metadata(&path) {
+            Ok(m) if !m.is_file() => Err(std::io::Error::other("not a regular file")),
+            Ok(_) => read_limited(&path, MAX_SOURCE_BYTES),
+            Err(e) => Err(e),
+        };
+        match read {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 let idx = self.files.len() as u32;
@@ -275,9 +373,11 @@ impl Pre {
 
     /// Replaces whole identifiers that are defined macros (one level, then repeatedly up to
     /// a small bound for nested definitions).
-    fn expand(&self, raw: &str) -> String {
+    /// The line with its macros expanded; `None` when the expansion exceeds
+    /// [`MAX_EXPANDED_LINE`] (a macro that multiplies itself).
+    fn expand(&self, raw: &str) -> Option<String> {
         if self.defines.is_empty() {
-            return raw.to_string();
+            return Some(raw.to_string());
         }
         let mut s = raw.to_string();
         for _ in 0..8 {
@@ -301,6 +401,9 @@ impl Pre {
                         Some(v) if !after_dot => {
                             out.push_str(v);
                             changed = true;
+                            if out.len() > MAX_EXPANDED_LINE {
+                                break;
+                            }
                         }
                         _ => out.push_str(w),
                     }
@@ -314,10 +417,60 @@ impl Pre {
                 }
             }
             s = out;
-            if !changed {
+            if !changed || s.len() > MAX_EXPANDED_LINE {
                 break;
             }
         }
-        s
+        (s.len() <= MAX_EXPANDED_LINE).then_some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(text: &str, dir: Option<&Path>) -> Vec<String> {
+        let (_, d) = Source::new("t.ptx", text.to_string(), dir);
+        d.into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn includes_of_devices_and_directories_are_refused() {
+        let m = messages("#include \"/dev/zero\"\n", None);
+        assert!(m[0].contains("not a regular file"), "{m:?}");
+        let m = messages("#include \"/\"\n", None);
+        assert!(m[0].contains("not a regular file"), "{m:?}");
+    }
+
+    #[test]
+    fn reads_are_bounded() {
+        let e = read_limited(Path::new("/dev/zero"), 1000).unwrap_err();
+        assert!(e.to_string().contains("limit of 1000"), "{e}");
+        assert!(read_limited(Path::new("/"), 1000).is_err());
+    }
+
+    #[test]
+    fn recursive_and_exponential_includes_stop() {
+        let dir = std::env::temp_dir().join(format!("ptxvm-inc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Each level includes the file twice: 2^16 copies without the include count limit.
+        std::fs::write(
+            dir.join("a.ptx"),
+            "#include \"a.ptx\"\n#include \"a.ptx\"\n",
+        )
+        .unwrap();
+        let m = messages("#include \"a.ptx\"\n", Some(&dir));
+        assert!(
+            m.iter()
+                .any(|m| m.contains("levels deep") || m.contains("includes")),
+            "{m:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn self_multiplying_macros_stop() {
+        let m = messages("#define A A A A A A A A\nA\n", None);
+        assert!(m[0].contains("macro expansion"), "{m:?}");
     }
 }

@@ -49,6 +49,11 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// Number of lines (a text ending in a newline has an empty last line).
+    pub fn count(&self) -> usize {
+        self.starts.len()
+    }
+
     /// 1-based line and 1-based column (in bytes) of an offset.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
         let line = match self.starts.binary_search(&offset) {

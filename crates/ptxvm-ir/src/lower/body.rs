@@ -260,9 +260,35 @@ impl<'a> Cx<'a> {
                     ));
                 }
                 let first = fx.func.regs.len() as u32;
+                let count = match &d.range {
+                    Some((_, e)) => const_int(e).unwrap_or(0),
+                    None => 1,
+                };
+                let func_total = fx.func.regs.len() as u64 + count.max(0) as u64;
+                let module_total = self.module_regs + count.max(0) as u64;
+                if count >= 0
+                    && (func_total > super::MAX_REGS_PER_FUNC
+                        || module_total > super::MAX_REGS_PER_MODULE)
+                {
+                    let (what, lim) = if func_total > super::MAX_REGS_PER_FUNC {
+                        ("function", super::MAX_REGS_PER_FUNC)
+                    } else {
+                        ("module", super::MAX_REGS_PER_MODULE)
+                    };
+                    self.push(err(
+                        DiagKind::Declaration,
+                        d.span,
+                        format!(
+                            "too many registers: this declaration brings the {what} to {} registers, over ptxvm's limit of {lim}",
+                            if what == "function" { func_total } else { module_total }
+                        ),
+                    ));
+                    continue;
+                }
+                self.module_regs += count.max(0) as u64;
                 match &d.range {
                     Some((_, e)) => {
-                        let n = const_int(e).unwrap_or(0);
+                        let n = count;
                         if !(0..=1 << 20).contains(&n) {
                             self.push(err(
                                 DiagKind::Declaration,

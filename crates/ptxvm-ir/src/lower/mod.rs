@@ -36,6 +36,7 @@ pub fn lower(m: &ast::Module, src: &str, opts: &crate::CheckOptions) -> (Module,
         funcs: HashMap::default(),
         gate_ok: true,
         matches: HashMap::default(),
+        module_regs: 0,
     };
     cx.module(m);
     (cx.out, cx.diags)
@@ -59,7 +60,15 @@ struct Cx<'a> {
     /// Modifier-match results per instruction spelling (`ld.global.nc.f32`): real code
     /// repeats a few hundred spellings thousands of times.
     matches: HashMap<&'a str, Spelling>,
+    /// Registers declared in the module so far (all functions).
+    module_regs: u64,
 }
+
+/// Most virtual registers one function may declare (each `%r<N>` member counts): 2^20.
+pub const MAX_REGS_PER_FUNC: u64 = 1 << 20;
+/// Most virtual registers a whole module may declare: 2^22. Both bound the memory the
+/// checker and the interpreter's register files use; real PTX stays far below them.
+pub const MAX_REGS_PER_MODULE: u64 = 1 << 22;
 
 /// The cached match of one instruction spelling.
 #[derive(Clone)]
@@ -695,21 +704,26 @@ impl<'a> Cx<'a> {
                         "`.extern` variables cannot have initialisers",
                     ));
                 } else {
-                    let n_elems = dims.iter().product::<u64>().max(1);
+                    let n_elems = checked_product(dims.iter().copied())
+                        .unwrap_or(u64::MAX)
+                        .max(1);
                     let mut data = InitData::default();
                     let mut count = 0u64;
                     self.init(i, ty, &mut data, &mut count, dims.len());
                     if dims.first() == Some(&0) {
                         // `[]` sized by the initialiser.
-                        let inner: u64 = dims.iter().skip(1).product::<u64>().max(1);
-                        dims[0] = count.div_ceil(inner * vector as u64).max(1);
-                    } else if count > n_elems * vector as u64 {
+                        let inner = checked_product(dims.iter().skip(1).copied())
+                            .and_then(|x| x.checked_mul(vector as u64))
+                            .unwrap_or(u64::MAX)
+                            .max(1);
+                        dims[0] = count.div_ceil(inner).max(1);
+                    } else if count > n_elems.saturating_mul(vector as u64) {
                         self.push(err(
                             DiagKind::Declaration,
                             i.span(),
                             format!(
                                 "initialiser has {count} elements but the variable holds {}",
-                                n_elems * vector as u64
+                                n_elems.saturating_mul(vector as u64)
                             ),
                         ));
                     }
@@ -727,7 +741,25 @@ impl<'a> Cx<'a> {
                     "an unsized array `[]` needs an initialiser or `.extern`",
                 ));
             }
-            let size = dims.iter().product::<u64>() * elem as u64;
+            // Sizes are checked, never wrapped: a declaration whose size does not fit in
+            // 64 bits (`.global .b8 g[1<<40][1<<40]`) is an error, not a small variable.
+            let size = match checked_product(dims.iter().copied())
+                .and_then(|n| n.checked_mul(elem as u64))
+                .filter(|&n| n <= MAX_VAR_BYTES)
+            {
+                Some(n) => n,
+                None => {
+                    self.push(err(
+                        DiagKind::Declaration,
+                        d.span,
+                        format!(
+                            "`{}` is larger than {MAX_VAR_BYTES} bytes (2^48), more than any GPU can address",
+                            self.t(d.name)
+                        ),
+                    ));
+                    0
+                }
+            };
             out.push((
                 Var {
                     name: self.t(d.name).to_string(),
@@ -1190,3 +1222,13 @@ fn is_known_sm(v: u32) -> bool {
             | 121
     )
 }
+
+/// The product of `xs`, or `None` when it overflows `u64`.
+fn checked_product(xs: impl Iterator<Item = u64>) -> Option<u64> {
+    xs.fold(Some(1u64), |acc, x| acc?.checked_mul(x))
+}
+
+/// Largest variable the checker accepts: 2^48 bytes (the 48-bit virtual address space of
+/// current GPUs). Smaller limits (device memory, shared memory per CTA, parameter space,
+/// local memory per thread) are the runtime's and are enforced at load or launch.
+pub const MAX_VAR_BYTES: u64 = 1 << 48;
