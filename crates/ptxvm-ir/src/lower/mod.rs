@@ -1224,8 +1224,8 @@ fn is_known_sm(v: u32) -> bool {
 }
 
 /// The product of `xs`, or `None` when it overflows `u64`.
-fn checked_product(xs: impl Iterator<Item = u64>) -> Option<u64> {
-    xs.fold(Some(1u64), |acc, x| acc?.checked_mul(x))
+fn checked_product(mut xs: impl Iterator<Item = u64>) -> Option<u64> {
+    xs.try_fold(1u64, |acc, x| acc.checked_mul(x))
 }
 
 /// Largest variable the checker accepts: 2^48 bytes (the 48-bit virtual address space of
