@@ -337,6 +337,7 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         shared_mem: l.shared,
         max_steps: d.config.max_steps,
         threads: d.config.threads,
+        printf_fifo: t.ctx.limits.lock().map_or(1 << 20, |l| l.printf_fifo),
     };
     // A block the device cannot hold is the code the runtime reports as
     // cudaErrorInvalidConfiguration (9, not named in cuda.h); everything else the launch

@@ -59,9 +59,20 @@ pub struct DeviceProps {
     pub max_registers_per_block: u32,
     /// Global memory the device may allocate, bytes.
     pub global_memory: u64,
-    /// Local memory per thread, bytes.
+    /// Local memory per thread, bytes: local variables, `alloca`, and the call stack
+    /// (frames' saved registers and parameters). CUDA's maximum is 512 KiB.
     pub local_per_thread: u32,
+    /// Host memory a launch may use for the state of the CTAs it has in flight (registers,
+    /// parameter areas, shared memory, local memory pages as they are written), bytes.
+    pub launch_memory: u64,
 }
+
+/// Local memory per thread: 512 KiB, CUDA's maximum (backed lazily, page by page).
+pub const DEFAULT_LOCAL_PER_THREAD: u32 = 512 << 10;
+/// Host memory for the CTAs a launch has in flight: 1 GiB.
+pub const DEFAULT_LAUNCH_MEMORY: u64 = 1 << 30;
+/// Device `printf` FIFO per launch: 1 MiB, CUDA's default (`cudaLimitPrintfFifoSize`).
+pub const DEFAULT_PRINTF_FIFO: u64 = 1 << 20;
 
 /// Default global memory of a device: 16 GiB of address space, used on demand (only
 /// touched pages take host memory).
@@ -79,7 +90,8 @@ impl DeviceProps {
             max_shared_per_block: model.shared_per_block_optin,
             max_registers_per_block: model.regs_per_block,
             global_memory: DEFAULT_GLOBAL_MEMORY,
-            local_per_thread: 64 * 1024,
+            local_per_thread: DEFAULT_LOCAL_PER_THREAD,
+            launch_memory: DEFAULT_LAUNCH_MEMORY,
         }
     }
 }
@@ -107,6 +119,9 @@ pub struct LaunchConfig {
     pub max_steps: u64,
     /// Host threads that run CTAs in parallel; 0 means one per available core.
     pub threads: usize,
+    /// Device `printf` output the launch keeps (CUDA's printf FIFO); output beyond it is
+    /// dropped and counted in [`Stats::printf_dropped`].
+    pub printf_fifo: u64,
 }
 
 /// Default warp-instruction budget of a launch: 10^8 warp instructions (up to 3.2·10^9
@@ -123,6 +138,7 @@ impl Default for LaunchConfig {
             shared_mem: 0,
             max_steps: DEFAULT_MAX_STEPS,
             threads: 0,
+            printf_fifo: DEFAULT_PRINTF_FIFO,
         }
     }
 }
@@ -573,6 +589,35 @@ impl Device {
                 p.max_shared_per_block
             )));
         }
+        let stack = fc.local_size as u64 + fc.param_size as u64;
+        if stack > p.local_per_thread as u64 {
+            return Err(VmError::usage(format!(
+                "kernel `{kernel}` needs {stack} bytes of local memory per thread ({} of local variables, {} of call parameters), more than the limit of {} (CUDA's maximum is 512 KiB)",
+                fc.local_size, fc.param_size, p.local_per_thread
+            )));
+        }
+        let base = exec::cta_base_memory(
+            &k.module.prog,
+            &Launch {
+                kernel: k.index,
+                grid: cfg.grid,
+                block: cfg.block,
+                dyn_shared: cfg.shared_mem,
+                params: Vec::new(),
+                max_steps: 0,
+                local_size: 0,
+                threads: 1,
+                printf_fifo: 0,
+                memory: 0,
+            },
+        );
+        if base > p.launch_memory {
+            return Err(VmError::usage(format!(
+                "a CTA of {threads} threads of kernel `{kernel}` needs {base} bytes of interpreter state ({} registers of 8 bytes per thread), more than the launch memory limit of {} bytes",
+                fc.reg_types.len(),
+                p.launch_memory
+            )));
+        }
         Ok(())
     }
 
@@ -601,6 +646,8 @@ impl Device {
             } else {
                 cfg.threads
             },
+            printf_fifo: cfg.printf_fifo,
+            memory: self.props.launch_memory,
         };
         exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
     }

@@ -20,15 +20,19 @@
 //! [`Fault`] naming kernel, line, CTA, thread and lane.
 
 use crate::error::{Fault, FaultKind, Site};
+use crate::local::LocalMem;
 use crate::memory::{
-    AccessError, AddressSpace, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, SHARED_WINDOW,
-    SHARED_WINDOW_SIZE,
+    AccessError, AddressSpace, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, PARAM_WINDOW,
+    PARAM_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
 };
 use crate::ops::mbarrier::MBar;
 use crate::program::*;
 use ptxvm_fp::Rnd;
 use ptxvm_fp::arith as fa;
 use ptxvm_ir::types::{Class, Type};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Named barriers 0..15, then the cluster barrier (`barrier.cluster`).
 const NBAR: usize = 17;
@@ -40,6 +44,20 @@ pub const SPIN_YIELD: u32 = 64;
 const QUANTUM: u32 = 256;
 /// Maximum call depth per thread.
 const MAX_DEPTH: usize = 1024;
+/// Warp-instructions a CTA runs before its host thread turns to its other resident CTAs
+/// (and, if it has fewer than [`MAX_RESIDENT`], admits the next CTA of the grid). A CTA that
+/// waits for another CTA (a flag, a lock, a decoupled look-back) therefore makes progress
+/// with any number of host threads, and a fault in a later CTA stops a spinning one.
+const SLICE: u64 = 1 << 16;
+/// CTAs one host thread keeps in flight at most.
+const MAX_RESIDENT: usize = 32;
+/// Bytes moved or printed that cost one step of the launch's budget: one 16-byte piece of
+/// a bulk copy, or sixteen characters of device `printf` (format scanned, strings read, text
+/// produced), costs as much as one warp instruction.
+pub const BYTES_PER_STEP: u64 = 16;
+/// Host memory per thread of a CTA besides its registers and parameter area (the thread's
+/// record), counted against the launch's memory budget.
+const THREAD_OVERHEAD: u64 = 256;
 
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
@@ -52,10 +70,16 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Warp-instruction budget for the whole launch.
     pub max_steps: u64,
-    /// Local memory per thread in bytes.
+    /// Local memory (the stack: local variables, call frames' saved registers and
+    /// parameters, `alloca`) per thread in bytes.
     pub local_size: u32,
     /// Host threads running CTAs in parallel (1 = sequential).
     pub threads: usize,
+    /// Device `printf` FIFO: bytes of output the launch keeps; later calls are dropped.
+    pub printf_fifo: u64,
+    /// Host memory for the state of the CTAs in flight (registers, local memory pages,
+    /// parameter areas, shared memory), bytes.
+    pub memory: u64,
 }
 
 /// Counters and device-side output of a launch.
@@ -68,8 +92,12 @@ pub struct Stats {
     /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
     /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
     /// each thread's output in its program order. A CTA's output is appended when the CTA
-    /// finishes (or faults).
+    /// finishes (or faults). At most the launch's printf FIFO size.
     pub printf: Vec<u8>,
+    /// Bytes of device `printf` output dropped because the FIFO was full, and the calls
+    /// they came from.
+    pub printf_dropped: u64,
+    pub printf_dropped_calls: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +129,10 @@ struct Thread {
     tid: [u32; 3],
     lane: u32,
     frames: Vec<Frame>,
-    local: Vec<u8>,
+    local: LocalMem,
     local_sp: u32,
+    /// Bytes of saved registers of the call frames above the kernel's (on the stack).
+    frame_bytes: u64,
     params: Vec<u8>,
     param_sp: u32,
     /// Consecutive backward branches taken.
@@ -131,6 +161,9 @@ struct BarRedState {
 struct Cta<'a> {
     prog: &'a Program,
     launch: &'a Launch,
+    grid: &'a Grid,
+    /// Bytes of the launch's memory budget this CTA holds (returned when it is dropped).
+    charged: u64,
     ctaid: [u32; 3],
     shared: Vec<u8>,
     threads: Vec<Thread>,
@@ -147,56 +180,208 @@ struct Cta<'a> {
     clock: u64,
 }
 
+/// Launch-wide state shared by the host threads that run CTAs.
+struct Grid {
+    /// Steps left in the launch's budget.
+    pool: AtomicU64,
+    /// Set at the first fault or when the budget runs out: every CTA stops at its next
+    /// budget refill (every few thousand steps) or slice.
+    stop: AtomicBool,
+    /// The fault of the lowest-numbered CTA (launch order) that faulted; budget exhaustion
+    /// is kept apart and reported only when no CTA faulted.
+    fault: Mutex<Option<(usize, Box<Fault>)>>,
+    step_fault: Mutex<Option<(usize, Box<Fault>)>>,
+    printf_fifo: u64,
+    printf_used: AtomicU64,
+    printf_dropped: AtomicU64,
+    printf_dropped_calls: AtomicU64,
+    /// Printf output of the CTAs that have run, by CTA index (non-empty ones only; their
+    /// total is bounded by the FIFO).
+    outputs: Mutex<BTreeMap<usize, Vec<u8>>>,
+    mem_used: AtomicU64,
+    mem_limit: u64,
+    warp_insts: AtomicU64,
+    thread_insts: AtomicU64,
+}
+
+impl Grid {
+    /// Takes `n` bytes of the memory budget; false when it would be exceeded.
+    fn charge(&self, n: u64) -> bool {
+        self.mem_used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                u.checked_add(n).filter(|&x| x <= self.mem_limit)
+            })
+            .is_ok()
+    }
+
+    fn credit(&self, n: u64) {
+        self.mem_used.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// Keeps the fault if it is the first in launch order.
+    fn record(&self, i: usize, f: Box<Fault>) {
+        let slot = if f.kind == FaultKind::StepLimit {
+            &self.step_fault
+        } else {
+            &self.fault
+        };
+        let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if g.as_ref().is_none_or(|(j, _)| i < *j) {
+            *g = Some((i, f));
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Files a CTA's printf output and counters.
+    fn finish(&self, i: usize, cta: &mut Cta, st: &Stats) {
+        let mut out = Vec::new();
+        for th in &mut cta.threads {
+            out.append(&mut th.out);
+        }
+        if !out.is_empty() {
+            self.outputs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(i, out);
+        }
+        self.warp_insts.fetch_add(st.warp_insts, Ordering::Relaxed);
+        self.thread_insts
+            .fetch_add(st.thread_insts, Ordering::Relaxed);
+    }
+
+    /// Reserves room for `n` bytes of printf output; false when the FIFO is full (the
+    /// output is dropped and counted).
+    fn printf_room(&self, n: u64) -> bool {
+        let ok = self
+            .printf_used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                u.checked_add(n).filter(|&x| x <= self.printf_fifo)
+            })
+            .is_ok();
+        if !ok {
+            self.drop_printf(n);
+        }
+        ok
+    }
+
+    /// Counts a dropped printf call of (at least) `n` bytes.
+    fn drop_printf(&self, n: u64) {
+        self.printf_dropped.fetch_add(n, Ordering::Relaxed);
+        self.printf_dropped_calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Bytes the FIFO can still take.
+    fn printf_left(&self) -> u64 {
+        self.printf_fifo
+            .saturating_sub(self.printf_used.load(Ordering::Relaxed))
+    }
+}
+
+/// Host memory a CTA takes before it runs: shared memory, and per thread its record, the
+/// kernel's registers and its parameter area (local memory is backed as it is written).
+pub fn cta_base_memory(prog: &Program, launch: &Launch) -> u64 {
+    let f = &prog.funcs[launch.kernel as usize];
+    let threads = launch.block.iter().map(|&x| x as u64).product::<u64>();
+    let per_thread = THREAD_OVERHEAD + f.reg_types.len() as u64 * 8 + f.param_size as u64;
+    threads
+        .saturating_mul(per_thread)
+        .saturating_add(f.dyn_base as u64 + launch.dyn_shared as u64)
+}
+
 /// Runs a launch to completion (or to its first fault).
+///
+/// Each host thread takes CTAs in launch order and runs them in slices of [`SLICE`]
+/// warp-instructions, keeping up to [`MAX_RESIDENT`] in flight when they run long. A fault
+/// stops every CTA promptly; the fault reported is the one of the lowest-numbered CTA that
+/// faulted. A finished CTA leaves only its printf output behind (bounded by the FIFO).
 pub fn run(
     prog: &Program,
     launch: &Launch,
     mem: &AddressSpace,
     stats: &mut Stats,
 ) -> Result<(), Box<Fault>> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     let [gx, gy, gz] = launch.grid;
     let total = gx as usize * gy as usize * gz as usize;
-    let pool = AtomicU64::new(launch.max_steps);
+    let grid = Grid {
+        pool: AtomicU64::new(launch.max_steps),
+        stop: AtomicBool::new(false),
+        fault: Mutex::new(None),
+        step_fault: Mutex::new(None),
+        printf_fifo: launch.printf_fifo,
+        printf_used: AtomicU64::new(0),
+        printf_dropped: AtomicU64::new(0),
+        printf_dropped_calls: AtomicU64::new(0),
+        outputs: Mutex::new(BTreeMap::new()),
+        mem_used: AtomicU64::new(0),
+        mem_limit: launch.memory,
+        warp_insts: AtomicU64::new(0),
+        thread_insts: AtomicU64::new(0),
+    };
     let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    // Per CTA (in launch order): printf output, counters, fault.
-    type Done = (Vec<u8>, u64, u64, Option<Box<Fault>>);
-    let results: Mutex<Vec<(usize, Done)>> = Mutex::new(Vec::new());
     let workers = launch.threads.clamp(1, total.max(1));
+    let ctaid = |i: usize| {
+        [
+            (i % gx as usize) as u32,
+            ((i / gx as usize) % gy as usize) as u32,
+            (i / (gx as usize * gy as usize)) as u32,
+        ]
+    };
     let work = || {
         let mut budget = Budget {
             local: 0,
-            pool: &pool,
+            grid: &grid,
+            stopped: false,
         };
+        let mut resident: VecDeque<(usize, Cta, Stats)> = VecDeque::new();
+        // A CTA index taken from the grid that did not fit in the memory budget yet.
+        let mut pending: Option<usize> = None;
+        let mut admit = true;
         loop {
-            if stop.load(Ordering::Relaxed) {
-                return;
+            if grid.stop.load(Ordering::Relaxed) {
+                break;
             }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= total {
-                return;
+            if admit && resident.len() < MAX_RESIDENT {
+                let i = pending.take().or_else(|| {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    (i < total).then_some(i)
+                });
+                if let Some(i) = i {
+                    match Cta::new(prog, launch, &grid, ctaid(i)) {
+                        Some(cta) => resident.push_back((i, cta, Stats::default())),
+                        None if resident.is_empty() => {
+                            // Other host threads hold the memory: wait for them.
+                            pending = Some(i);
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                            continue;
+                        }
+                        None => pending = Some(i),
+                    }
+                }
             }
-            let ctaid = [
-                (i % gx as usize) as u32,
-                ((i / gx as usize) % gy as usize) as u32,
-                (i / (gx as usize * gy as usize)) as u32,
-            ];
-            let mut cta = Cta::new(prog, launch, ctaid);
-            let mut st = Stats::default();
-            let r = cta.run(mem, &mut st, &mut budget);
-            let mut out = Vec::new();
-            for th in &mut cta.threads {
-                out.append(&mut th.out);
+            let Some((i, mut cta, mut st)) = resident.pop_front() else {
+                break;
+            };
+            match cta.run(mem, &mut st, &mut budget, SLICE) {
+                Ok(true) => {
+                    grid.finish(i, &mut cta, &st);
+                    admit = resident.is_empty();
+                }
+                Ok(false) => {
+                    resident.push_back((i, cta, st));
+                    admit = true;
+                }
+                Err(f) => {
+                    if !budget.stopped {
+                        grid.record(i, f);
+                    }
+                    grid.finish(i, &mut cta, &st);
+                    break;
+                }
             }
-            let fault = r.err();
-            if fault.is_some() {
-                stop.store(true, Ordering::Relaxed);
-            }
-            if let Ok(mut v) = results.lock() {
-                v.push((i, (out, st.warp_insts, st.thread_insts, fault)));
-            }
+        }
+        // Stopped: keep what the CTAs in flight printed so far.
+        for (i, mut cta, st) in resident {
+            grid.finish(i, &mut cta, &st);
         }
     };
     if workers <= 1 {
@@ -208,53 +393,83 @@ pub fn run(
             }
         });
     }
-    let mut v = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    v.sort_by_key(|(i, _)| *i);
-    let mut first_fault = None;
-    for (_, (mut out, w, t, f)) in v {
+    let outputs = grid.outputs.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (_, mut out) in outputs {
         stats.printf.append(&mut out);
-        stats.warp_insts += w;
-        stats.thread_insts += t;
-        if first_fault.is_none() {
-            first_fault = f;
-        }
     }
-    match first_fault {
-        Some(f) => Err(f),
+    stats.printf_dropped += grid.printf_dropped.into_inner();
+    stats.printf_dropped_calls += grid.printf_dropped_calls.into_inner();
+    stats.warp_insts += grid.warp_insts.into_inner();
+    stats.thread_insts += grid.thread_insts.into_inner();
+    let fault = grid.fault.into_inner().unwrap_or_else(|e| e.into_inner());
+    let step = grid
+        .step_fault
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    match fault.or(step) {
+        Some((_, f)) => Err(f),
         None => Ok(()),
     }
 }
 
-/// The launch's instruction budget, drawn from a shared pool in chunks.
-struct Budget<'p> {
+/// The launch's step budget, drawn from the shared pool in chunks.
+struct Budget<'g> {
     local: u64,
-    pool: &'p std::sync::atomic::AtomicU64,
+    grid: &'g Grid,
+    /// Set when a take failed because another CTA stopped the launch (not a fault of this
+    /// CTA's own).
+    stopped: bool,
 }
 
 impl Budget<'_> {
-    /// Takes one step; false when the whole launch's budget is used up.
-    fn take(&mut self) -> bool {
-        use std::sync::atomic::Ordering;
-        if self.local == 0 {
-            let want = 4096u64;
-            let got = self
-                .pool
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
-                    Some(p - p.min(want))
-                })
-                .map_or(0, |p| p.min(want));
-            if got == 0 {
-                return false;
-            }
-            self.local = got;
+    /// Takes `n` steps; false when the launch's budget is used up or the launch stopped.
+    fn take(&mut self, n: u64) -> bool {
+        if self.local >= n {
+            self.local -= n;
+            return true;
         }
-        self.local -= 1;
-        true
+        if self.grid.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+            return false;
+        }
+        let want = (n - self.local).saturating_add(4096);
+        let got = self
+            .grid
+            .pool
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                Some(p - p.min(want))
+            })
+            .map_or(0, |p| p.min(want));
+        self.local += got;
+        if self.local >= n {
+            self.local -= n;
+            true
+        } else {
+            self.local = 0;
+            false
+        }
+    }
+}
+
+impl Drop for Cta<'_> {
+    fn drop(&mut self) {
+        self.grid.credit(self.charged);
     }
 }
 
 impl<'a> Cta<'a> {
-    fn new(prog: &'a Program, launch: &'a Launch, ctaid: [u32; 3]) -> Cta<'a> {
+    /// A CTA ready to run, or `None` when its memory does not fit in the launch's budget
+    /// now.
+    fn new(
+        prog: &'a Program,
+        launch: &'a Launch,
+        grid: &'a Grid,
+        ctaid: [u32; 3],
+    ) -> Option<Cta<'a>> {
+        let base = cta_base_memory(prog, launch);
+        if !grid.charge(base) {
+            return None;
+        }
         let [bx, by, bz] = launch.block;
         let n = bx * by * bz;
         let f = &prog.funcs[launch.kernel as usize];
@@ -267,11 +482,12 @@ impl<'a> Cta<'a> {
                 tid,
                 lane: i % 32,
                 frames: Vec::new(),
-                // Local memory grows on demand (calls, alloca) up to `launch.local_size`.
-                local: vec![0; f.local_size.min(launch.local_size) as usize],
-                local_sp: 0,
-                params: Vec::new(),
-                param_sp: 0,
+                // Backed page by page as it is written, up to `launch.local_size`.
+                local: LocalMem::new(f.local_size),
+                local_sp: f.local_size,
+                frame_bytes: 0,
+                params: vec![0; f.param_size as usize],
+                param_sp: f.param_size,
                 spins: 0,
                 cf: false,
                 sync_mask: 0,
@@ -287,16 +503,15 @@ impl<'a> Cta<'a> {
                 ret_pc: u32::MAX,
                 rets: Vec::new(),
             });
-            t.local_sp = f.local_size;
-            t.params = vec![0; f.param_size as usize];
-            t.param_sp = f.param_size;
             threads.push(t);
         }
-        Cta {
+        Some(Cta {
             prog,
             launch,
+            grid,
+            charged: base,
             ctaid,
-            shared: vec![0; (f.dyn_base + launch.dyn_shared) as usize],
+            shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
             nwarps: n.div_ceil(32),
             threads,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
@@ -304,7 +519,36 @@ impl<'a> Cta<'a> {
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
             clock: 0,
+        })
+    }
+
+    /// Takes `n` bytes of the launch's memory budget for this CTA.
+    fn charge(&mut self, n: u64) -> bool {
+        if self.grid.charge(n) {
+            self.charged += n;
+            true
+        } else {
+            false
         }
+    }
+
+    /// Returns `n` bytes of the budget.
+    fn credit(&mut self, n: u64) {
+        let n = n.min(self.charged);
+        self.grid.credit(n);
+        self.charged -= n;
+    }
+
+    /// The fault of a thread whose state does not fit in the launch's memory budget.
+    fn out_of_memory(&self, t: usize, what: &str, n: u64) -> Box<Fault> {
+        self.fault(
+            t,
+            FaultKind::StackOverflow,
+            format!(
+                "out of interpreter memory: {what} needs {n} more bytes, but the CTAs in flight already hold the launch's budget of {} bytes (--launch-memory)",
+                self.grid.mem_limit
+            ),
+        )
     }
 
     /// The launched kernel's code.
@@ -351,12 +595,16 @@ impl<'a> Cta<'a> {
         })
     }
 
+    /// Runs for about `slice` warp-instructions: `Ok(true)` when every thread has exited,
+    /// `Ok(false)` when the slice is used up.
     fn run(
         &mut self,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
-    ) -> Result<(), Box<Fault>> {
+        slice: u64,
+    ) -> Result<bool, Box<Fault>> {
+        let start = self.clock;
         loop {
             let mut progressed = false;
             for w in 0..self.nwarps {
@@ -372,13 +620,16 @@ impl<'a> Cta<'a> {
                 }
             }
             if self.threads.iter().all(|t| t.state == TState::Exited) {
-                return Ok(());
+                return Ok(true);
             }
             if !progressed {
                 if self.recheck_blocked()? {
                     continue;
                 }
                 return Err(self.deadlock());
+            }
+            if self.clock - start >= slice {
+                return Ok(false);
             }
         }
     }
@@ -503,15 +754,8 @@ impl<'a> Cta<'a> {
                 n += 1;
             }
         }
-        if !budget.take() {
-            return Err(self.fault(
-                leader,
-                FaultKind::StepLimit,
-                format!(
-                    "instruction budget exhausted ({} warp instructions): a runaway loop? raise --max-steps",
-                    self.launch.max_steps
-                ),
-            ));
+        if !budget.take(1) {
+            return Err(self.step_limit(leader));
         }
         stats.warp_insts += 1;
         self.clock += 1;
@@ -544,12 +788,33 @@ impl<'a> Cta<'a> {
                 continue;
             }
             stats.thread_insts += 1;
-            self.exec(i, inst, mem)?;
+            self.exec(i, inst, mem, budget)?;
         }
         if self.exits_dirty {
             self.recheck_blocked()?;
         }
         Ok(true)
+    }
+
+    /// The fault of a launch whose step budget ran out at thread `t`.
+    fn step_limit(&self, t: usize) -> Box<Fault> {
+        self.fault(
+            t,
+            FaultKind::StepLimit,
+            format!(
+                "instruction budget exhausted ({} steps: warp instructions, plus one per {BYTES_PER_STEP} bytes copied in bulk or printed): a runaway loop? raise --max-steps",
+                self.launch.max_steps
+            ),
+        )
+    }
+
+    /// Charges `bytes` of work (bulk copies, printf) to the step budget.
+    fn charge_work(&self, t: usize, budget: &mut Budget, bytes: u64) -> Result<(), Box<Fault>> {
+        if budget.take(bytes / BYTES_PER_STEP) {
+            Ok(())
+        } else {
+            Err(self.step_limit(t))
+        }
     }
 
     fn guard_passes(&self, t: usize, inst: &DInst) -> bool {
@@ -684,6 +949,9 @@ impl<'a> Cta<'a> {
             if (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&addr) {
                 return (MemSpace::Local, addr - LOCAL_WINDOW);
             }
+            if let Some(p) = param_of_generic(addr) {
+                return (MemSpace::Param, p);
+            }
             return (MemSpace::Global, addr);
         }
         (base_space, addr)
@@ -735,7 +1003,7 @@ impl<'a> Cta<'a> {
         let r = match space {
             MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read_guest(addr, buf),
             MemSpace::Shared => slice_read(&self.shared, addr, buf, "shared memory"),
-            MemSpace::Local => slice_read(&self.threads[t].local, addr, buf, "local memory"),
+            MemSpace::Local => self.threads[t].local.read(addr, buf),
             MemSpace::Param => {
                 if addr & KPARAM_TAG != 0 {
                     slice_read(
@@ -776,7 +1044,23 @@ impl<'a> Cta<'a> {
             MemSpace::Global | MemSpace::Generic => mem.write_guest(addr, data),
             MemSpace::Const => Err(AccessError::ReadOnly("constant memory is read-only".into())),
             MemSpace::Shared => slice_write(&mut self.shared, addr, data, "shared memory"),
-            MemSpace::Local => slice_write(&mut self.threads[t].local, addr, data, "local memory"),
+            MemSpace::Local => {
+                let grid = self.grid;
+                let mut added = 0u64;
+                let r = self.threads[t].local.write(addr, data, &mut |n| {
+                    if grid.charge(n) {
+                        added += n;
+                        Ok(())
+                    } else {
+                        Err(AccessError::OutOfMemory(format!(
+                            "out of interpreter memory: a page of local memory does not fit in the launch's budget of {} bytes, which the CTAs in flight hold (--launch-memory)",
+                            grid.mem_limit
+                        )))
+                    }
+                });
+                self.charged += added;
+                r
+            }
             MemSpace::Param => {
                 if addr & KPARAM_TAG != 0 {
                     Err(AccessError::ReadOnly(
@@ -807,13 +1091,19 @@ impl<'a> Cta<'a> {
             self.exits_dirty = true;
             return;
         }
-        let fr = th.frames.pop().expect("frame");
+        let Some(fr) = th.frames.pop() else {
+            th.state = TState::Exited;
+            self.exits_dirty = true;
+            return;
+        };
+        let frame = fr.regs.len() as u64 * 8;
+        th.frame_bytes = th.frame_bytes.saturating_sub(frame);
         // Copy return values back into the caller's variables.
         for (loc, off, size) in &fr.rets {
             let caller_base = th.frames.last().map_or(0, |f| f.param_base);
-            let src = (fr.param_base + off) as usize;
+            let src = fr.param_base as usize + *off as usize;
             if let VarLoc::FrameParam(o) = loc {
-                let dst = (caller_base + o) as usize;
+                let dst = caller_base as usize + *o as usize;
                 let n = *size as usize;
                 if src + n <= th.params.len() && dst + n <= th.params.len() {
                     th.params.copy_within(src..src + n, dst);
@@ -823,9 +1113,16 @@ impl<'a> Cta<'a> {
         th.local_sp = fr.local_base;
         th.param_sp = fr.param_base;
         th.pc = fr.ret_pc;
+        self.credit(frame);
     }
 
-    fn exec(&mut self, t: usize, inst: &DInst, mem: &AddressSpace) -> Result<(), Box<Fault>> {
+    fn exec(
+        &mut self,
+        t: usize,
+        inst: &DInst,
+        mem: &AddressSpace,
+        budget: &mut Budget,
+    ) -> Result<(), Box<Fault>> {
         let mut next = self.threads[t].pc + 1;
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
@@ -1101,14 +1398,15 @@ impl<'a> Cta<'a> {
                 let a = self.src(t, *a);
                 let in_shared = (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a);
                 let in_local = (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&a);
+                let in_param = param_of_generic(a).is_some();
                 let r = match space {
                     MemSpace::Shared => in_shared,
                     MemSpace::Local => in_local,
-                    MemSpace::Global => !in_shared && !in_local && mem.contains(a),
+                    MemSpace::Global => !in_shared && !in_local && !in_param && mem.contains(a),
                     MemSpace::Const => {
-                        !in_shared && !in_local && mem.contains(a) && mem.is_const(a)
+                        !in_shared && !in_local && !in_param && mem.contains(a) && mem.is_const(a)
                     }
-                    MemSpace::Param => false,
+                    MemSpace::Param => in_param,
                     MemSpace::Generic => true,
                 };
                 self.write(t, *d, r as u64);
@@ -1119,23 +1417,20 @@ impl<'a> Cta<'a> {
                 let al = (*align).clamp(1, 1 << 23);
                 let base = (th.local_sp as u64).div_ceil(al) * al;
                 let end = base.checked_add(size);
-                let limit = self.launch.local_size as u64;
                 match end {
-                    Some(e) if e <= limit => {
+                    Some(e) if self.stack_fits(t, e, self.threads[t].param_sp as u64, 0) => {
                         let th = &mut self.threads[t];
-                        if th.local.len() < e as usize {
-                            th.local.resize(e as usize, 0);
-                        }
+                        th.local.reserve(e as u32);
                         th.local_sp = e as u32;
                         self.write(t, *d, base);
                     }
                     _ => {
-                        let have = limit;
                         return Err(self.fault(
                             t,
                             FaultKind::StackOverflow,
                             format!(
-                                "alloca of {size} bytes exhausts local memory ({have} bytes per thread)"
+                                "alloca of {size} bytes exhausts the stack ({} bytes of local memory per thread, --local-memory)",
+                                self.launch.local_size
                             ),
                         ));
                     }
@@ -1162,7 +1457,7 @@ impl<'a> Cta<'a> {
                 self.threads[t].local_sp = v as u32;
             }
             Exec::Builtin { which, args, rets } => {
-                self.builtin(t, *which, args, rets, mem)?;
+                self.builtin(t, *which, args, rets, mem, budget)?;
             }
             Exec::Warp { .. } => {
                 return Err(self.unsupported(t, "warp instruction outside the warp scheduler"));
@@ -1213,10 +1508,13 @@ impl<'a> Cta<'a> {
                     MemSpace::Local => LOCAL_WINDOW,
                     _ => 0,
                 };
-                let r = if *to {
-                    v.wrapping_sub(base)
-                } else {
-                    v.wrapping_add(base)
+                let r = match (space, *to) {
+                    // Parameter space: a kernel parameter (tagged) or a function parameter
+                    // of this thread, each in its half of the window.
+                    (MemSpace::Param, false) => generic_of_param(v),
+                    (MemSpace::Param, true) => param_of_generic(v).unwrap_or(v),
+                    (_, true) => v.wrapping_sub(base),
+                    (_, false) => v.wrapping_add(base),
                 };
                 self.write(t, *d, r);
             }
@@ -1508,11 +1806,13 @@ impl<'a> Cta<'a> {
                         ),
                     ));
                 }
+                // The copy is work: it costs its bytes before it starts.
+                self.charge_work(t, budget, n)?;
                 // In 16-byte pieces (each access is checked at its own natural alignment).
                 let mut piece = [0u8; 16];
                 for off in (0..n).step_by(16) {
-                    self.load(t, ss, sa + off, &mut piece, mem)?;
-                    self.store(t, ds, da + off, &piece, mem)?;
+                    self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
+                    self.store(t, ds, da.wrapping_add(off), &piece, mem)?;
                 }
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
@@ -1609,14 +1909,19 @@ impl<'a> Cta<'a> {
         next: u32,
     ) -> Result<(), Box<Fault>> {
         let func = &func;
-
-        let callee = &self.prog.funcs[*func as usize];
+        let prog = self.prog;
+        let callee = &prog.funcs[*func as usize];
         if !callee.defined {
-            return Err(
-                self.unsupported(t, &format!("call to external function `{}`", callee.name))
-            );
+            return Err(self.fault(
+                t,
+                FaultKind::Unsupported,
+                format!(
+                    "call to `{}`, which is declared but not defined in the module (an `.extern .func` without a body): link the module that defines it",
+                    callee.name
+                ),
+            ));
         }
-        let th = &mut self.threads[t];
+        let th = &self.threads[t];
         if th.frames.len() >= MAX_DEPTH {
             return Err(self.fault(
                 t,
@@ -1627,19 +1932,33 @@ impl<'a> Cta<'a> {
         let caller_base = th.frames.last().map_or(0, |f| f.param_base);
         let local_base = th.local_sp;
         let param_base = th.param_sp;
-        let need_local = local_base as usize + callee.local_size as usize;
-        if need_local <= self.launch.local_size as usize && th.local.len() < need_local {
-            th.local.resize(need_local, 0);
-        }
-        if need_local > th.local.len() {
+        let need_local = local_base as u64 + callee.local_size as u64;
+        let need_param = param_base as u64 + callee.param_size as u64;
+        let frame = callee.reg_types.len() as u64 * 8;
+        if !self.stack_fits(t, need_local, need_param, frame) {
             let have = self.launch.local_size;
+            let th = &self.threads[t];
             return Err(self.fault(
                 t,
                 FaultKind::StackOverflow,
-                format!("local memory exhausted: {need_local} bytes needed, {have} per thread"),
+                format!(
+                    "stack exhausted calling `{}` at depth {}: {} bytes of local variables, {} of parameters and {} of saved registers needed, {have} bytes of local memory per thread (--local-memory)",
+                    callee.name,
+                    th.frames.len(),
+                    need_local,
+                    need_param,
+                    th.frame_bytes + frame
+                ),
             ));
         }
-        let need_param = param_base as usize + callee.param_size as usize;
+        let grow = need_param.saturating_sub(self.threads[t].params.len() as u64);
+        if !self.charge(frame + grow) {
+            return Err(self.out_of_memory(t, "a call frame", frame + grow));
+        }
+        let (need_local, need_param) = (need_local as usize, need_param as usize);
+        let th = &mut self.threads[t];
+        th.frame_bytes += frame;
+        th.local.reserve(need_local as u32);
         if th.params.len() < need_param {
             th.params.resize(need_param, 0);
         }
@@ -1647,10 +1966,10 @@ impl<'a> Cta<'a> {
         for (k, loc) in args.iter().enumerate() {
             let (off, size) = (callee.param_offsets[k], callee.param_sizes[k]);
             if let VarLoc::FrameParam(o) = loc {
-                let src = (caller_base + o) as usize;
-                let dst = (param_base + off) as usize;
+                let src = caller_base as usize + *o as usize;
+                let dst = param_base as usize + off as usize;
                 let n = size as usize;
-                if src + n <= th.params.len() {
+                if src + n <= th.params.len() && dst + n <= th.params.len() {
                     th.params.copy_within(src..src + n, dst);
                 }
             }
@@ -1675,6 +1994,18 @@ impl<'a> Cta<'a> {
         Ok(())
     }
 
+    /// Whether thread `t`'s stack fits in its local memory with `local` bytes of local
+    /// variables, `param` bytes of parameter area and `more` bytes of saved registers on
+    /// top of the frames it has.
+    fn stack_fits(&self, t: usize, local: u64, param: u64, more: u64) -> bool {
+        let th = &self.threads[t];
+        local
+            .saturating_add(param)
+            .saturating_add(th.frame_bytes)
+            .saturating_add(more)
+            <= self.launch.local_size as u64
+    }
+
     /// Reads `size` bytes (≤ 8) of a parameter variable of the current frame.
     fn param_value(&self, t: usize, loc: VarLoc, size: usize) -> u64 {
         let a = self.var_addr(t, loc);
@@ -1695,7 +2026,14 @@ impl<'a> Cta<'a> {
         let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
         let r = match sp {
             MemSpace::Shared => slice_read(&self.shared, a, buf, "shared memory"),
-            MemSpace::Local => slice_read(&self.threads[t].local, a, buf, "local memory"),
+            MemSpace::Local => self.threads[t].local.read(a, buf),
+            MemSpace::Param if a & KPARAM_TAG != 0 => slice_read(
+                &self.launch.params,
+                a & !KPARAM_TAG,
+                buf,
+                "kernel parameters",
+            ),
+            MemSpace::Param => slice_read(&self.threads[t].params, a, buf, "parameter space"),
             _ => mem.read_guest(a, buf),
         };
         r.map_err(|e| e.message().to_string())
@@ -1715,6 +2053,7 @@ impl<'a> Cta<'a> {
         args: &[VarLoc],
         rets: &[VarLoc],
         mem: &AddressSpace,
+        budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
         let arg = |k: usize, size: usize| -> u64 {
             args.get(k).map_or(0, |l| self.param_value(t, *l, size))
@@ -1729,10 +2068,30 @@ impl<'a> Cta<'a> {
                         format!("vprintf format string: {e}"),
                     )
                 })?;
-                let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
-                let (text, n) = crate::ops::printf::format(fmt.as_bytes(), argbuf, &mut read)
-                    .map_err(|e| self.fault(t, FaultKind::OutOfBounds, e))?;
-                self.threads[t].out.extend_from_slice(&text);
+                // Output beyond what the FIFO can still take is dropped, so formatting
+                // stops there (a `%65536d` repeated a thousand times costs no more).
+                let room = self.grid.printf_left();
+                let mut bytes_read = 0u64;
+                let mut read = |a: u64, b: &mut [u8]| {
+                    bytes_read += b.len() as u64;
+                    self.read_generic(t, a, b, mem)
+                };
+                let r = crate::ops::printf::format(
+                    fmt.as_bytes(),
+                    argbuf,
+                    &mut read,
+                    room.min(usize::MAX as u64) as usize,
+                );
+                let work = fmt.len() as u64 + bytes_read;
+                let (text, n, complete) =
+                    r.map_err(|e| self.fault(t, FaultKind::OutOfBounds, e))?;
+                self.charge_work(t, budget, work + text.len() as u64)?;
+                if complete && self.grid.printf_room(text.len() as u64) {
+                    self.threads[t].out.extend_from_slice(&text);
+                } else if !complete {
+                    // The FIFO had no room for the whole call: dropped.
+                    self.grid.drop_printf(text.len() as u64);
+                }
                 Some((n as u64, 4))
             }
             Builtin::AssertFail => {
@@ -2268,6 +2627,30 @@ fn lanes_text(m: u32) -> String {
 /// Tag bit marking kernel-parameter addresses within the param space.
 const KPARAM_TAG: u64 = 1 << 62;
 
+/// The generic address of a parameter-space address: a kernel parameter (tagged) in the
+/// low half of the parameter window, a function parameter of the thread in the high half.
+fn generic_of_param(a: u64) -> u64 {
+    let half = PARAM_WINDOW_SIZE / 2;
+    if a & KPARAM_TAG != 0 {
+        PARAM_WINDOW + ((a & !KPARAM_TAG) % half)
+    } else {
+        PARAM_WINDOW + half + (a % half)
+    }
+}
+
+/// The parameter-space address of a generic address in the parameter window.
+fn param_of_generic(a: u64) -> Option<u64> {
+    let half = PARAM_WINDOW_SIZE / 2;
+    let off = a
+        .checked_sub(PARAM_WINDOW)
+        .filter(|&o| o < PARAM_WINDOW_SIZE)?;
+    Some(if off < half {
+        off | KPARAM_TAG
+    } else {
+        off - half
+    })
+}
+
 fn space_name(s: MemSpace) -> &'static str {
     match s {
         MemSpace::Generic => "generic",
@@ -2305,6 +2688,7 @@ fn fault_of(e: AccessError) -> (FaultKind, String) {
         AccessError::OutOfBounds(m) => (FaultKind::OutOfBounds, m),
         AccessError::UseAfterFree(m) => (FaultKind::UseAfterFree, m),
         AccessError::ReadOnly(m) => (FaultKind::ReadOnly, m),
+        AccessError::OutOfMemory(m) => (FaultKind::StackOverflow, m),
     }
 }
 

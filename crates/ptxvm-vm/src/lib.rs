@@ -7,6 +7,7 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod link;
+pub mod local;
 pub mod memory;
 pub mod ops;
 pub mod program;

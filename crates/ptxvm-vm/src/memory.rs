@@ -36,6 +36,13 @@ pub const SHARED_WINDOW_SIZE: u64 = 1 << 32;
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 /// Size of the local window.
 pub const LOCAL_WINDOW_SIZE: u64 = 1 << 32;
+/// Generic window of parameter space: `PARAM_WINDOW + offset` is byte `offset` of the
+/// launch's kernel parameters (read-only; what `cvta.param` gives for a `__grid_constant__`
+/// parameter), `PARAM_WINDOW + PARAM_WINDOW_SIZE / 2 + offset` byte `offset` of the current
+/// thread's parameter area (function parameters).
+pub const PARAM_WINDOW: u64 = 0x0000_4000_0000_0000;
+/// Size of the parameter window (two halves of 4 GiB).
+pub const PARAM_WINDOW_SIZE: u64 = 1 << 33;
 /// Functions' addresses (for function pointers): function `i` is at `FUNC_BASE + 16 * i`.
 /// No memory lives there; only an indirect `call` accepts these addresses.
 pub const FUNC_BASE: u64 = 0x0000_3000_0000_0000;
@@ -96,6 +103,8 @@ pub enum AccessError {
     UseAfterFree(String),
     /// A guest write to read-only memory (`.const`).
     ReadOnly(String),
+    /// The launch's memory budget for thread state (local memory pages) is used up.
+    OutOfMemory(String),
 }
 
 impl AccessError {
@@ -103,7 +112,8 @@ impl AccessError {
         match self {
             AccessError::OutOfBounds(m)
             | AccessError::UseAfterFree(m)
-            | AccessError::ReadOnly(m) => m,
+            | AccessError::ReadOnly(m)
+            | AccessError::OutOfMemory(m) => m,
         }
     }
 }
@@ -210,6 +220,7 @@ fn reserve_windows() {
         for (base, size) in [
             (SHARED_WINDOW, SHARED_WINDOW_SIZE),
             (LOCAL_WINDOW, LOCAL_WINDOW_SIZE),
+            (PARAM_WINDOW, PARAM_WINDOW_SIZE),
             (FUNC_BASE, FUNC_WINDOW_SIZE),
         ] {
             // Best effort: if something already lives there the reservation fails, and
@@ -447,6 +458,7 @@ impl AddressSpace {
         for (lo, hi) in [
             (SHARED_WINDOW, SHARED_WINDOW + SHARED_WINDOW_SIZE),
             (LOCAL_WINDOW, LOCAL_WINDOW + LOCAL_WINDOW_SIZE),
+            (PARAM_WINDOW, PARAM_WINDOW + PARAM_WINDOW_SIZE),
             (FUNC_BASE, FUNC_BASE + FUNC_WINDOW_SIZE),
         ] {
             if ptr < hi && lo < end {

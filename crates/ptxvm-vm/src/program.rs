@@ -702,6 +702,10 @@ pub enum Exec {
     Unsupported(String),
 }
 
+/// Most bytes of kernel parameters a kernel may declare: CUDA's limit (32,764 bytes since
+/// CUDA 12.1 on Volta and newer; `cudaErrorInvalidValue`/a ptxas error beyond it).
+pub const MAX_KERNEL_PARAM_BYTES: u32 = 32764;
+
 /// A decoded instruction with its guard and source position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DInst {
@@ -890,7 +894,7 @@ pub fn decode(
         local_slots.push(v_slots);
     }
     for (fi, f) in m.funcs.iter().enumerate() {
-        let fc = decode_func(m, f, &gvars, &canon, &local_slots[fi], lines);
+        let fc = decode_func(m, f, &gvars, &canon, &local_slots[fi], lines)?;
         p.funcs.push(fc);
     }
     // Prefer the defined function of a name.
@@ -1044,7 +1048,7 @@ fn decode_func(
     canon: &[u32],
     local_slots: &[u32],
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
-) -> FuncCode {
+) -> Result<FuncCode, String> {
     let is_entry = f.kind == Some(FuncKind::Entry);
     let mut fc = FuncCode {
         name: f.name.clone(),
@@ -1065,55 +1069,76 @@ fn decode_func(
         cluster: f.tuning.reqnctapercluster,
         ..FuncCode::default()
     };
-    // Parameter layouts.
+    // Parameter and local layouts, in 64-bit arithmetic: a size that does not fit the
+    // runtime's 32-bit offsets is a load error, never a wrapped (aliasing) layout.
+    let too_big = |what: &str, n: u64| {
+        format!(
+            "function `{}`: {what} of {n} bytes is larger than ptxvm can lay out (at most {} bytes)",
+            f.name,
+            u32::MAX
+        )
+    };
+    let place = |off: &mut u64, v: &ir::Var, what: &str| -> Result<u32, String> {
+        let at = off.next_multiple_of(v.align.max(1) as u64);
+        let end = at.checked_add(v.size).filter(|&e| e <= u32::MAX as u64);
+        match end {
+            Some(e) => {
+                *off = e;
+                Ok(at as u32)
+            }
+            None => Err(too_big(what, at.saturating_add(v.size))),
+        }
+    };
     let mut params = Vec::new();
-    let mut poff = 0u32;
+    let mut poff = 0u64;
     for v in &f.params {
-        poff = align_up(poff, v.align.max(1));
-        fc.param_offsets.push(poff);
+        let at = place(&mut poff, v, "the parameter space")?;
+        fc.param_offsets.push(at);
         fc.param_sizes.push(v.size as u32);
         params.push(if is_entry {
-            VarLoc::KernelParam(poff)
+            VarLoc::KernelParam(at)
         } else {
-            VarLoc::FrameParam(poff)
+            VarLoc::FrameParam(at)
         });
-        poff += v.size as u32;
     }
     if is_entry {
-        fc.kparam_size = poff;
+        if poff > MAX_KERNEL_PARAM_BYTES as u64 {
+            return Err(format!(
+                "kernel `{}` has {poff} bytes of parameters, more than CUDA's limit of {MAX_KERNEL_PARAM_BYTES}",
+                f.name
+            ));
+        }
+        fc.kparam_size = poff as u32;
         poff = 0;
     }
     let mut rets = Vec::new();
     for v in &f.rets {
-        poff = align_up(poff, v.align.max(1));
-        fc.ret_offsets.push(poff);
+        let at = place(&mut poff, v, "the parameter space")?;
+        fc.ret_offsets.push(at);
         fc.ret_sizes.push(v.size as u32);
-        rets.push(VarLoc::FrameParam(poff));
-        poff += v.size as u32;
+        rets.push(VarLoc::FrameParam(at));
     }
     // Body variables.
     let mut locals = Vec::new();
-    let mut loff = 0u32;
+    let mut loff = 0u64;
     for (vi, v) in f.locals.iter().enumerate() {
         match v.space {
-            Space::Local => {
-                loff = align_up(loff, v.align.max(1));
-                locals.push(VarLoc::Local(loff));
-                loff += v.size as u32;
-            }
+            Space::Local => locals.push(VarLoc::Local(place(&mut loff, v, "local memory")?)),
             Space::Shared => locals.push(VarLoc::Shared(
                 local_slots.get(vi).copied().unwrap_or(DYN_SHARED),
             )),
-            Space::Param => {
-                poff = align_up(poff, v.align.max(1));
-                locals.push(VarLoc::FrameParam(poff));
-                poff += v.size as u32;
-            }
+            Space::Param => locals.push(VarLoc::FrameParam(place(
+                &mut poff,
+                v,
+                "the parameter space",
+            )?)),
             _ => locals.push(VarLoc::Local(0)),
         }
     }
-    fc.local_size = align_up(loff, 16);
-    fc.param_size = align_up(poff, 16);
+    let round =
+        |x: u64, what: &str| u32::try_from(x.next_multiple_of(16)).map_err(|_| too_big(what, x));
+    fc.local_size = round(loff, "local memory")?;
+    fc.param_size = round(poff, "the parameter space")?;
     let dx = Dx {
         m,
         targets: f
@@ -1146,7 +1171,7 @@ fn decode_func(
             loc,
         });
     }
-    fc
+    Ok(fc)
 }
 
 fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
@@ -2148,10 +2173,13 @@ impl Dx<'_> {
                 if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
                     return None;
                 }
-                if !callee.defined {
-                    let which = Builtin::named(&callee.name)?;
+                if !callee.defined
+                    && let Some(which) = Builtin::named(&callee.name)
+                {
                     return Some(Exec::Builtin { which, args, rets });
                 }
+                // A call to a function without a body that is not a builtin faults when it
+                // runs, naming the function.
                 Exec::Call {
                     func: fi,
                     args,

@@ -16,20 +16,60 @@ pub type ReadFn<'a> = dyn FnMut(u64, &mut [u8]) -> Result<(), String> + 'a;
 /// Longest string `%s` (or the format) reads before giving up.
 pub const MAX_STR: usize = 1 << 16;
 
-/// Reads a NUL-terminated string.
+/// Reads a NUL-terminated string (at most `limit` bytes), in chunks that do not cross a
+/// 64-byte boundary; a chunk that cannot be read whole (the string ends just before the end
+/// of its allocation) is read byte by byte, so only a byte the string really needs can fault.
 pub fn read_cstr(read: &mut ReadFn, addr: u64, limit: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     let mut a = addr;
+    let mut chunk = [0u8; 64];
     while out.len() < limit {
-        let mut b = [0u8; 1];
-        read(a, &mut b)?;
-        if b[0] == 0 {
-            break;
+        let n = (64 - (a % 64) as usize).min(limit - out.len());
+        let buf = &mut chunk[..n];
+        if read(a, buf).is_err() {
+            for (k, b) in buf.iter_mut().enumerate() {
+                let mut one = [0u8; 1];
+                read(a.wrapping_add(k as u64), &mut one)?;
+                *b = one[0];
+                if one[0] == 0 {
+                    break;
+                }
+            }
         }
-        out.push(b[0]);
-        a = a.wrapping_add(1);
+        match buf.iter().position(|&b| b == 0) {
+            Some(z) => {
+                out.extend_from_slice(&buf[..z]);
+                break;
+            }
+            None => out.extend_from_slice(buf),
+        }
+        a = a.wrapping_add(n as u64);
     }
     Ok(out)
+}
+
+/// Digits Rust's formatter is asked for at most. A finite double has at most 1074 digits
+/// after the point and 767 significant digits, so every further digit is a zero and is
+/// appended by hand (Rust's formatter panics for precisions of 65536 and more).
+const MAX_RUST_PREC: usize = 1100;
+
+/// `{x:.prec$}` for any precision.
+fn fixed(x: f64, prec: usize) -> String {
+    let p = prec.min(MAX_RUST_PREC);
+    let mut s = format!("{x:.p$}");
+    s.extend(std::iter::repeat_n('0', prec - p));
+    s
+}
+
+/// `{x:.prec$e}` for any precision: mantissa digits, `e`, exponent.
+fn sci(x: f64, prec: usize) -> String {
+    let p = prec.min(MAX_RUST_PREC);
+    let s = format!("{x:.p$e}");
+    if prec == p {
+        return s;
+    }
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    format!("{m}{}e{e}", "0".repeat(prec - p))
 }
 
 struct Args<'r, 'a> {
@@ -97,7 +137,7 @@ fn sign_of(neg: bool, s: &Spec) -> &'static str {
 
 /// C's `%e` body for a finite non-negative value.
 fn fmt_e(x: f64, prec: usize, upper: bool, alt: bool) -> String {
-    let s = format!("{x:.prec$e}");
+    let s = sci(x, prec);
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let mut m = mant.to_string();
@@ -138,7 +178,7 @@ fn fmt_float(out: &mut Vec<u8>, s: &Spec, conv: u8, x: f64) {
     let prec = s.prec.unwrap_or(6);
     let body = match conv {
         b'f' | b'F' => {
-            let mut b = format!("{a:.prec$}");
+            let mut b = fixed(a, prec);
             if s.alt && prec == 0 {
                 b.push('.');
             }
@@ -155,7 +195,7 @@ fn fmt_float(out: &mut Vec<u8>, s: &Spec, conv: u8, x: f64) {
                 .unwrap_or(0);
             let mut b = if (p as i64) > x_exp && x_exp >= -4 {
                 let fp = (p as i64 - 1 - x_exp) as usize;
-                format!("{a:.fp$}")
+                fixed(a, fp)
             } else {
                 fmt_e(a, p - 1, upper, false)
             };
@@ -191,8 +231,8 @@ fn fmt_int(out: &mut Vec<u8>, s: &Spec, conv: u8, v: u64, neg: bool) {
         if p == 0 && v == 0 {
             digits.clear();
         }
-        while digits.len() < p {
-            digits.insert(0, '0');
+        if digits.len() < p {
+            digits = "0".repeat(p - digits.len()) + &digits;
         }
     }
     let mut prefix = "";
@@ -209,9 +249,15 @@ fn fmt_int(out: &mut Vec<u8>, s: &Spec, conv: u8, v: u64, neg: bool) {
     pad(out, s, sign, prefix, digits.as_bytes(), s.prec.is_none());
 }
 
-/// Formats `fmt` with the arguments at `args`. Returns the text and the number of
-/// arguments consumed.
-pub fn format(fmt: &[u8], args: u64, read: &mut ReadFn) -> Result<(Vec<u8>, u32), String> {
+/// Formats `fmt` with the arguments at `args`. Returns the text, the number of arguments
+/// consumed, and whether the text is complete: formatting stops (false) once the text is
+/// longer than `limit` bytes, so the work done for one call is bounded by what can be kept.
+pub fn format(
+    fmt: &[u8],
+    args: u64,
+    read: &mut ReadFn,
+    limit: usize,
+) -> Result<(Vec<u8>, u32, bool), String> {
     let mut out = Vec::new();
     let mut ar = Args {
         read,
@@ -221,6 +267,9 @@ pub fn format(fmt: &[u8], args: u64, read: &mut ReadFn) -> Result<(Vec<u8>, u32)
     };
     let mut i = 0;
     while i < fmt.len() {
+        if out.len() > limit {
+            return Ok((out, ar.count, false));
+        }
         let ch = fmt[i];
         if ch != b'%' {
             out.push(ch);
@@ -272,9 +321,14 @@ pub fn format(fmt: &[u8], args: u64, read: &mut ReadFn) -> Result<(Vec<u8>, u32)
                 s.prec = Some(p);
             }
         }
-        // Guard against absurd widths from guest data.
-        s.width = s.width.min(MAX_STR);
-        s.prec = s.prec.map(|p| p.min(MAX_STR));
+        // Widths and precisions from guest data are bounded by what the output can still
+        // take (and 16 MiB): one conversion never produces much more than that.
+        let cap = limit
+            .saturating_sub(out.len())
+            .saturating_add(1)
+            .min(1 << 24);
+        s.width = s.width.min(cap);
+        s.prec = s.prec.map(|p| p.min(cap));
         // Length modifiers: bits of the (promoted) argument value.
         let mut len_bits = 32u32;
         let mut wide = false;
@@ -319,11 +373,13 @@ pub fn format(fmt: &[u8], args: u64, read: &mut ReadFn) -> Result<(Vec<u8>, u32)
             }
             b's' => {
                 let p = ar.next(8)?;
-                let limit = s.prec.unwrap_or(MAX_STR);
+                // Never read more than the output can still take.
+                let room = limit.saturating_sub(out.len()).saturating_add(1);
+                let max = s.prec.unwrap_or(MAX_STR).min(room);
                 let text = if p == 0 {
                     b"(null)".to_vec()
                 } else {
-                    read_cstr(ar.read, p, limit).map_err(|e| format!("vprintf %s: {e}"))?
+                    read_cstr(ar.read, p, max).map_err(|e| format!("vprintf %s: {e}"))?
                 };
                 pad(&mut out, &s, "", "", &text, false);
             }
@@ -339,7 +395,8 @@ pub fn format(fmt: &[u8], args: u64, read: &mut ReadFn) -> Result<(Vec<u8>, u32)
             _ => out.extend_from_slice(&fmt[start..i]),
         }
     }
-    Ok((out, ar.count))
+    let complete = out.len() <= limit;
+    Ok((out, ar.count, complete))
 }
 
 #[cfg(test)]
@@ -358,7 +415,7 @@ mod tests {
                 None => Err("out of range".into()),
             }
         };
-        String::from_utf8(format(fmt.as_bytes(), 0, &mut read).unwrap().0).unwrap()
+        String::from_utf8(format(fmt.as_bytes(), 0, &mut read, usize::MAX).unwrap().0).unwrap()
     }
 
     #[test]
@@ -412,5 +469,47 @@ mod tests {
         assert_eq!(run("100%%", &[]), "100%");
         assert_eq!(run("%g", &0.0001f64.to_le_bytes()), "0.0001");
         assert_eq!(run("%G", &f64::INFINITY.to_le_bytes()), "INF");
+    }
+
+    #[test]
+    fn huge_precisions_and_widths_are_exact_and_do_not_panic() {
+        let one = 1.5f64.to_le_bytes();
+        let e = run("%.70000e", &one);
+        assert_eq!(e.len(), "1.".len() + 70000 + "e+00".len());
+        assert!(
+            e.starts_with("1.5000") && e.ends_with("0e+00"),
+            "{}",
+            &e[..20]
+        );
+        let f = run("%.65536f", &one);
+        assert_eq!(f.len(), 2 + 65536);
+        let g = run("%#.65536g", &one);
+        assert!(g.starts_with("1.5000") && g.len() == 65537, "{}", g.len());
+        assert_eq!(run("%.65536g", &one), "1.5");
+        // The precision read from the arguments (`%.*f`), capped like a literal one.
+        let mut a = 100000i32.to_le_bytes().to_vec();
+        a.extend_from_slice(&[0; 4]);
+        a.extend_from_slice(&one);
+        assert_eq!(run("%.*f", &a).len(), 2 + 100000);
+        // Integer precision is linear, not quadratic.
+        assert_eq!(run("%.65536d", &7i32.to_le_bytes()).len(), 65536);
+        // The smallest subnormal has 1074 digits after the point: all exact.
+        let tiny = f64::from_bits(1).to_le_bytes();
+        let t = run("%.1100f", &tiny);
+        assert!(t.ends_with(&"0".repeat(26)) && t.contains("4940656"), "{t}");
+    }
+
+    #[test]
+    fn output_stops_at_the_limit() {
+        let buf = 5i32.to_le_bytes().repeat(1000);
+        let mut read = |a: u64, out: &mut [u8]| -> Result<(), String> {
+            let a = a as usize;
+            out.copy_from_slice(buf.get(a..a + out.len()).ok_or("out of range")?);
+            Ok(())
+        };
+        let fmt = "%60000d".repeat(1000);
+        let (text, _, complete) = format(fmt.as_bytes(), 0, &mut read, 1 << 20).unwrap();
+        assert!(!complete);
+        assert!(text.len() < (1 << 20) + 70000);
     }
 }
