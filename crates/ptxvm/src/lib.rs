@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 mod exec;
 mod info;
-mod npy;
-mod run;
+pub mod npy;
+pub mod run;
 
 #[derive(Parser)]
 #[command(
@@ -72,90 +72,147 @@ enum Format {
 
 /// Runs the command line (arguments from the process) and returns the exit code.
 pub fn cli_main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    ExitCode::from(cli_with(std::env::args_os(), &mut stdout, &mut stderr))
+}
+
+/// Runs the command line `args` (the first is the program name) with the given output
+/// streams; returns the exit status: 0 success, 1 bad input, a guest fault or output that
+/// could not be written, 2 a usage error. Nothing here panics on a failed write: a
+/// diagnostic that cannot be written to stderr is dropped, output that cannot be written
+/// to stdout is an error (exit 1).
+pub fn cli_with(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            let text = e.render().to_string();
             return if e.use_stderr() {
-                ExitCode::from(2)
+                let _ = stderr.write_all(text.as_bytes());
+                2
             } else {
-                ExitCode::SUCCESS
+                // --help, --version: their output is the point; failing to write it is an
+                // error.
+                match stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout.flush())
+                {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        let _ = writeln!(stderr, "error: cannot write to stdout: {e}");
+                        1
+                    }
+                }
             };
         }
     };
-    match cli.cmd {
+    let code = run_cmd(cli.cmd, stdout, stderr);
+    // Output still buffered must reach its destination too (a full disk shows up here).
+    if let Err(e) = stdout.flush() {
+        let _ = writeln!(stderr, "error: cannot write to stdout: {e}");
+        return code.max(1);
+    }
+    code
+}
+
+/// Writes `bytes` to stdout; a failure is reported on stderr and becomes exit code 1.
+fn emit(stdout: &mut dyn Write, stderr: &mut dyn Write, bytes: &[u8]) -> Result<(), u8> {
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| {
+            let _ = writeln!(stderr, "error: cannot write to stdout: {e}");
+            1
+        })
+}
+
+fn run_cmd(cmd: Cmd, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
+    match cmd {
         Cmd::Check {
             files,
             message_format,
             arch,
         } => {
-            let mut bad = false;
+            // Every file is checked, also after one that cannot be read.
+            let mut code = 0u8;
             let opts = ptxvm_ir::CheckOptions { arch };
             for f in &files {
-                match load(f, &opts) {
+                match load(f, &opts, stderr) {
                     Ok((src, checked)) => {
-                        render_all(&src, &checked.diags, message_format);
-                        bad |= checked.has_errors();
+                        if let Err(c) =
+                            render_all(&src, &checked.diags, message_format, stdout, stderr)
+                        {
+                            return c;
+                        }
+                        if checked.has_errors() {
+                            code = code.max(1);
+                        }
                     }
-                    Err(code) => return code,
+                    Err(c) => code = code.max(c),
                 }
             }
-            if bad {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
+            code
         }
-        Cmd::Fmt { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
+        Cmd::Fmt { file } => match load(&file, &ptxvm_ir::CheckOptions::default(), stderr) {
             Ok((src, checked)) => {
                 if checked
                     .diags
                     .iter()
                     .any(|d| d.kind == ptxvm_syntax::DiagKind::Syntax && d.is_error())
                 {
-                    render_all(&src, &checked.diags, Format::Human);
-                    return ExitCode::from(1);
+                    return match render_all(&src, &checked.diags, Format::Human, stdout, stderr) {
+                        Ok(()) => 1,
+                        Err(c) => c,
+                    };
                 }
                 let out = ptxvm_syntax::printer::print(&checked.ast, &src.text);
-                let _ = std::io::stdout().write_all(out.as_bytes());
-                ExitCode::SUCCESS
+                match emit(stdout, stderr, out.as_bytes()) {
+                    Ok(()) => 0,
+                    Err(c) => c,
+                }
             }
             Err(code) => code,
         },
-        Cmd::Run(o) => match run::run(&o) {
-            Ok(()) => ExitCode::SUCCESS,
+        Cmd::Run(o) => match run::run(&o, stdout, stderr) {
+            Ok(()) => 0,
             Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
+                let _ = writeln!(stderr, "error: {}", e.message);
+                e.code
             }
         },
         Cmd::Exec(o) => match exec::exec(&o) {
             Ok(never) => match never {},
             Err((e, code)) => {
-                let _ = writeln!(std::io::stderr(), "error: {e}");
-                ExitCode::from(code)
+                let _ = writeln!(stderr, "error: {e}");
+                code
             }
         },
         Cmd::DriverPath => match exec::driver_dir() {
-            Ok(d) => {
-                if writeln!(std::io::stdout(), "{}", d.display()).is_err() {
-                    return ExitCode::from(1);
-                }
-                ExitCode::SUCCESS
-            }
+            Ok(d) => match emit(stdout, stderr, format!("{}\n", d.display()).as_bytes()) {
+                Ok(()) => 0,
+                Err(c) => c,
+            },
             Err(e) => {
-                let _ = writeln!(std::io::stderr(), "error: {e}");
-                ExitCode::from(1)
+                let _ = writeln!(stderr, "error: {e}");
+                1
             }
         },
-        Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default()) {
+        Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default(), stderr) {
             Ok((src, checked)) => {
                 if checked.has_errors() {
-                    render_all(&src, &checked.diags, Format::Human);
-                    return ExitCode::from(1);
+                    return match render_all(&src, &checked.diags, Format::Human, stdout, stderr) {
+                        Ok(()) => 1,
+                        Err(c) => c,
+                    };
                 }
-                let _ = std::io::stdout().write_all(info::render(&checked.module).as_bytes());
-                ExitCode::SUCCESS
+                match emit(stdout, stderr, info::render(&checked.module).as_bytes()) {
+                    Ok(()) => 0,
+                    Err(c) => c,
+                }
             }
             Err(code) => code,
         },
@@ -163,7 +220,11 @@ pub fn cli_main() -> ExitCode {
 }
 
 /// Loads, preprocesses and checks a file; I/O errors are printed and become exit code 1.
-fn load(path: &Path, opts: &ptxvm_ir::CheckOptions) -> Result<(Source, Checked), ExitCode> {
+fn load(
+    path: &Path,
+    opts: &ptxvm_ir::CheckOptions,
+    stderr: &mut dyn Write,
+) -> Result<(Source, Checked), u8> {
     match Source::load(path) {
         Ok((src, pre)) => {
             let mut checked = ptxvm_ir::check_with(&src, opts);
@@ -174,30 +235,47 @@ fn load(path: &Path, opts: &ptxvm_ir::CheckOptions) -> Result<(Source, Checked),
             Ok((src, checked))
         }
         Err(e) => {
-            eprintln!("error: cannot read `{}`: {e}", path.display());
-            Err(ExitCode::from(1))
+            let _ = writeln!(stderr, "error: cannot read `{}`: {e}", path.display());
+            Err(1)
         }
     }
 }
 
-fn render_all(src: &Source, diags: &[Diagnostic], fmt: Format) {
-    let mut out = std::io::stdout().lock();
+/// Writes the diagnostics to stdout; a failed write is an error (exit 1).
+fn render_all(
+    src: &Source,
+    diags: &[Diagnostic],
+    fmt: Format,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), u8> {
     let errors = diags.iter().filter(|d| d.is_error()).count();
+    let mut w = std::io::BufWriter::new(&mut *stdout);
+    let mut r = Ok(());
     for d in diags {
         let text = match fmt {
             Format::Human => render_human(src, d),
             Format::Json => render_json(src, d),
         };
-        let _ = out.write_all(text.as_bytes());
+        r = w.write_all(text.as_bytes());
+        if r.is_err() {
+            break;
+        }
     }
-    if fmt == Format::Human && errors > 0 {
-        let _ = writeln!(
-            out,
+    if r.is_ok() && fmt == Format::Human && errors > 0 {
+        r = writeln!(
+            w,
             "error: could not check `{}` due to {errors} previous error{}\n",
             src.files[0],
             if errors == 1 { "" } else { "s" }
         );
     }
+    let r = r.and_then(|()| w.flush());
+    drop(w);
+    r.map_err(|e| {
+        let _ = writeln!(stderr, "error: cannot write to stdout: {e}");
+        1
+    })
 }
 
 fn parse_arch(s: &str) -> Result<(u32, bool), String> {

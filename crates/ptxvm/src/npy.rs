@@ -1,5 +1,8 @@
 //! Minimal NumPy `.npy` reading and writing (format versions 1–3, little-endian or
 //! byte-sized dtypes, C order), for `ptxvm run`'s buffer arguments and `--out` files.
+//! Parsing never trusts the file: header lengths, the shape's element count and the data
+//! size are checked, and an array is written back with the dtype it was read with
+//! (`|b1` stays `|b1`).
 
 use std::fmt::Write;
 
@@ -17,6 +20,8 @@ pub enum Dtype {
     I16,
     I32,
     I64,
+    /// NumPy's `bool` (`|b1`): one byte per element.
+    Bool,
 }
 
 impl Dtype {
@@ -34,13 +39,14 @@ impl Dtype {
             "i16" => Dtype::I16,
             "i32" => Dtype::I32,
             "i64" => Dtype::I64,
+            "bool" => Dtype::Bool,
             _ => return None,
         })
     }
 
     pub fn size(self) -> usize {
         match self {
-            Dtype::U8 | Dtype::I8 => 1,
+            Dtype::U8 | Dtype::I8 | Dtype::Bool => 1,
             Dtype::F16 | Dtype::U16 | Dtype::I16 => 2,
             Dtype::F32 | Dtype::U32 | Dtype::I32 => 4,
             Dtype::F64 | Dtype::U64 | Dtype::I64 => 8,
@@ -60,6 +66,7 @@ impl Dtype {
             Dtype::I16 => "<i2",
             Dtype::I32 => "<i4",
             Dtype::I64 => "<i8",
+            Dtype::Bool => "|b1",
         }
     }
 
@@ -73,7 +80,8 @@ impl Dtype {
             "u2" => Dtype::U16,
             "u4" => Dtype::U32,
             "u8" => Dtype::U64,
-            "i1" | "b1" => Dtype::I8,
+            "i1" => Dtype::I8,
+            "b1" => Dtype::Bool,
             "i2" => Dtype::I16,
             "i4" => Dtype::I32,
             "i8" => Dtype::I64,
@@ -146,25 +154,34 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
                 .map_err(|_| format!("bad shape entry `{s}`"))
         })
         .collect::<Result<_, _>>()?;
-    let count: usize = shape.iter().product();
-    let nbytes = count.checked_mul(dtype.size()).ok_or("array too large")?;
-    let data = bytes
-        .get(start + hlen..start + hlen + nbytes)
-        .ok_or_else(|| format!("truncated data: {nbytes} bytes expected"))?
-        .to_vec();
+    if shape.len() > 64 {
+        return Err(format!("{} dimensions (NumPy allows 64)", shape.len()));
+    }
+    let nbytes = shape
+        .iter()
+        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| format!("the shape {shape:?} has more bytes than can be addressed"))?;
+    let data_start = start + hlen;
+    let have = bytes.len() - data_start.min(bytes.len());
+    if have < nbytes {
+        return Err(format!(
+            "truncated data: the shape {shape:?} needs {nbytes} bytes, the file has {have}"
+        ));
+    }
+    let data = bytes[data_start..data_start + nbytes].to_vec();
     Ok(Array { dtype, shape, data })
 }
 
-/// Serialises an array as `.npy` (version 1.0).
-pub fn write(a: &Array) -> Vec<u8> {
+/// The `.npy` header (version 1.0) of an array of this dtype and shape; the data follows.
+pub fn header(dtype: Dtype, shape: &[usize]) -> Vec<u8> {
     let mut dict = format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': (",
-        a.dtype.descr()
+        dtype.descr()
     );
-    for s in &a.shape {
+    for s in shape {
         let _ = write!(dict, "{s},");
     }
-    if a.shape.len() > 1 {
+    if shape.len() > 1 {
         dict.pop();
     }
     dict.push_str("), }");
@@ -172,10 +189,16 @@ pub fn write(a: &Array) -> Vec<u8> {
     let pad = (64 - total % 64) % 64;
     dict.push_str(&" ".repeat(pad));
     dict.push('\n');
-    let mut out = Vec::with_capacity(10 + dict.len() + a.data.len());
+    let mut out = Vec::with_capacity(10 + dict.len());
     out.extend_from_slice(b"\x93NUMPY\x01\x00");
     out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
     out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+/// Serialises an array as `.npy` (version 1.0).
+pub fn write(a: &Array) -> Vec<u8> {
+    let mut out = header(a.dtype, &a.shape);
     out.extend_from_slice(&a.data);
     out
 }
@@ -204,5 +227,37 @@ mod tests {
         };
         assert_eq!(parse(&write(&b)).unwrap(), b);
         assert!(parse(b"nope").is_err());
+        let c = Array {
+            dtype: Dtype::Bool,
+            shape: vec![3],
+            data: vec![1, 0, 1],
+        };
+        let bytes = write(&c);
+        assert!(String::from_utf8_lossy(&bytes).contains("'|b1'"));
+        assert_eq!(parse(&bytes).unwrap(), c);
+    }
+
+    #[test]
+    fn hostile_headers_are_errors() {
+        let with_header = |h: &str| {
+            let mut v = b"\x93NUMPY\x01\x00".to_vec();
+            v.extend_from_slice(&(h.len() as u16).to_le_bytes());
+            v.extend_from_slice(h.as_bytes());
+            v
+        };
+        for h in [
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (18446744073709551615, 2), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+            "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+            "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+            "{'descr",
+        ] {
+            assert!(parse(&with_header(h)).is_err(), "{h}");
+        }
+        let mut v = b"\x93NUMPY\x02\x00".to_vec();
+        v.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(parse(&v).is_err());
     }
 }

@@ -7,10 +7,41 @@
 //! module `.global`/`.const` variable before the launch (and `--out` writes it to
 //! `DIR/NAME.npy`); `--out DIR` writes buffer
 //! argument i to `DIR/arg<i>.npy`.
+//!
+//! Exit codes: 0 success; 1 bad input (unreadable or invalid PTX or `.npy`, a module that
+//! cannot be loaded) or a guest fault, or output that cannot be written; 2 a usage error
+//! (a malformed option or `--arg`, arguments that do not match the kernel, a launch the
+//! device cannot take, buffers larger than the device's memory).
 
 use crate::npy::{self, Array, Dtype};
-use ptxvm_vm::{Device, LaunchConfig, ParamInfo};
+use ptxvm_vm::{Device, DeviceProps, LaunchConfig, ParamInfo, VmError};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// An error of `ptxvm run` with its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl RunError {
+    /// A usage error (exit 2).
+    pub fn usage(m: impl Into<String>) -> RunError {
+        RunError {
+            code: 2,
+            message: m.into(),
+        }
+    }
+
+    /// Bad input or a guest fault (exit 1).
+    pub fn input(m: impl Into<String>) -> RunError {
+        RunError {
+            code: 1,
+            message: m.into(),
+        }
+    }
+}
 
 /// Parses `X[,Y[,Z]]`.
 pub fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
@@ -31,27 +62,70 @@ pub fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-/// A parsed `--arg`.
-#[derive(Debug, Clone)]
-enum Arg {
-    /// Raw bytes for the parameter itself.
-    Bytes(Vec<u8>, String),
-    /// A device buffer whose address the parameter receives.
-    Buffer(Array),
+/// Parses a byte count: decimal, or with a binary suffix `K`, `M`, `G` (`512K`, `1M`).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, mult) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&t[..i], 1u64 << 20),
+        Some((i, 'g' | 'G')) => (&t[..i], 1u64 << 30),
+        _ => (t, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{s}` is not a byte count (e.g. 4096, 512K, 1M, 2G)"
+        ));
+    }
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// A parsed `--arg`/`--symbol` value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Spec {
+    /// Raw bytes for the parameter itself, and what they were given as (`u32`, `hex`).
+    Bytes(Vec<u8>, String),
+    /// A zero-filled device buffer of `count` elements.
+    Zeros { dtype: Dtype, count: u64 },
+    /// A device buffer with the contents of a `.npy` file.
+    Npy(PathBuf),
+}
+
+/// A decimal or `0x` hexadecimal integer with an optional single leading `-`.
 fn parse_int(v: &str) -> Result<i128, String> {
+    let bad = || format!("`{v}` is not an integer");
     let (neg, body) = match v.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, v),
     };
-    let mag = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i128::from_str_radix(h, 16)
-    } else {
-        body.parse::<i128>()
+    let (digits, radix) = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (body, 10),
+    };
+    // Only digits: `--5`, `+5`, `0x-5` and `1_000` are not integers here.
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(bad());
     }
-    .map_err(|_| format!("`{v}` is not an integer"))?;
+    let mag = i128::from_str_radix(digits, radix).map_err(|_| format!("`{v}` is too large"))?;
     Ok(if neg { -mag } else { mag })
+}
+
+/// A floating-point value; a finite number too large for the type is an error (not a
+/// silent infinity), `inf`/`nan` must be written as such.
+fn parse_float(ty: &str, v: &str) -> Result<f64, String> {
+    let x = v
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("`{v}` is not a number"))?;
+    let lower = v.trim().trim_start_matches(['-', '+']).to_ascii_lowercase();
+    let spelled_special = matches!(lower.as_str(), "inf" | "infinity" | "nan");
+    if !spelled_special && !x.is_finite() {
+        return Err(format!("{v} is out of range for {ty}"));
+    }
+    Ok(x)
 }
 
 fn scalar(ty: &str, v: &str) -> Result<Vec<u8>, String> {
@@ -67,11 +141,26 @@ fn scalar(ty: &str, v: &str) -> Result<Vec<u8>, String> {
         }
         Ok((x as u128 as u64).to_le_bytes()[..(bits / 8) as usize].to_vec())
     };
-    let float = || {
-        v.parse::<f64>()
-            .map_err(|_| format!("`{v}` is not a number"))
-    };
     use ptxvm_fp::convert::{CvtMods, FloatType, cvt_float_to_float};
+    let narrow = |dst: FloatType, x: f64| -> Result<u64, String> {
+        let bits = cvt_float_to_float(
+            x.to_bits(),
+            FloatType::F64,
+            dst,
+            ptxvm_fp::Rnd::Rn,
+            CvtMods::default(),
+        );
+        // Infinity out of a finite input: the value is out of range.
+        let exp_all_ones = match dst {
+            FloatType::F16 => bits & 0x7c00 == 0x7c00,
+            FloatType::BF16 => bits & 0x7f80 == 0x7f80,
+            _ => f32::from_bits(bits as u32).is_infinite(),
+        };
+        if x.is_finite() && exp_all_ones {
+            return Err(format!("{v} is out of range for {ty}"));
+        }
+        Ok(bits)
+    };
     Ok(match ty {
         "u8" => int(8, false)?,
         "u16" => int(16, false)?,
@@ -81,22 +170,20 @@ fn scalar(ty: &str, v: &str) -> Result<Vec<u8>, String> {
         "s16" => int(16, true)?,
         "s32" => int(32, true)?,
         "s64" => int(64, true)?,
-        "f32" => (float()? as f32).to_le_bytes().to_vec(),
-        "f64" => float()?.to_le_bytes().to_vec(),
+        "f32" => {
+            let x = parse_float(ty, v)?;
+            (narrow(FloatType::F32, x)? as u32).to_le_bytes().to_vec()
+        }
+        "f64" => parse_float(ty, v)?.to_le_bytes().to_vec(),
         "f16" | "bf16" => {
             let dst = if ty == "f16" {
                 FloatType::F16
             } else {
                 FloatType::BF16
             };
-            let bits = cvt_float_to_float(
-                float()?.to_bits(),
-                FloatType::F64,
-                dst,
-                ptxvm_fp::Rnd::Rn,
-                CvtMods::default(),
-            );
-            (bits as u16).to_le_bytes().to_vec()
+            (narrow(dst, parse_float(ty, v)?)? as u16)
+                .to_le_bytes()
+                .to_vec()
         }
         _ => {
             return Err(format!(
@@ -106,47 +193,54 @@ fn scalar(ty: &str, v: &str) -> Result<Vec<u8>, String> {
     })
 }
 
-fn parse_arg(spec: &str) -> Result<Arg, String> {
+/// Parses an `--arg`/`--symbol` value (no file is read).
+pub fn parse_spec(spec: &str) -> Result<Spec, String> {
     if let Some(h) = spec.strip_prefix("hex:") {
-        let h: String = h
+        let h: Vec<u8> = h
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '_')
-            .collect();
+            .map(|c| {
+                c.to_digit(16)
+                    .map(|d| d as u8)
+                    .ok_or_else(|| format!("`{spec}`: `{c}` is not a hex digit"))
+            })
+            .collect::<Result<_, _>>()?;
         if !h.len().is_multiple_of(2) || h.is_empty() {
             return Err(format!(
                 "`{spec}`: hex bytes need an even, non-zero number of digits"
             ));
         }
-        let bytes = (0..h.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| format!("`{spec}`: bad hex digit"))?;
-        return Ok(Arg::Bytes(bytes, "hex".into()));
+        let bytes = h.chunks(2).map(|p| p[0] << 4 | p[1]).collect();
+        return Ok(Spec::Bytes(bytes, "hex".into()));
     }
     if let Some(rest) = spec.strip_prefix("zeros:") {
         let (dt, count) = rest
             .split_once(':')
             .ok_or_else(|| format!("`{spec}`: expected zeros:DTYPE:COUNT"))?;
         let dtype = Dtype::from_name(dt).ok_or_else(|| {
-            format!("`{spec}`: unknown dtype `{dt}` (f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64)")
+            format!(
+                "`{spec}`: unknown dtype `{dt}` (f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64 bool)"
+            )
         })?;
-        let count: usize = count
+        if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("`{spec}`: `{count}` is not a count"));
+        }
+        let count: u64 = count
             .parse()
-            .map_err(|_| format!("`{spec}`: `{count}` is not a count"))?;
-        return Ok(Arg::Buffer(Array {
-            dtype,
-            shape: vec![count],
-            data: vec![0; count * dtype.size()],
-        }));
+            .map_err(|_| format!("`{spec}`: `{count}` is too large"))?;
+        if count.checked_mul(dtype.size() as u64).is_none() {
+            return Err(format!(
+                "`{spec}`: {count} elements of {} bytes do not fit in 64 bits",
+                dtype.size()
+            ));
+        }
+        return Ok(Spec::Zeros { dtype, count });
     }
     if spec.ends_with(".npy") {
-        let bytes = std::fs::read(spec).map_err(|e| format!("cannot read `{spec}`: {e}"))?;
-        let a = npy::parse(&bytes).map_err(|e| format!("`{spec}`: {e}"))?;
-        return Ok(Arg::Buffer(a));
+        return Ok(Spec::Npy(PathBuf::from(spec)));
     }
     if let Some((ty, v)) = spec.split_once(':') {
-        return Ok(Arg::Bytes(scalar(ty, v)?, ty.to_string()));
+        return Ok(Spec::Bytes(scalar(ty, v)?, ty.to_string()));
     }
     Err(format!(
         "`{spec}`: expected TYPE:VALUE, PATH.npy, zeros:DTYPE:COUNT or hex:BYTES"
@@ -180,41 +274,170 @@ pub struct RunOpts {
     /// Write every buffer argument to DIR/arg<i>.npy after the launch.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Warp-instruction budget; a launch that exceeds it fails (runaway loops).
+    /// Step budget of the launch (warp instructions, plus one step per 16 bytes copied in
+    /// bulk or printed); a launch that exceeds it fails (runaway loops).
     #[arg(long, default_value_t = ptxvm_vm::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
     /// Print executed warp and thread instructions and wall time (to stderr).
     #[arg(long)]
     pub stats: bool,
-    /// Host threads running CTAs in parallel (default: all cores).
+    /// Host threads running CTAs in parallel (default: all cores; 1 makes every run of a
+    /// kernel repeat exactly, see the README on determinism).
     #[arg(long, default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
+    /// Device printf output kept per launch (CUDA's printf FIFO), bytes (512K, 1M, ...);
+    /// the rest is dropped with a note.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "1M")]
+    pub printf_fifo: u64,
+    /// Device heap for malloc in kernels, bytes (CUDA's cudaLimitMallocHeapSize).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "8M")]
+    pub heap_size: u64,
+    /// Local memory (stack) per thread, bytes; CUDA's maximum is 512K.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "512K")]
+    pub local_memory: u64,
+    /// Host memory for the state of the CTAs in flight (registers, local memory), bytes.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "1G")]
+    pub launch_memory: u64,
+    /// Global memory of the device (buffers, module variables, heap), bytes.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "16G")]
+    pub device_memory: u64,
 }
 
-/// Runs; returns a message for the user on error.
-pub fn run(o: &RunOpts) -> Result<(), String> {
-    let text =
-        std::fs::read(&o.file).map_err(|e| format!("cannot read `{}`: {e}", o.file.display()))?;
+/// Local memory per thread ptxvm accepts at most (`--local-memory`): 16 MiB.
+pub const MAX_LOCAL_MEMORY: u64 = 16 << 20;
+
+/// A device copy written back by `--out`.
+struct Dump {
+    stem: String,
+    addr: u64,
+    dtype: Dtype,
+    shape: Vec<usize>,
+    bytes: u64,
+    /// What created it, for collision messages.
+    what: String,
+}
+
+/// A device allocation error: over the device's memory is a usage error.
+fn alloc_error(what: &str, e: VmError) -> RunError {
+    let m = format!("{what}: {e}");
+    if m.contains("out of device memory") {
+        RunError::usage(format!("{m} (raise --device-memory)"))
+    } else {
+        RunError::input(m)
+    }
+}
+
+/// Reads and parses a `.npy` file (at most the device's memory in size).
+fn load_npy(dev: &Device, path: &Path) -> Result<Array, RunError> {
+    let limit = dev.props.global_memory.saturating_add(1 << 20);
+    let bytes = ptxvm_syntax::source::read_limited(path, limit)
+        .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", path.display())))?;
+    npy::parse(&bytes).map_err(|e| RunError::input(format!("`{}`: {e}", path.display())))
+}
+
+/// Puts a buffer spec on the device: its address and how to dump it.
+fn place(
+    dev: &Device,
+    spec: &Spec,
+    text: &str,
+    stem: String,
+    what: &str,
+) -> Result<Option<Dump>, RunError> {
+    let (dtype, shape, bytes, data) = match spec {
+        Spec::Bytes(..) => return Ok(None),
+        Spec::Zeros { dtype, count } => {
+            let n = usize::try_from(*count)
+                .map_err(|_| RunError::usage(format!("{what}: `{text}` is too large")))?;
+            // Device memory is zero-filled: no host copy.
+            (*dtype, vec![n], count * dtype.size() as u64, None)
+        }
+        Spec::Npy(path) => {
+            let a = load_npy(dev, path)?;
+            (a.dtype, a.shape, a.data.len() as u64, Some(a.data))
+        }
+    };
+    let addr = dev
+        .malloc(bytes.max(1))
+        .map_err(|e| alloc_error(&format!("{what} (`{text}`, {bytes} bytes)"), e))?;
+    if let Some(data) = data {
+        dev.write(addr, &data)
+            .map_err(|e| RunError::input(e.to_string()))?;
+    }
+    Ok(Some(Dump {
+        stem,
+        addr,
+        dtype,
+        shape,
+        bytes,
+        what: what.to_string(),
+    }))
+}
+
+/// Writes a device buffer as `.npy`, in chunks (no second copy of a large buffer).
+fn write_dump(dev: &Device, dir: &Path, d: &Dump) -> Result<(), RunError> {
+    let path = dir.join(format!("{}.npy", d.stem));
+    let fail = |e: String| RunError::input(format!("cannot write `{}`: {e}", path.display()));
+    let f = std::fs::File::create(&path).map_err(|e| fail(e.to_string()))?;
+    let mut w = std::io::BufWriter::new(f);
+    w.write_all(&npy::header(d.dtype, &d.shape))
+        .map_err(|e| fail(e.to_string()))?;
+    const CHUNK: u64 = 64 << 20;
+    let mut off = 0;
+    while off < d.bytes {
+        let n = CHUNK.min(d.bytes - off);
+        let data = dev.read(d.addr + off, n).map_err(|e| fail(e.to_string()))?;
+        w.write_all(&data).map_err(|e| fail(e.to_string()))?;
+        off += n;
+    }
+    w.flush().map_err(|e| fail(e.to_string()))?;
+    w.into_inner()
+        .map_err(|e| fail(e.to_string()))?
+        .sync_all()
+        .map_err(|e| fail(e.to_string()))
+}
+
+/// Runs; returns a message for the user and an exit code on error. Device `printf` output
+/// goes to `stdout`, notes to `stderr`.
+pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<(), RunError> {
+    if o.local_memory > MAX_LOCAL_MEMORY {
+        return Err(RunError::usage(format!(
+            "--local-memory {} is more than ptxvm's limit of {MAX_LOCAL_MEMORY} bytes per thread",
+            o.local_memory
+        )));
+    }
+    let text = ptxvm_syntax::source::read_limited(&o.file, ptxvm_syntax::source::MAX_SOURCE_BYTES)
+        .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", o.file.display())))?;
     let text = String::from_utf8_lossy(&text).into_owned();
-    let dev = Device::new();
+    let props = DeviceProps {
+        local_per_thread: o.local_memory as u32,
+        launch_memory: o.launch_memory,
+        global_memory: o.device_memory,
+        ..DeviceProps::default()
+    };
+    let dev = Device::with_props(props);
+    dev.mem.set_heap_limit(o.heap_size);
     let (src, pre) =
         ptxvm_syntax::Source::new(&o.file.display().to_string(), text, o.file.parent());
-    let m = dev.load_source(src, pre).map_err(|e| e.to_string())?;
-    let kernels = dev.kernels(m).map_err(|e| e.to_string())?;
+    let m = dev
+        .load_source(src, pre)
+        .map_err(|e| RunError::input(e.to_string()))?;
+    let kernels = dev.kernels(m).map_err(|e| RunError::input(e.to_string()))?;
     let kernel = match &o.kernel {
         Some(k) => k.clone(),
         None if kernels.len() == 1 => kernels[0].clone(),
         None => {
-            return Err(format!(
+            return Err(RunError::usage(format!(
                 "the module has {} kernels ({}); choose one with --kernel",
                 kernels.len(),
                 kernels.join(", ")
-            ));
+            )));
         }
     };
-    let params: Vec<ParamInfo> = dev.params(m, &kernel).map_err(|e| e.to_string())?;
+    let params: Vec<ParamInfo> = dev
+        .params(m, &kernel)
+        .map_err(|e| RunError::usage(e.to_string()))?;
     if o.args.len() != params.len() {
-        return Err(format!(
+        return Err(RunError::usage(format!(
             "kernel `{kernel}` takes {} parameters ({}), {} --arg given",
             params.len(),
             params
@@ -223,67 +446,7 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
                 .collect::<Vec<_>>()
                 .join(", "),
             o.args.len()
-        ));
-    }
-    let mut bytes: Vec<Vec<u8>> = Vec::new();
-    // Device copies written back by --out: (file stem, address, array given).
-    let mut dumps: Vec<(String, u64, Array)> = Vec::new();
-    for (i, (spec, p)) in o.args.iter().zip(&params).enumerate() {
-        let arg = parse_arg(spec).map_err(|e| format!("--arg {i}: {e}"))?;
-        match arg {
-            Arg::Bytes(b, what) => {
-                if b.len() != p.size as usize {
-                    return Err(format!(
-                        "--arg {i} (`{spec}`, {what}, {} bytes) does not fit parameter {i} `{}` ({}{}, {} bytes)",
-                        b.len(),
-                        p.name,
-                        p.ty,
-                        if p.is_array { " array" } else { "" },
-                        p.size
-                    ));
-                }
-                bytes.push(b);
-            }
-            Arg::Buffer(a) => {
-                if p.size != 8 {
-                    return Err(format!(
-                        "--arg {i} (`{spec}`) is a buffer, but parameter {i} `{}` ({}, {} bytes) cannot hold a 64-bit address",
-                        p.name, p.ty, p.size
-                    ));
-                }
-                let addr = dev
-                    .malloc(a.data.len().max(1) as u64)
-                    .map_err(|e| e.to_string())?;
-                dev.write(addr, &a.data).map_err(|e| e.to_string())?;
-                bytes.push(addr.to_le_bytes()[..p.size as usize].to_vec());
-                dumps.push((format!("arg{i}"), addr, a));
-            }
-        }
-    }
-    // Module variables given with --symbol: filled before the launch, dumped with --out.
-    for spec in &o.symbols {
-        let (name, what) = spec
-            .split_once('=')
-            .ok_or_else(|| format!("--symbol `{spec}`: expected NAME=SPEC"))?;
-        let (addr, size) = dev
-            .global(m, name)
-            .map_err(|e| format!("--symbol {name}: {e}"))?;
-        let a = match parse_arg(what).map_err(|e| format!("--symbol {name}: {e}"))? {
-            Arg::Buffer(a) => a,
-            Arg::Bytes(b, _) => Array {
-                dtype: Dtype::from_name("u8").expect("u8"),
-                shape: vec![b.len()],
-                data: b,
-            },
-        };
-        if a.data.len() as u64 > size {
-            return Err(format!(
-                "--symbol {name}: {} bytes given, but `{name}` has {size}",
-                a.data.len()
-            ));
-        }
-        dev.write(addr, &a.data).map_err(|e| e.to_string())?;
-        dumps.push((name.to_string(), addr, a));
+        )));
     }
     let cfg = LaunchConfig {
         grid: o.grid,
@@ -291,44 +454,205 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
         shared_mem: o.shared_mem,
         max_steps: o.max_steps,
         threads: o.threads,
+        printf_fifo: o.printf_fifo,
     };
+    // A launch the device cannot take is refused before any buffer is read.
+    let k = dev
+        .kernel(m, &kernel)
+        .map_err(|e| RunError::usage(e.to_string()))?;
+    dev.check_launch(&k, &cfg)
+        .map_err(|e| RunError::usage(e.to_string()))?;
+    let mut bytes: Vec<Vec<u8>> = Vec::new();
+    let mut dumps: Vec<Dump> = Vec::new();
+    for (i, (text, p)) in o.args.iter().zip(&params).enumerate() {
+        let spec = parse_spec(text).map_err(|e| RunError::usage(format!("--arg {i}: {e}")))?;
+        match &spec {
+            Spec::Bytes(b, what) => {
+                if b.len() != p.size as usize {
+                    return Err(RunError::usage(format!(
+                        "--arg {i} (`{text}`, {what}, {} bytes) does not fit parameter {i} `{}` ({}{}, {} bytes)",
+                        b.len(),
+                        p.name,
+                        p.ty,
+                        if p.is_array { " array" } else { "" },
+                        p.size
+                    )));
+                }
+                bytes.push(b.clone());
+            }
+            _ => {
+                if p.size != 8 {
+                    return Err(RunError::usage(format!(
+                        "--arg {i} (`{text}`) is a buffer, but parameter {i} `{}` ({}, {} bytes) cannot hold a 64-bit address",
+                        p.name, p.ty, p.size
+                    )));
+                }
+                let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
+                    .ok_or_else(|| RunError::usage(format!("--arg {i}: not a buffer")))?;
+                bytes.push(d.addr.to_le_bytes().to_vec());
+                dumps.push(d);
+            }
+        }
+    }
+    // Module variables given with --symbol: filled before the launch, dumped with --out.
+    for text in &o.symbols {
+        let (name, what) = text
+            .split_once('=')
+            .ok_or_else(|| RunError::usage(format!("--symbol `{text}`: expected NAME=SPEC")))?;
+        let (addr, size) = dev
+            .global(m, name)
+            .map_err(|e| RunError::usage(format!("--symbol {name}: {e}")))?;
+        if let Some(d) = dumps.iter().find(|d| d.stem == name) {
+            return Err(RunError::usage(format!(
+                "--symbol {name}: its --out file `{name}.npy` would overwrite the one of {}",
+                d.what
+            )));
+        }
+        let spec =
+            parse_spec(what).map_err(|e| RunError::usage(format!("--symbol {name}: {e}")))?;
+        let (dtype, shape, data_len) = match &spec {
+            Spec::Bytes(b, _) => {
+                if b.len() as u64 > size {
+                    return Err(RunError::usage(format!(
+                        "--symbol {name}: {} bytes given, but `{name}` has {size}",
+                        b.len()
+                    )));
+                }
+                dev.write(addr, b)
+                    .map_err(|e| RunError::input(e.to_string()))?;
+                (Dtype::U8, vec![b.len()], b.len() as u64)
+            }
+            Spec::Zeros { dtype, count } => {
+                let n = count * dtype.size() as u64;
+                if n > size {
+                    return Err(RunError::usage(format!(
+                        "--symbol {name}: {n} bytes given, but `{name}` has {size}"
+                    )));
+                }
+                dev.memset(addr, 0, n)
+                    .map_err(|e| RunError::input(e.to_string()))?;
+                (*dtype, vec![*count as usize], n)
+            }
+            Spec::Npy(path) => {
+                let a = load_npy(&dev, path)?;
+                if a.data.len() as u64 > size {
+                    return Err(RunError::usage(format!(
+                        "--symbol {name}: {} bytes given, but `{name}` has {size}",
+                        a.data.len()
+                    )));
+                }
+                dev.write(addr, &a.data)
+                    .map_err(|e| RunError::input(e.to_string()))?;
+                (a.dtype, a.shape, a.data.len() as u64)
+            }
+        };
+        dumps.push(Dump {
+            stem: name.to_string(),
+            addr,
+            dtype,
+            shape,
+            bytes: data_len,
+            what: format!("--symbol {name}"),
+        });
+    }
     let refs: Vec<&[u8]> = bytes.iter().map(|b| b.as_slice()).collect();
     let t0 = std::time::Instant::now();
     let mut stats = ptxvm_vm::Stats::default();
     let result = dev.launch(m, &kernel, &cfg, &refs, &mut stats);
-    // The kernel's printf output comes first, also when the launch failed.
-    {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(&stats.printf);
-        let _ = out.flush();
-    }
-    result.map_err(|e| e.to_string())?;
     let wall = t0.elapsed();
+    // The kernel's printf output comes first, also when the launch failed.
+    stdout
+        .write_all(&stats.printf)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| RunError::input(format!("cannot write device printf output: {e}")))?;
+    if stats.printf_dropped > 0 {
+        let _ = writeln!(
+            stderr,
+            "note: {} bytes of device printf output from {} calls were dropped: the printf FIFO holds {} bytes per launch (--printf-fifo)",
+            stats.printf_dropped, stats.printf_dropped_calls, o.printf_fifo
+        );
+    }
+    match result {
+        Ok(()) => {}
+        Err(e @ (VmError::Usage(_) | VmError::NotFound(_))) => {
+            return Err(RunError::usage(e.to_string()));
+        }
+        Err(e) => return Err(RunError::input(e.to_string())),
+    }
     if let Some(dir) = &o.out {
         std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-        for (stem, addr, a) in &dumps {
-            let data = dev
-                .read(*addr, a.data.len() as u64)
-                .map_err(|e| e.to_string())?;
-            let out = Array {
-                dtype: a.dtype,
-                shape: a.shape.clone(),
-                data,
-            };
-            let path = Path::new(dir).join(format!("{stem}.npy"));
-            std::fs::write(&path, npy::write(&out))
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            .map_err(|e| RunError::input(format!("cannot create `{}`: {e}", dir.display())))?;
+        for d in &dumps {
+            write_dump(&dev, dir, d)?;
         }
     }
     if o.stats {
-        eprintln!(
+        writeln!(
+            stderr,
             "stats: {} warp instructions, {} thread instructions, {:.3} ms wall",
             stats.warp_insts,
             stats.thread_insts,
             wall.as_secs_f64() * 1e3
-        );
+        )
+        .map_err(|e| RunError::input(format!("cannot write to stderr: {e}")))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_are_parsed_strictly() {
+        assert_eq!(
+            parse_spec("u32:5"),
+            Ok(Spec::Bytes(vec![5, 0, 0, 0], "u32".into()))
+        );
+        assert_eq!(
+            parse_spec("s8:-128"),
+            Ok(Spec::Bytes(vec![0x80], "s8".into()))
+        );
+        for bad in [
+            "u32:--5",
+            "u32:+5",
+            "u32:0x-5",
+            "u32:-0x",
+            "u32:4294967296",
+            "s32:-2147483649",
+            "hex:€a",
+            "hex:0g",
+            "hex:abc",
+            "f32:1e300",
+            "f32:1e39",
+            "f16:70000",
+            "bf16:1e39",
+            "f64:1e400",
+            "zeros:f32:4611686018427387904",
+            "zeros:f32:-1",
+            "zeros:f32:",
+            "zeros:c64:4",
+            "u7:1",
+            "nonsense",
+        ] {
+            assert!(parse_spec(bad).is_err(), "{bad} was accepted");
+        }
+        assert!(parse_spec("f32:inf").is_ok());
+        assert!(parse_spec("f32:-nan").is_ok());
+        assert!(parse_spec("f32:3.4e38").is_ok());
+        assert_eq!(
+            parse_spec("hex:00_ff"),
+            Ok(Spec::Bytes(vec![0, 0xff], "hex".into()))
+        );
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("99999999999G").is_err());
+        assert!(parse_size("-1").is_err());
+        assert!(parse_size("K").is_err());
+    }
 }

@@ -151,7 +151,8 @@ fn run_reports_argument_mismatches_and_faults() {
         "--arg",
         "u32:1",
     ]);
-    assert_eq!(code, 1);
+    // Arguments that do not match the kernel are a usage error.
+    assert_eq!(code, 2);
     // A null buffer pointer faults with the kernel, line and thread.
     let out = Command::new(env!("CARGO_BIN_EXE_ptxvm"))
         .args([
@@ -221,14 +222,14 @@ fn run_symbol_fills_and_dumps_module_variables() {
     assert_eq!(&npy[npy.len() - 4..], &112u32.to_le_bytes());
     // Unknown names and oversized values are usage errors naming the variable.
     let out = run(&["--symbol", "nope=zeros:u32:1"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("no `.global`/`.const` variable `nope`") && err.contains("g_counter"),
         "{err}"
     );
     let out = run(&["--symbol", "g_lock=zeros:u32:2"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("8 bytes given, but `g_lock` has 4"), "{err}");
 }
