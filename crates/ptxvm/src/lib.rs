@@ -119,6 +119,29 @@ pub fn cli_with(
     code
 }
 
+/// Parses a command line without running it (for fuzzing and tests): clap's parsing,
+/// then every `--arg`/`--symbol` value of `run`. Returns the number of values parsed, or the
+/// first error.
+pub fn parse_only(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<usize, String> {
+    let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+    let Cmd::Run(o) = cli.cmd else {
+        return Ok(0);
+    };
+    let mut n = 0;
+    for a in &o.args {
+        run::parse_spec(a)?;
+        n += 1;
+    }
+    for s in &o.symbols {
+        let (_, v) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--symbol `{s}`: expected NAME=SPEC"))?;
+        run::parse_spec(v)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// Writes `bytes` to stdout; a failure is reported on stderr and becomes exit code 1.
 fn emit(stdout: &mut dyn Write, stderr: &mut dyn Write, bytes: &[u8]) -> Result<(), u8> {
     stdout
