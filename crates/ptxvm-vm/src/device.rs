@@ -190,8 +190,10 @@ pub fn check_ptx_with(
     text: &str,
     opts: &ptxvm_ir::CheckOptions,
 ) -> Result<CheckedModule, VmError> {
-    let (src, pre) = Source::new(name, text.to_string(), None);
-    check_source(src, pre, opts)
+    crate::error::catch(|| {
+        let (src, pre) = Source::new(name, text.to_string(), None);
+        check_source(src, pre, opts)
+    })
 }
 
 fn check_source(
@@ -288,18 +290,29 @@ impl Kernel {
         self.module.prog.funcs[self.index as usize].kparam_size
     }
 
+    /// Registers per thread on a device of the given model: the estimate of
+    /// [`crate::pressure`] (the most 32-bit values live at once in the kernel or a function
+    /// it calls), at most the model's 255 per thread, and within `.maxnreg` and what
+    /// `.maxntid`/`.reqntid` leave per thread (ptxas spills to stay within those).
+    pub fn regs(&self, model: &GpuModel) -> u32 {
+        let fc = &self.module.prog.funcs[self.index as usize];
+        let mut regs = fc.reg_estimate.clamp(1, model.regs_per_thread);
+        if let Some(n) = fc.maxnreg {
+            regs = regs.min(n.max(1));
+        }
+        for lim in [fc.maxntid, fc.reqntid].into_iter().flatten() {
+            let threads = lim.iter().map(|&x| x as u64).product::<u64>().max(1);
+            let warps = threads.div_ceil(32);
+            let per = (model.regs_per_block as u64 / (warps * 32)) / 8 * 8;
+            regs = regs.min(per.max(8) as u32);
+        }
+        regs.max(1)
+    }
+
     /// The kernel's attributes on a device of the given model.
     pub fn attrs(&self, model: &GpuModel) -> KernelAttrs {
         let fc = &self.module.prog.funcs[self.index as usize];
-        let units: u32 = fc
-            .reg_types
-            .iter()
-            .map(|t| match t.bits() {
-                0 | 1 => 0,
-                b => b.div_ceil(32),
-            })
-            .sum();
-        let regs = units.clamp(1, model.regs_per_thread);
+        let regs = self.regs(model);
         let const_bytes = self
             .module
             .checked
@@ -369,17 +382,17 @@ impl Device {
         src: Source,
         pre: Vec<ptxvm_syntax::Diagnostic>,
     ) -> Result<ModuleId, VmError> {
-        self.load_checked(Arc::new(check_source(
-            src,
-            pre,
-            &ptxvm_ir::CheckOptions::default(),
-        )?))
+        let checked =
+            crate::error::catch(|| check_source(src, pre, &ptxvm_ir::CheckOptions::default()))?;
+        self.load_checked(Arc::new(checked))
     }
 
     /// Loads a checked module (decodes it and allocates its variables).
     pub fn load_checked(&self, checked: Arc<CheckedModule>) -> Result<ModuleId, VmError> {
         let lines = |s: ptxvm_syntax::Span| checked.source.locate(s).line;
-        let prog = program::decode(&checked.module, &lines, &self.mem).map_err(VmError::Usage)?;
+        let prog = crate::error::catch(|| {
+            program::decode(&checked.module, &lines, &self.mem).map_err(VmError::Usage)
+        })?;
         let loaded = Arc::new(Loaded { checked, prog });
         let mut mods = self.modules.write().unwrap_or_else(|e| e.into_inner());
         let id = u32::try_from(mods.len()).map_err(|_| VmError::usage("too many modules"))?;
@@ -589,6 +602,16 @@ impl Device {
                 p.max_shared_per_block
             )));
         }
+        // CUDA's register rule: registers (allocated per warp, in units of 8 per thread)
+        // of all the block's warps within the register file of a block.
+        let regs = k.regs(p.model);
+        let need = regs.next_multiple_of(8) as u64 * 32 * threads.div_ceil(32);
+        if need > p.max_registers_per_block as u64 {
+            return Err(VmError::usage(format!(
+                "too many resources requested for launch: kernel `{kernel}` needs about {regs} registers per thread (estimated from its PTX: the most 32-bit values live at once), {need} for a block of {threads} threads, more than the {} registers of a block; launch fewer threads per block, or bound the kernel with .maxntid or .maxnreg",
+                p.max_registers_per_block
+            )));
+        }
         let stack = fc.local_size as u64 + fc.param_size as u64;
         if stack > p.local_per_thread as u64 {
             return Err(VmError::usage(format!(
@@ -649,7 +672,9 @@ impl Device {
             printf_fifo: cfg.printf_fifo,
             memory: self.props.launch_memory,
         };
-        exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
+        crate::error::catch(|| {
+            exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
+        })
     }
 }
 

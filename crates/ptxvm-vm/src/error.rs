@@ -113,6 +113,24 @@ pub enum VmError {
     /// A name that is not in the module (kernel, variable).
     #[error("{0}")]
     NotFound(String),
+    /// A bug in ptxvm: a panic caught at a library entry point (the panic message). The
+    /// operation failed; the device is still usable.
+    #[error("internal error in ptxvm (please report it): {0}")]
+    Internal(String),
+}
+
+/// Runs `f`, turning a panic into [`VmError::Internal`]: library entry points never unwind
+/// into their caller (a driver loaded into someone else's program).
+pub fn catch<T>(f: impl FnOnce() -> Result<T, VmError>) -> Result<T, VmError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => Err(VmError::Internal(
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_string()),
+        )),
+    }
 }
 
 impl VmError {

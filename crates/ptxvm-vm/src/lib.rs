@@ -10,13 +10,14 @@ pub mod link;
 pub mod local;
 pub mod memory;
 pub mod ops;
+pub mod pressure;
 pub mod program;
 
 pub use device::{
     CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,
     ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
-pub use error::{Fault, FaultKind, Located, Site, VmError};
+pub use error::{Fault, FaultKind, Located, Site, VmError, catch};
 pub use exec::Stats;
 pub use ptxvm_ir::CheckOptions;
 

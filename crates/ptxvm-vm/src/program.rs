@@ -753,6 +753,11 @@ pub struct FuncCode {
     pub shared_layout: Vec<u32>,
     pub shared_static: u32,
     pub dyn_base: u32,
+    /// Estimated 32-bit registers per thread ([`crate::pressure`]); for a kernel, the most
+    /// of it and every function it can call.
+    pub reg_estimate: u32,
+    /// `.maxnreg`.
+    pub maxnreg: Option<u32>,
 }
 
 /// A decoded module.
@@ -780,13 +785,31 @@ fn int_of(v: u64, ty: Type) -> u64 {
     if b >= 64 { v } else { v & ((1u64 << b) - 1) }
 }
 
-/// Decodes a checked module; allocates its global and const variables in `mem`.
+/// Decodes a checked module; allocates its global and const variables in `mem` (and
+/// frees them again when decoding fails).
 pub fn decode(
     m: &ir::Module,
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
     mem: &AddressSpace,
 ) -> Result<Program, String> {
     let mut p = Program::default();
+    match decode_into(&mut p, m, lines, mem) {
+        Ok(()) => Ok(p),
+        Err(e) => {
+            for &a in &p.var_allocs {
+                let _ = mem.free(a);
+            }
+            Err(e)
+        }
+    }
+}
+
+fn decode_into(
+    p: &mut Program,
+    m: &ir::Module,
+    lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
+    mem: &AddressSpace,
+) -> Result<(), String> {
     for (i, n) in &m.files {
         p.files.insert(*i, n.clone());
     }
@@ -897,6 +920,40 @@ pub fn decode(
         let fc = decode_func(m, f, &gvars, &canon, &local_slots[fi], lines)?;
         p.funcs.push(fc);
     }
+    // A kernel needs the registers of every function it may call.
+    let any_indirect = p.funcs.iter().any(|f| {
+        f.code
+            .iter()
+            .any(|i| matches!(i.exec, Exec::CallIndirect { .. }))
+    });
+    let all_max = p.funcs.iter().map(|f| f.reg_estimate).max().unwrap_or(0);
+    let estimates: Vec<u32> = (0..p.funcs.len())
+        .map(|root| {
+            if !p.funcs[root].is_entry {
+                return p.funcs[root].reg_estimate;
+            }
+            let mut seen = vec![false; p.funcs.len()];
+            let mut stack = vec![root];
+            let mut most = 0;
+            while let Some(g) = stack.pop() {
+                if std::mem::replace(&mut seen[g], true) {
+                    continue;
+                }
+                most = most.max(p.funcs[g].reg_estimate);
+                for i in &p.funcs[g].code {
+                    match i.exec {
+                        Exec::Call { func, .. } => stack.push(func as usize),
+                        Exec::CallIndirect { .. } if any_indirect => most = most.max(all_max),
+                        _ => {}
+                    }
+                }
+            }
+            most
+        })
+        .collect();
+    for (f, e) in p.funcs.iter_mut().zip(estimates) {
+        f.reg_estimate = e;
+    }
     // Prefer the defined function of a name.
     for (fi, f) in m.funcs.iter().enumerate() {
         if f.defined {
@@ -926,12 +983,15 @@ pub fn decode(
                 off += size as u64;
             }
         }
-        let total = u32::try_from(off).map_err(|_| too_big())?;
+        let total = u32::try_from(off)
+            .ok()
+            .filter(|&t| t <= u32::MAX - 15)
+            .ok_or_else(too_big)?;
         fc.shared_layout = layout;
         fc.shared_static = total;
         fc.dyn_base = align_up(total, 16);
     }
-    Ok(p)
+    Ok(())
 }
 
 /// Per function, which shared slots its code can reach: its own and the module's that it
@@ -1067,6 +1127,12 @@ fn decode_func(
         reqntid: f.tuning.reqntid,
         maxntid: f.tuning.maxntid,
         cluster: f.tuning.reqnctapercluster,
+        reg_estimate: if f.defined {
+            crate::pressure::estimate(f)
+        } else {
+            0
+        },
+        maxnreg: f.tuning.maxnreg,
         ..FuncCode::default()
     };
     // Parameter and local layouts, in 64-bit arithmetic: a size that does not fit the
