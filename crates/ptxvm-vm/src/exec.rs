@@ -94,8 +94,8 @@ pub struct Stats {
     /// each thread's output in its program order. A CTA's output is appended when the CTA
     /// finishes (or faults). At most the launch's printf FIFO size.
     pub printf: Vec<u8>,
-    /// Bytes of device `printf` output dropped because the FIFO was full, and the calls
-    /// they came from.
+    /// Device `printf` calls dropped because the FIFO was full, and their bytes (of a call
+    /// cut short by the full FIFO, the bytes formatted before it stopped).
     pub printf_dropped: u64,
     pub printf_dropped_calls: u64,
 }
@@ -810,7 +810,7 @@ impl<'a> Cta<'a> {
 
     /// Charges `bytes` of work (bulk copies, printf) to the step budget.
     fn charge_work(&self, t: usize, budget: &mut Budget, bytes: u64) -> Result<(), Box<Fault>> {
-        if budget.take(bytes / BYTES_PER_STEP) {
+        if budget.take(bytes.div_ceil(BYTES_PER_STEP)) {
             Ok(())
         } else {
             Err(self.step_limit(t))
@@ -2082,7 +2082,8 @@ impl<'a> Cta<'a> {
                     &mut read,
                     room.min(usize::MAX as u64) as usize,
                 );
-                let work = fmt.len() as u64 + bytes_read;
+                // At least one step per call, however short.
+                let work = (fmt.len() as u64 + bytes_read).max(1);
                 let (text, n, complete) =
                     r.map_err(|e| self.fault(t, FaultKind::OutOfBounds, e))?;
                 self.charge_work(t, budget, work + text.len() as u64)?;

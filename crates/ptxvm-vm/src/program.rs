@@ -2225,7 +2225,11 @@ impl Dx<'_> {
                 } else {
                     Vec::new()
                 };
-                let args = list(ops.get(ci + 1))?;
+                // No argument list before a `.callprototype`/`.calltargets` name: none.
+                let args = match ops.get(ci + 1) {
+                    Some(Op::Target(_)) => Vec::new(),
+                    o => list(o)?,
+                };
                 if let Op::Reg(r) = ops[ci] {
                     return Some(Exec::CallIndirect {
                         target: Src::Reg(r),

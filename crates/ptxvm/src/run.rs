@@ -389,11 +389,7 @@ fn write_dump(dev: &Device, dir: &Path, d: &Dump) -> Result<(), RunError> {
         w.write_all(&data).map_err(|e| fail(e.to_string()))?;
         off += n;
     }
-    w.flush().map_err(|e| fail(e.to_string()))?;
-    w.into_inner()
-        .map_err(|e| fail(e.to_string()))?
-        .sync_all()
-        .map_err(|e| fail(e.to_string()))
+    w.flush().map_err(|e| fail(e.to_string()))
 }
 
 /// Runs; returns a message for the user and an exit code on error. Device `printf` output
@@ -568,8 +564,8 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
     if stats.printf_dropped > 0 {
         let _ = writeln!(
             stderr,
-            "note: {} bytes of device printf output from {} calls were dropped: the printf FIFO holds {} bytes per launch (--printf-fifo)",
-            stats.printf_dropped, stats.printf_dropped_calls, o.printf_fifo
+            "note: the output of {} device printf calls (at least {} bytes) was dropped: the printf FIFO holds {} bytes per launch (--printf-fifo)",
+            stats.printf_dropped_calls, stats.printf_dropped, o.printf_fifo
         );
     }
     match result {
