@@ -5,6 +5,9 @@
 use ptxvm_syntax::parser::MAX_NESTING;
 use ptxvm_syntax::{DiagKind, Source};
 
+/// The stack the front end gets in these tests: nesting up to the limit must fit in it.
+const STACK: usize = 1 << 20;
+
 const HDR: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
 /// Every nesting construct at depth `n`.
@@ -57,7 +60,7 @@ fn nested(n: usize) -> Vec<(&'static str, String)> {
 /// Runs the whole front end on a small stack.
 fn front_end(text: String) -> Vec<ptxvm_syntax::Diagnostic> {
     std::thread::Builder::new()
-        .stack_size(2 << 20)
+        .stack_size(STACK)
         .spawn(move || {
             let (src, _) = Source::new("t.ptx", text, None);
             let checked = ptxvm_ir::check(&src);

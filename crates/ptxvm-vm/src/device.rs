@@ -190,7 +190,7 @@ pub fn check_ptx_with(
     text: &str,
     opts: &ptxvm_ir::CheckOptions,
 ) -> Result<CheckedModule, VmError> {
-    crate::error::catch(|| {
+    crate::error::front_end(|| {
         let (src, pre) = Source::new(name, text.to_string(), None);
         check_source(src, pre, opts)
     })
@@ -383,7 +383,7 @@ impl Device {
         pre: Vec<ptxvm_syntax::Diagnostic>,
     ) -> Result<ModuleId, VmError> {
         let checked =
-            crate::error::catch(|| check_source(src, pre, &ptxvm_ir::CheckOptions::default()))?;
+            crate::error::front_end(|| check_source(src, pre, &ptxvm_ir::CheckOptions::default()))?;
         self.load_checked(Arc::new(checked))
     }
 

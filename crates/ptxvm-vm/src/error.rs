@@ -138,3 +138,31 @@ impl VmError {
         VmError::Usage(msg.into())
     }
 }
+
+/// Stack of the thread [`front_end`] runs the parser and checker on: nesting up to
+/// `ptxvm_syntax::parser::MAX_NESTING` needs about 512 KiB; a caller's thread may have less
+/// (a driver runs in someone else's threads).
+const FRONT_END_STACK: usize = 16 << 20;
+
+/// Runs front-end work (parse, check, link) on a thread of its own with a known stack, and
+/// turns a panic into [`VmError::Internal`]. Runs `f` on the calling thread when no thread
+/// can be started.
+pub fn front_end<T: Send>(f: impl FnOnce() -> Result<T, VmError> + Send) -> Result<T, VmError> {
+    let mut f = Some(f);
+    let spawned = std::thread::scope(|s| {
+        let job = std::thread::Builder::new()
+            .name("ptxvm-front-end".into())
+            .stack_size(FRONT_END_STACK)
+            .spawn_scoped(s, || catch(|| (f.take().expect("job"))()));
+        job.ok().map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(VmError::Internal("the front-end thread panicked".into())))
+        })
+    });
+    match (spawned, f) {
+        (Some(r), _) => r,
+        (None, Some(f)) => catch(f),
+        (None, None) => Err(VmError::Internal("the front-end thread did not run".into())),
+    }
+}
+

@@ -85,8 +85,17 @@ fn linkage(p: &Parsed, l: Option<ptxvm_syntax::Span>) -> &str {
     l.map_or("", |s| text(&p.src, s))
 }
 
-/// Links PTX modules into one. The error says which symbol or input is the problem.
+/// Links PTX modules into one. The error says which symbol or input is the problem (a
+/// panic inside is caught and is an error too).
 pub fn link_ptx(inputs: &[LinkInput]) -> Result<String, String> {
+    crate::error::front_end(|| link_inner(inputs).map_err(crate::error::VmError::Usage))
+        .map_err(|e| match e {
+            crate::error::VmError::Usage(m) => m,
+            other => other.to_string(),
+        })
+}
+
+fn link_inner(inputs: &[LinkInput]) -> Result<String, String> {
     if inputs.is_empty() {
         return Err("nothing to link: no inputs were added".into());
     }

@@ -86,3 +86,25 @@ pub fn stores(regs: &[&str]) -> String {
         .map(|(k, r)| format!("    st.global.u32 [%rd1+{}], {r};\n", 4 * k))
         .collect()
 }
+
+/// The library runs the front end on a thread of its own: a module nested up to the
+/// parser's limit checks also when the caller's thread has a small stack (a driver runs in
+/// its host program's threads).
+#[test]
+fn front_end_runs_on_its_own_stack() {
+    let depth = ptxvm_syntax::parser::MAX_NESTING as usize - 4;
+    let text = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g = {}1{};\n.visible .entry k()\n{{\n{}ret;{}\n}}\n",
+        "(".repeat(depth),
+        ")".repeat(depth),
+        "{".repeat(depth),
+        "}".repeat(depth)
+    );
+    let r = std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(move || crate::check_ptx("deep.ptx", &text).map(|_| ()))
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
+}
