@@ -55,6 +55,9 @@ const MAX_RESIDENT: usize = 32;
 /// a bulk copy, or sixteen characters of device `printf` (format scanned, strings read, text
 /// produced), costs as much as one warp instruction.
 pub const BYTES_PER_STEP: u64 = 16;
+/// Work of one device `malloc` or `free` (it maps or unmaps host pages), in bytes of the
+/// step budget: 16 steps.
+const HEAP_CALL_WORK: u64 = 16 * BYTES_PER_STEP;
 /// Host memory per thread of a CTA besides its registers and parameter area (the thread's
 /// record), counted against the launch's memory budget.
 const THREAD_OVERHEAD: u64 = 256;
@@ -2110,10 +2113,13 @@ impl<'a> Cta<'a> {
             }
             Builtin::Malloc => {
                 let size = arg(0, 8);
+                // Allocation maps host pages: work worth a few steps.
+                self.charge_work(t, budget, HEAP_CALL_WORK)?;
                 Some((mem.heap_alloc(size).unwrap_or(0), 8))
             }
             Builtin::Free => {
                 let p = arg(0, 8);
+                self.charge_work(t, budget, HEAP_CALL_WORK)?;
                 mem.heap_free(p).map_err(|e| {
                     let (kind, m) = fault_of(e);
                     self.fault(t, kind, format!("invalid device free: {m}"))
