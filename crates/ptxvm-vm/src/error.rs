@@ -165,4 +165,3 @@ pub fn front_end<T: Send>(f: impl FnOnce() -> Result<T, VmError> + Send) -> Resu
         (None, None) => Err(VmError::Internal("the front-end thread did not run".into())),
     }
 }
-

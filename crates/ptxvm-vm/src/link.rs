@@ -88,11 +88,12 @@ fn linkage(p: &Parsed, l: Option<ptxvm_syntax::Span>) -> &str {
 /// Links PTX modules into one. The error says which symbol or input is the problem (a
 /// panic inside is caught and is an error too).
 pub fn link_ptx(inputs: &[LinkInput]) -> Result<String, String> {
-    crate::error::front_end(|| link_inner(inputs).map_err(crate::error::VmError::Usage))
-        .map_err(|e| match e {
+    crate::error::front_end(|| link_inner(inputs).map_err(crate::error::VmError::Usage)).map_err(
+        |e| match e {
             crate::error::VmError::Usage(m) => m,
             other => other.to_string(),
-        })
+        },
+    )
 }
 
 fn link_inner(inputs: &[LinkInput]) -> Result<String, String> {

@@ -750,7 +750,7 @@ pub struct FuncCode {
     /// (`u32::MAX` for the others), the static shared bytes, and where dynamic shared
     /// memory starts. Each kernel lays out only the shared variables its code (and the
     /// functions it calls) uses, as ptxas does.
-    pub shared_layout: Vec<u32>,
+    pub shared_layout: std::sync::Arc<[u32]>,
     pub shared_static: u32,
     pub dyn_base: u32,
     /// Estimated 32-bit registers per thread ([`crate::pressure`]); for a kernel, the most
@@ -858,32 +858,42 @@ fn decode_into(
         }
     }
     // A function's canonical index is its definition's (declarations may come first).
+    let mut defined: HashMap<&str, u32> = HashMap::new();
+    let mut first_func: HashMap<&str, u32> = HashMap::new();
+    for (i, f) in m.funcs.iter().enumerate() {
+        if f.defined {
+            defined.entry(&f.name).or_insert(i as u32);
+        }
+        first_func.entry(&f.name).or_insert(i as u32);
+    }
     let canon: Vec<u32> = m
         .funcs
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            m.funcs
-                .iter()
-                .position(|g| g.defined && g.name == f.name)
-                .unwrap_or(i) as u32
-        })
+        .map(|(i, f)| defined.get(f.name.as_str()).copied().unwrap_or(i as u32))
         .collect();
+    let first_var: HashMap<&str, usize> = {
+        let mut h = HashMap::new();
+        for (i, v) in m.vars.iter().enumerate() {
+            h.entry(v.name.as_str()).or_insert(i);
+        }
+        h
+    };
     // Relocations of initialisers (addresses of other variables and functions).
     for (vi, v) in m.vars.iter().enumerate() {
         let (Some(init), VarLoc::Global(base)) = (&v.init, gvars[vi]) else {
             continue;
         };
         for (off, name, addend, _generic) in &init.relocs {
-            if let Some(fi) = m.funcs.iter().position(|f| &f.name == name) {
-                let fi = canon[fi];
+            if let Some(&fi) = first_func.get(name.as_str()) {
+                let fi = canon[fi as usize];
                 let val = (crate::memory::FUNC_BASE + 16 * fi as u64).wrapping_add(*addend as u64);
                 let w = v.ty.bytes().min(8) as usize;
                 mem.write(base + off, &val.to_le_bytes()[..w])
                     .map_err(|e| format!("{e:?}"))?;
                 continue;
             }
-            if let Some(ti) = m.vars.iter().position(|x| &x.name == name)
+            if let Some(&ti) = first_var.get(name.as_str())
                 && let VarLoc::Global(a) = gvars[ti]
             {
                 let val = a.wrapping_add(*addend as u64);
@@ -964,10 +974,25 @@ fn decode_into(
     // shared memory starts after them, 16-byte aligned.
     let uses = shared_uses(m, &canon, &local_slots, p.shared_slots.len());
     let slots = &p.shared_slots;
-    for (fc, used) in p.funcs.iter_mut().zip(&uses) {
+    // Without per-kernel uses every kernel has the same layout: built once, shared.
+    let mut common: Option<(std::sync::Arc<[u32]>, u32)> = None;
+    for (fi, fc) in p.funcs.iter_mut().enumerate() {
         if !fc.is_entry {
             continue;
         }
+        let all = vec![true; 0];
+        let used: &[bool] = match &uses {
+            Some(u) => &u[fi],
+            None => {
+                if let Some((layout, total)) = &common {
+                    fc.shared_layout = layout.clone();
+                    fc.shared_static = *total;
+                    fc.dyn_base = align_up(*total, 16);
+                    continue;
+                }
+                &all
+            }
+        };
         let too_big = || {
             format!(
                 "kernel `{}` has more shared memory than any CTA can have",
@@ -977,7 +1002,7 @@ fn decode_into(
         let mut layout = vec![u32::MAX; slots.len()];
         let mut off = 0u64;
         for (slot, &(size, align)) in slots.iter().enumerate() {
-            if used.get(slot).copied().unwrap_or(false) {
+            if used.get(slot).copied().unwrap_or(uses.is_none()) {
                 off = off.next_multiple_of(align as u64);
                 layout[slot] = u32::try_from(off).map_err(|_| too_big())?;
                 off += size as u64;
@@ -987,22 +1012,30 @@ fn decode_into(
             .ok()
             .filter(|&t| t <= u32::MAX - 15)
             .ok_or_else(too_big)?;
-        fc.shared_layout = layout;
+        fc.shared_layout = layout.into();
         fc.shared_static = total;
         fc.dyn_base = align_up(total, 16);
+        if uses.is_none() {
+            common = Some((fc.shared_layout.clone(), total));
+        }
     }
     Ok(())
 }
 
-/// Per function, which shared slots its code can reach: its own and the module's that it
+/// Per kernel, which shared slots its code can reach: its own and the module's that it
 /// names, and those of every function it calls or takes the address of. An indirect call
-/// makes every function reachable (its target is not known before running).
+/// makes every function reachable (its target is not known before running). Functions
+/// that are not kernels get an empty list (their layout is their kernel's).
+///
+/// The work is bounded: when kernels × (reachable functions + slots) would exceed
+/// [`MAX_LAYOUT_WORK`], every kernel lays out every slot (a hostile module with tens of
+/// thousands of kernels and functions cannot make loading quadratic); `None` then.
 fn shared_uses(
     m: &ir::Module,
     canon: &[u32],
     local_slots: &[Vec<u32>],
     nslots: usize,
-) -> Vec<Vec<bool>> {
+) -> Option<Vec<Vec<bool>>> {
     use ptxvm_ir::ir::{Base, Op, VarRef};
     let n = m.funcs.len();
     let module_slot: Vec<Option<u32>> = {
@@ -1019,7 +1052,8 @@ fn shared_uses(
             })
             .collect()
     };
-    let mut direct = vec![vec![false; nslots]; n];
+    // Sparse: the slots each function names directly, and its callees.
+    let mut direct: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut callees: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut indirect = vec![false; n];
     fn walk(op: &Op, f: &mut dyn FnMut(&Op)) {
@@ -1036,7 +1070,7 @@ fn shared_uses(
     for (fi, f) in m.funcs.iter().enumerate() {
         for &s in &local_slots[fi] {
             if s != DYN_SHARED && (s as usize) < nslots {
-                direct[fi][s as usize] = true;
+                direct[fi].push(s);
             }
         }
         for inst in &f.insts {
@@ -1060,35 +1094,53 @@ fn shared_uses(
                     if let Some(VarRef::Global(i)) = var
                         && let Some(Some(s)) = module_slot.get(i as usize)
                     {
-                        direct[fi][*s as usize] = true;
+                        direct[fi].push(*s);
                     }
                 });
             }
         }
+        direct[fi].sort_unstable();
+        direct[fi].dedup();
+        callees[fi].sort_unstable();
+        callees[fi].dedup();
     }
+    let entries: Vec<usize> = (0..n)
+        .filter(|&i| m.funcs[i].kind == Some(ptxvm_ir::ir::FuncKind::Entry))
+        .collect();
     let any_indirect = indirect.iter().any(|&b| b);
-    (0..n)
-        .map(|root| {
-            let mut seen = vec![false; n];
-            let mut stack = vec![root];
-            let mut uses = vec![false; nslots];
-            while let Some(g) = stack.pop() {
-                if seen[g] {
-                    continue;
-                }
-                seen[g] = true;
-                for (u, d) in uses.iter_mut().zip(&direct[g]) {
-                    *u |= *d;
-                }
-                if indirect[g] && any_indirect {
-                    stack.extend(0..n);
-                }
-                stack.extend(callees[g].iter().map(|&c| c as usize).filter(|&c| c < n));
+    let mut work = 0u64;
+    let mut out: Vec<Vec<bool>> = vec![Vec::new(); n];
+    let mut seen = vec![u32::MAX; n];
+    for (k, &root) in entries.iter().enumerate() {
+        let mut stack = vec![root];
+        let mut uses = vec![false; nslots];
+        work += nslots as u64;
+        while let Some(g) = stack.pop() {
+            if seen[g] == k as u32 {
+                continue;
             }
-            uses
-        })
-        .collect()
+            seen[g] = k as u32;
+            work += 1 + direct[g].len() as u64 + callees[g].len() as u64;
+            if work > MAX_LAYOUT_WORK {
+                // Too much to be precise: every kernel gets every slot.
+                return None;
+            }
+            for &s in &direct[g] {
+                uses[s as usize] = true;
+            }
+            if indirect[g] && any_indirect {
+                work += n as u64;
+                stack.extend(0..n);
+            }
+            stack.extend(callees[g].iter().map(|&c| c as usize).filter(|&c| c < n));
+        }
+        out[root] = uses;
+    }
+    Some(out)
 }
+
+/// See [`shared_uses`].
+const MAX_LAYOUT_WORK: u64 = 1 << 24;
 
 struct Dx<'a> {
     m: &'a ir::Module,

@@ -37,6 +37,9 @@ struct Case {
     timeout: Option<Duration>,
     deterministic: bool,
     file_contains: Vec<(String, String)>,
+    /// A generated input `{tmp}/gen.ptx`: head, `count` copies of body (`{i}` is the copy's
+    /// index, `{j}` a scrambled one), tail; `\n` in the texts is a newline.
+    generate: Option<(String, String, String, usize)>,
 }
 
 fn root() -> PathBuf {
@@ -78,6 +81,16 @@ fn parse_case(path: &Path, text: &str) -> Result<Case, String> {
                 ))
             }
             "deterministic" => c.deterministic = val.trim() == "yes",
+            "gen-head" | "gen-body" | "gen-tail" | "gen-count" => {
+                let g = c.generate.get_or_insert_with(Default::default);
+                let text = val.replace("\\n", "\n");
+                match key {
+                    "gen-head" => g.0 = text,
+                    "gen-body" => g.1 = text,
+                    "gen-tail" => g.2 = text,
+                    _ => g.3 = val.trim().parse().map_err(|_| "bad gen-count")?,
+                }
+            }
             "file-contains" => {
                 let (f, t) = val
                     .split_once(' ')
@@ -236,6 +249,19 @@ fn check(c: &Case, scratch: &Path) -> (Vec<String>, Duration, String) {
     );
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).expect("scratch dir");
+    if let Some((head, body, tail, count)) = &c.generate {
+        let mut text = head.clone();
+        for i in 0..*count {
+            let j = (i * 7919) % count.max(&1);
+            text.push_str(
+                &body
+                    .replace("{i}", &i.to_string())
+                    .replace("{j}", &j.to_string()),
+            );
+        }
+        text.push_str(tail);
+        std::fs::write(tmp.join("gen.ptx"), text).expect("generated input");
+    }
     let o = run_once(c, &tmp);
     let mut bad = Vec::new();
     if o.timed_out {

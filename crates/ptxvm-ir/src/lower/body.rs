@@ -7,6 +7,7 @@ impl<'a> Cx<'a> {
         let Some(body) = &f.body else { return };
         let mut fx = Fx {
             scopes: vec![HashMap::default()],
+            sorted: vec![Default::default()],
             ranges: vec![HashMap::default()],
             labels: HashMap::default(),
             specials: HashMap::default(),
@@ -63,6 +64,7 @@ impl<'a> Cx<'a> {
                 None if rets => Local::Var(VarRef::Ret(i as u32)),
                 None => Local::Var(VarRef::Param(i as u32)),
             };
+            fx.sorted[0].insert(n);
             if fx.scopes[0].insert(n, local).is_some() {
                 self.push(err(
                     DiagKind::Duplicate,
@@ -122,6 +124,7 @@ impl<'a> Cx<'a> {
     pub(super) fn block(&mut self, b: &ast::Block, fx: &mut Fx<'a>) {
         // Declarations of this block are visible to the whole block.
         fx.scopes.push(HashMap::default());
+        fx.sorted.push(Default::default());
         fx.ranges.push(HashMap::default());
         for s in &b.stmts {
             if let ast::Stmt::Var(v) = s {
@@ -208,6 +211,7 @@ impl<'a> Cx<'a> {
             }
         }
         fx.scopes.pop();
+        fx.sorted.pop();
         fx.ranges.pop();
     }
 
@@ -229,12 +233,24 @@ impl<'a> Cx<'a> {
                         .and_then(|(_, e)| const_int(e))
                         .unwrap_or(0)
                         .clamp(0, 1 << 20) as u32;
-                    fx.scopes[scope].keys().any(|k| {
-                        k.strip_prefix(name).is_some_and(|num| {
-                            num.parse::<u32>()
-                                .is_ok_and(|v| v < n && (num == "0" || !num.starts_with('0')))
+                    // Only the names that continue `name` with a digit can be members: a
+                    // range query, not a scan of the scope (which made many ranges among
+                    // many names quadratic).
+                    let lo = format!("{name}0");
+                    let hi = format!("{name}:");
+                    fx.sorted[scope]
+                        .range::<str, _>((
+                            std::ops::Bound::Included(lo.as_str()),
+                            std::ops::Bound::Excluded(hi.as_str()),
+                        ))
+                        .any(|k| {
+                            k.strip_prefix(name).is_some_and(|num| {
+                                num.bytes().all(|b| b.is_ascii_digit())
+                                    && num.parse::<u32>().is_ok_and(|v| {
+                                        v < n && (num == "0" || !num.starts_with('0'))
+                                    })
+                            })
                         })
-                    })
                 });
             if dup {
                 self.push(err(
@@ -313,6 +329,7 @@ impl<'a> Cx<'a> {
                             vector: var.vector,
                         });
                         fx.scopes[scope].insert(name, Local::Reg(first));
+                        fx.sorted[scope].insert(name);
                     }
                 }
             } else {
@@ -326,6 +343,7 @@ impl<'a> Cx<'a> {
                 let idx = fx.func.locals.len() as u32;
                 fx.func.locals.push(var);
                 fx.scopes[scope].insert(name, Local::Var(VarRef::Local(idx)));
+                fx.sorted[scope].insert(name);
             }
         }
     }

@@ -83,6 +83,8 @@ struct Spelling {
 struct Fx<'a> {
     /// Scopes of names: each maps a name to what it denotes.
     scopes: Vec<HashMap<&'a str, Local>>,
+    /// The names of each scope, sorted (for range-member queries).
+    sorted: Vec<std::collections::BTreeSet<&'a str>>,
     /// Register ranges visible per scope: prefix → (first id, count, type, vector).
     ranges: Vec<HashMap<&'a str, (u32, u32)>>,
     labels: HashMap<&'a str, u32>,
