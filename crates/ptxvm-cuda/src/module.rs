@@ -9,6 +9,7 @@ use crate::driver::{Driver, Error, R, api, cstr, current, drv, out};
 use crate::image::{self, Image, ImageError};
 use crate::launch::Function;
 use crate::types::*;
+use ptxvm_vm::container::Container;
 use ptxvm_vm::{CheckedModule, ModuleId};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void};
@@ -217,6 +218,21 @@ pub unsafe fn image_ptx(d: &Driver, dev: i32, p: *const c_void) -> R<(String, St
                 let (e, _) = image::parse_fatbin(f).map_err(image_error)?;
                 entries.extend(e);
             }
+            // ptxvm containers among the ELF entries (a fatbin made from ptxas drop-in output)
+            // come first; then the PTX entries.
+            let model = d.dev(dev)?.model();
+            for e in &entries {
+                if e.kind == image::EntryKind::Elf
+                    && let Some(c) = Container::from_elf(&e.payload)
+                    && model.runs_target(&c.target)
+                {
+                    let name = e
+                        .identifier
+                        .clone()
+                        .unwrap_or_else(|| "<fatbin container>".into());
+                    return Ok((name, c.ptx));
+                }
+            }
             let e = image::select_ptx(&entries, sm).map_err(image_error)?;
             let name = e
                 .identifier
@@ -225,10 +241,13 @@ pub unsafe fn image_ptx(d: &Driver, dev: i32, p: *const c_void) -> R<(String, St
             let text = e.ptx_text().map_err(image_error)?.to_string();
             Ok((name, text))
         }
-        Image::Elf(_) => Err(Error::loud(
-            CUDA_ERROR_NO_BINARY_FOR_GPU,
-            "the image is a cubin (SASS machine code); ptxvm runs PTX, not SASS: build with `-gencode arch=compute_XX,code=compute_XX` (or pass PTX)",
-        )),
+        Image::Elf(bytes) => match Container::from_elf(bytes) {
+            Some(c) => Ok(("<ptxvm container>".into(), c.ptx)),
+            None => Err(Error::loud(
+                CUDA_ERROR_NO_BINARY_FOR_GPU,
+                "the image is a cubin (SASS machine code); ptxvm runs PTX, not SASS: build with `-gencode arch=compute_XX,code=compute_XX` (or pass PTX); under `ptxvm exec`, toolchains that run ptxas or nvJitLink get ptxvm's drop-ins, which make containers ptxvm can run",
+            )),
+        },
         Image::Archive => Err(Error::loud(
             CUDA_ERROR_NO_BINARY_FOR_GPU,
             "the image is a device-code library archive; ptxvm loads PTX and fatbins with PTX",
@@ -1054,14 +1073,20 @@ pub unsafe extern "C" fn cuLinkComplete(
             }
         };
         // Check it now, so errors reach the link's log (the load will hit the cache).
-        if let Err(e) = check_cached(d, ctx.dev, "<linked>", &linked) {
-            logs.error(e.msg.as_deref().unwrap_or("link failed"));
-            return Err(e);
-        }
+        let checked = match check_cached(d, ctx.dev, "<linked>", &linked) {
+            Ok(c) => c,
+            Err(e) => {
+                logs.error(e.msg.as_deref().unwrap_or("link failed"));
+                return Err(e);
+            }
+        };
         logs.wall(t0.elapsed().as_secs_f32() * 1e3);
         logs.info(&format!("ptxvm: linked {} PTX module(s)", inputs.len()));
-        let mut img = linked.into_bytes();
-        img.push(0);
+        // The linked "cubin" is a ptxvm container (what a cubin's consumers read, and the PTX).
+        let model = d.dev(ctx.dev)?.model();
+        let img = Container::describe(&linked, model.arch, &checked, model)
+            .map_err(|e| Error::loud(CUDA_ERROR_INVALID_IMAGE, e))?
+            .to_elf();
         let mut o = l.output.lock().unwrap_or_else(|e| e.into_inner());
         let img = o.insert(img);
         // SAFETY: the client's out-pointers; the image lives until cuLinkDestroy.

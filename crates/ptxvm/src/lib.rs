@@ -14,6 +14,7 @@ use std::process::ExitCode;
 mod exec;
 mod info;
 mod npy;
+pub mod ptxas;
 mod run;
 
 #[derive(Parser)]
@@ -62,6 +63,13 @@ enum Cmd {
     Exec(exec::ExecOpts),
     /// Print the directory that holds the driver library (libcuda.so.1).
     DriverPath,
+    /// A drop-in for NVIDIA's ptxas: check PTX and write a ptxvm container (takes ptxas's
+    /// options; the `ptxas` in `ptxvm driver-path`'s directory runs this).
+    Ptxas {
+        /// ptxas's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,6 +80,26 @@ enum Format {
 
 /// Runs the command line (arguments from the process) and returns the exit code.
 pub fn cli_main() -> ExitCode {
+    // Run as `ptxas` (the drop-in's name), or `ptxvm ptxas ...`: ptxas's own option syntax.
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let called = argv
+        .first()
+        .map(|a| {
+            Path::new(a)
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
+    if called == "ptxas" {
+        return ptxas::main(&argv[1..]);
+    }
+    if argv.get(1).map(String::as_str) == Some("ptxas") {
+        return ptxas::main(&argv[2..]);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -136,6 +164,7 @@ pub fn cli_main() -> ExitCode {
                 ExitCode::from(code)
             }
         },
+        Cmd::Ptxas { args } => ptxas::main(&args),
         Cmd::DriverPath => match exec::driver_dir() {
             Ok(d) => {
                 if writeln!(std::io::stdout(), "{}", d.display()).is_err() {
