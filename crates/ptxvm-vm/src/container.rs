@@ -113,7 +113,7 @@ impl Container {
         let info = self.info_json().into_bytes();
         let mut out = vec![0u8; 64];
         let place = |out: &mut Vec<u8>, data: &[u8], align: usize| -> (u64, u64) {
-            while out.len() % align != 0 {
+            while !out.len().is_multiple_of(align) {
                 out.push(0);
             }
             let off = out.len() as u64;
@@ -123,7 +123,7 @@ impl Container {
         let s_shstr = place(&mut out, &shstr, 1);
         let s_ptx = place(&mut out, &ptx, 8);
         let s_info = place(&mut out, &info, 8);
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
         let shoff = out.len() as u64;
