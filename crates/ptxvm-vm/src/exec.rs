@@ -2029,6 +2029,7 @@ impl<'a> Cta<'a> {
     /// 32-bit register, the two elements of row `l / 4`, columns `2 * (l % 4)` and `+ 1`
     /// (low half first); with `.trans` the fragment is of the transposed matrix. Rows are
     /// 16 bytes at the address lane `8m + r` provides for row `r` of matrix `m`.
+    #[allow(clippy::needless_range_loop)] // lane and row indices are the point here
     fn matrix_exec(&mut self, part: &[usize], inst: &DInst) -> Result<(), Box<Fault>> {
         let Exec::Matrix {
             op,
