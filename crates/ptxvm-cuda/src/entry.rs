@@ -126,7 +126,17 @@ fn get_proc_address(
             unsafe { *pfn = p };
             Ok(())
         }
-        None => Err(Error::code(CUDA_ERROR_NOT_FOUND)),
+        None => Err(Error::quiet(
+            CUDA_ERROR_NOT_FOUND,
+            format!(
+                "{} (version {version}, flags {flags}): {}",
+                name.to_string_lossy(),
+                match st {
+                    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT => "needs a newer version",
+                    _ => "not implemented",
+                }
+            ),
+        )),
     }
 }
 

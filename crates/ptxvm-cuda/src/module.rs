@@ -29,9 +29,38 @@ pub struct Module {
 /// A library (`cuLibraryLoad*`): context-independent; loaded into a context's module on
 /// first use there.
 pub struct Library {
-    pub checked: Arc<CheckedModule>,
+    /// The checked PTX, or why the image cannot run here. A fatbin with SASS only is
+    /// accepted at load (NVIDIA's runtime registers every fatbin of a program at start-up,
+    /// and the real driver loads libraries lazily): the error comes when a kernel or variable
+    /// of it is first used, as `cudaErrorNoKernelImageForDevice` does on a GPU.
+    pub image: Result<Arc<CheckedModule>, Deferred>,
     pub modules: Mutex<HashMap<usize, usize>>,
     pub kernels: Mutex<HashMap<String, usize>>,
+}
+
+/// A library image ptxvm cannot run, kept to report when the library is used.
+pub struct Deferred {
+    pub code: CUresult,
+    pub message: String,
+    reported: std::sync::atomic::AtomicBool,
+}
+
+impl Library {
+    /// The checked PTX, or the deferred load error (said once on stderr).
+    pub fn checked(&self, what: &str) -> R<&Arc<CheckedModule>> {
+        match &self.image {
+            Ok(c) => Ok(c),
+            Err(d) => {
+                let first = !d.reported.swap(true, std::sync::atomic::Ordering::Relaxed);
+                let msg = format!("{what}: {}", d.message);
+                Err(if first {
+                    Error::loud(d.code, msg)
+                } else {
+                    Error::quiet(d.code, msg)
+                })
+            }
+        }
+    }
 }
 
 /// A kernel of a library (`CUkernel`).
@@ -549,27 +578,44 @@ pub unsafe extern "C" fn cuModuleEnumerateFunctions(
 ///
 /// # Safety
 /// `code` points to a module image.
-unsafe fn library_image(code: *const c_void, logs: &JitLogs) -> R<Arc<CheckedModule>> {
+unsafe fn library_image(
+    code: *const c_void,
+    logs: &JitLogs,
+) -> R<Result<Arc<CheckedModule>, Deferred>> {
     let d = drv()?;
     let dev = crate::driver::current().map_or(0, |(_, c)| c.dev);
     // SAFETY: per the caller.
     let r = unsafe { image_ptx(d, dev, code) }
         .and_then(|(name, text)| check_cached(d, dev, &name, &text));
-    match &r {
-        Ok(_) => logs.info("ptxvm: library checked"),
-        Err(e) => logs.error(
-            e.msg
-                .as_deref()
-                .unwrap_or("ptxvm: the library could not be loaded"),
-        ),
+    match r {
+        Ok(c) => {
+            logs.info("ptxvm: library checked");
+            Ok(Ok(c))
+        }
+        Err(e) if e.code == CUDA_ERROR_NO_BINARY_FOR_GPU => {
+            let message = e.msg.unwrap_or_default();
+            logs.error(&message);
+            Ok(Err(Deferred {
+                code: e.code,
+                message,
+                reported: std::sync::atomic::AtomicBool::new(false),
+            }))
+        }
+        Err(e) => {
+            logs.error(
+                e.msg
+                    .as_deref()
+                    .unwrap_or("ptxvm: the library could not be loaded"),
+            );
+            Err(e)
+        }
     }
-    r
 }
 
-fn new_library(p: *mut Handle, checked: Arc<CheckedModule>) -> R {
+fn new_library(p: *mut Handle, image: Result<Arc<CheckedModule>, Deferred>) -> R {
     let d = drv()?;
     let h = d.libraries.insert(Arc::new(Library {
-        checked,
+        image,
         modules: Mutex::new(HashMap::new()),
         kernels: Mutex::new(HashMap::new()),
     }));
@@ -658,7 +704,7 @@ pub fn library_module(d: &Driver, lib: usize) -> R<usize> {
     {
         return Ok(m);
     }
-    let m = load_into(d, ch, dev, l.checked.clone())?;
+    let m = load_into(d, ch, dev, l.checked("loading the library")?.clone())?;
     mods.insert(ch, m);
     Ok(m)
 }
@@ -681,7 +727,12 @@ fn library_kernel(d: &Driver, lib: usize, name: &str) -> R<usize> {
     if let Some(&k) = ks.get(name) {
         return Ok(k);
     }
-    let exists = l.checked.kernel_names().iter().any(|k| k == name);
+    // A library whose image cannot run here hands out kernel handles all the same (the
+    // runtime asks for every kernel at start-up); using one reports the error.
+    let exists = match &l.image {
+        Ok(c) => c.kernel_names().iter().any(|k| k == name),
+        Err(_) => true,
+    };
     if !exists {
         return Err(Error::quiet(
             CUDA_ERROR_NOT_FOUND,
@@ -718,7 +769,8 @@ fn library_kernel_names(d: &Driver, lib: usize) -> R<Vec<String>> {
         .libraries
         .get(lib)
         .ok_or(Error::code(CUDA_ERROR_INVALID_HANDLE))?;
-    Ok(l.checked.kernel_names())
+    Ok(l.checked("enumerating the library's kernels")?
+        .kernel_names())
 }
 
 #[unsafe(no_mangle)]
