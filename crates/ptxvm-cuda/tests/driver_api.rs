@@ -298,3 +298,84 @@ fn sass_only_libraries_fail_when_used_not_when_loaded() {
         assert_eq!(cuLibraryUnload(lib), 0);
     }
 }
+
+const ACC: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry acc(.param .u64 p, .param .u32 v)\n{\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n\tld.param.u32 %r1, [v];\n\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd2, %r2, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tld.global.u32 %r3, [%rd3];\n\tadd.u32 %r4, %r3, %r1;\n\tst.global.u32 [%rd3], %r4;\n\tret;\n}\n\0";
+
+/// Eight host threads, each with its own stream (four in a second, created context), launch
+/// 100 dependent accumulations each and copy back asynchronously: no work is lost or
+/// reordered within a stream, and every result is exact.
+#[test]
+fn eight_threads_with_their_own_streams_and_two_contexts() {
+    let _g = setup();
+    // SAFETY: driver entry points as documented in cuda.h.
+    unsafe {
+        let mut primary: Handle = std::ptr::null_mut();
+        assert_eq!(cuCtxGetCurrent(&mut primary), 0);
+        let mut second: Handle = std::ptr::null_mut();
+        assert_eq!(cuCtxCreate_v2(&mut second, 0, 0), 0);
+        let mut second_popped: Handle = std::ptr::null_mut();
+        assert_eq!(cuCtxPopCurrent_v2(&mut second_popped), 0);
+        assert_eq!(second_popped, second);
+        let ctxs = [primary as usize, second as usize];
+        let handles: Vec<_> = (0..8u32)
+            .map(|t| {
+                let ctx = ctxs[(t % 2) as usize];
+                std::thread::spawn(move || {
+                    assert_eq!(cuCtxSetCurrent(ctx as Handle), 0);
+                    let mut m: Handle = std::ptr::null_mut();
+                    assert_eq!(cuModuleLoadData(&mut m, ACC.as_ptr().cast()), 0);
+                    let mut f: Handle = std::ptr::null_mut();
+                    assert_eq!(cuModuleGetFunction(&mut f, m, c"acc".as_ptr()), 0);
+                    let mut s: Handle = std::ptr::null_mut();
+                    assert_eq!(cuStreamCreate(&mut s, 1), 0);
+                    let mut buf = 0u64;
+                    assert_eq!(cuMemAlloc_v2(&mut buf, 64 * 4), 0);
+                    assert_eq!(cuMemsetD32Async(buf, t, 64, s), 0);
+                    for i in 0..100u32 {
+                        let mut p = buf;
+                        let mut v = i + t;
+                        let mut params = [
+                            (&mut p as *mut u64).cast::<c_void>(),
+                            (&mut v as *mut u32).cast(),
+                        ];
+                        assert_eq!(
+                            cuLaunchKernel(
+                                f,
+                                1,
+                                1,
+                                1,
+                                64,
+                                1,
+                                1,
+                                0,
+                                s,
+                                params.as_mut_ptr(),
+                                std::ptr::null_mut()
+                            ),
+                            0
+                        );
+                    }
+                    let mut host: *mut c_void = std::ptr::null_mut();
+                    assert_eq!(cuMemAllocHost_v2(&mut host, 256), 0);
+                    assert_eq!(cuMemcpyDtoHAsync_v2(host, buf, 256, s), 0);
+                    assert_eq!(cuStreamSynchronize(s), 0);
+                    let got = std::slice::from_raw_parts(host.cast::<u32>(), 64).to_vec();
+                    let want = t + (0..100).map(|i| i + t).sum::<u32>();
+                    assert!(
+                        got.iter().all(|&x| x == want),
+                        "thread {t}: {got:?} != {want}"
+                    );
+                    assert_eq!(cuMemFreeHost(host), 0);
+                    assert_eq!(cuMemFree_v2(buf), 0);
+                    assert_eq!(cuStreamDestroy_v2(s), 0);
+                    assert_eq!(cuModuleUnload(m), 0);
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(cuCtxDestroy_v2(second), 0);
+        assert_eq!(cuCtxSetCurrent(primary), 0);
+    }
+}
