@@ -111,3 +111,32 @@ def test_kernel_compile_options_and_errors():
     k = cp.ElementwiseKernel("float32 x", "float32 y", "y = undefined_fn(x)", "broken")
     with pytest.raises(cp.cuda.compiler.CompileException):
         k(cp.ones(4, cp.float32))
+
+
+def test_cupyx_jit_rawkernel(rng):
+    """cupyx.jit: a Python function translated to CUDA C++ by CuPy, with shared memory,
+    __syncthreads and an atomic."""
+    import warnings
+
+    from cupyx import jit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # "cupyx.jit.rawkernel is experimental"
+
+        @jit.rawkernel()
+        def block_reverse_and_count(x, out, counter):
+            tile = jit.shared_memory(cp.int32, 256)
+            t = jit.threadIdx.x
+            base = jit.blockIdx.x * jit.blockDim.x
+            tile[t] = x[base + t]
+            jit.syncthreads()
+            out[base + t] = tile[jit.blockDim.x - 1 - t]
+            if tile[t] % 2 == 0:
+                jit.atomic_add(counter, 0, 1)
+
+        x = rng.integers(-1000, 1000, 8 * 256).astype(np.int32)
+        out = cp.empty(x.size, cp.int32)
+        counter = cp.zeros(1, cp.int32)
+        block_reverse_and_count((8,), (256,), (cp.asarray(x), out, counter))
+    np.testing.assert_array_equal(out.get(), x.reshape(8, 256)[:, ::-1].ravel())
+    assert int(counter[0]) == int((x % 2 == 0).sum())

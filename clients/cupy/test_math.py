@@ -232,3 +232,34 @@ def test_float16_math(rng):
         assert got.dtype == np.float16
         ref = getattr(np, name)(x.astype(np.float64))
         assert ulp_error(got, ref) <= 1, name  # float32 math rounded once to float16
+
+
+@pytest.mark.parametrize("t", [np.complex64, np.complex128])
+def test_complex_math_functions(rng, t):
+    """CuPy's complex functions (thrust-derived cupy/complex.cuh) have no documented ulp
+    bounds; their real and imaginary parts can cancel, so the check is normwise:
+    |got - exact| / |exact| <= 8 eps (measured on this input: at most ~2 eps, tanh ~4 eps),
+    and 32 eps for z**w, where exp(w log z) amplifies the error of log z (measured ~9 eps)."""
+    eps = np.finfo(np.float32 if t == np.complex64 else np.float64).eps
+    z = (rng.uniform(-5, 5, 20_000) + 1j * rng.uniform(-5, 5, 20_000)).astype(t)
+    z128 = z.astype(np.complex128)
+    for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "arctan", "arcsinh"):
+        got = getattr(cp, name)(cp.asarray(z)).get()
+        assert got.dtype == t
+        exact = getattr(np, name)(z128)
+        err = float(np.max(np.abs(got - exact) / np.abs(exact))) / eps
+        assert err <= 8, f"{name}: {err:.2f} eps"
+    w = (z[::-1] * t(0.3)).astype(t)
+    got = (cp.asarray(z) ** cp.asarray(w)).get()
+    exact = z128 ** w.astype(np.complex128)
+    err = float(np.max(np.abs(got - exact) / np.abs(exact))) / eps
+    assert err <= 32, f"power: {err:.2f} eps"
+
+
+def test_integer_division_by_zero():
+    """numpy and CuPy both define x // 0 == 0 and x % 0 == 0 for integers."""
+    a = np.array([7, -7, 0, 5, -2**31], np.int32)
+    b = np.array([0, 0, 0, -2, 0], np.int32)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal((cp.asarray(a) // cp.asarray(b)).get(), a // b)
+        np.testing.assert_array_equal((cp.asarray(a) % cp.asarray(b)).get(), a % b)
