@@ -95,6 +95,29 @@ def pytest_configure(config):
     config._ptxvm_keep = set(read_list(lst)) if lst else None
 
 
+def _exists(arg):
+    """Whether a collection argument names a module or file that exists."""
+    if os.path.exists(arg.split("::", 1)[0]):
+        return True
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(arg.split("::", 1)[0]) is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    # pytest stops the whole session at a module it cannot find; leave such modules out
+    # instead (their listed tests are then reported missing by run.py).
+    args = session.config.args
+    gone = [a for a in args if not _exists(a)]
+    for a in gone:
+        sys.stderr.write(f"ptxvm-numba: no module or file {a}: its tests are missing\n")
+        args.remove(a)
+
+
 def pytest_collection_modifyitems(session, config, items):
     keep = config._ptxvm_keep
     selected, deselected = [], []
@@ -107,6 +130,11 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = selected
     for item in selected:
         config._ptxvm_results.write(event="collected", id=item._ptxvm_id)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # Tells run.py that this process ended its session normally (it was not killed).
+    _STATE["results"].write(event="finished", status=int(exitstatus))
 
 
 def pytest_collectreport(report):

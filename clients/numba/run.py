@@ -100,6 +100,11 @@ def read_results(path):
     return collected, started, reports
 
 
+def finished_sessions(path):
+    with open(path) as f:
+        return sum(1 for line in f if line.startswith('{"event": "finished"'))
+
+
 def verdict(reps):
     """(status, duration, detail) of one test from its phase reports."""
     dur = sum(r["duration"] for r in reps)
@@ -137,14 +142,30 @@ def summarize(ids, collected, started, reports):
 def main_suite(a, ids, list_file):
     with tempfile.TemporaryDirectory(prefix="ptxvm-numba-") as tmp:
         results = os.path.join(tmp, "results.jsonl")
-        sel = os.path.join(tmp, "selected.txt")
-        with open(sel, "w") as f:
-            f.write("\n".join(ids) + "\n")
-        cmd = pytest_command(a, ids, sel, results, a.timeout)
-        t0 = time.time()
-        rc, timed_out = run_child(cmd, child_env(), a.total_timeout, a.quiet)
-        wall = time.time() - t0
         open(results, "a").close()
+        t0 = time.time()
+        todo, timed_out, restarts, rc = list(ids), False, 0, None
+        while todo:
+            # One pytest process for everything; if it dies (a crash, or a test past
+            # --timeout), a new one runs the tests that had not started yet.
+            sel = os.path.join(tmp, f"selected{restarts}.txt")
+            with open(sel, "w") as f:
+                f.write("\n".join(todo) + "\n")
+            cmd = pytest_command(a, todo, sel, results, a.timeout)
+            left = a.total_timeout - (time.time() - t0)
+            done_before = finished_sessions(results)
+            rc, timed_out = run_child(cmd, child_env(), max(left, 1), a.quiet)
+            if timed_out or finished_sessions(results) > done_before:
+                break  # pytest ended its session normally
+            _, started, _ = read_results(results)
+            rest = [i for i in todo if i not in started]
+            if len(rest) == len(todo) or restarts >= a.max_restarts:
+                break
+            restarts += 1
+            print(f"\nthe pytest process ended abnormally (status {rc}); "
+                  f"restarting it for the {len(rest)} tests not started yet", flush=True)
+            todo = rest
+        wall = time.time() - t0
         res = summarize(ids, *read_results(results))
     bad = [(i, r) for i, r in res.items() if r[0] != "passed"]
     print()
@@ -160,7 +181,7 @@ def main_suite(a, ids, list_file):
         for i, r in sorted(res.items(), key=lambda x: -x[1][1])[: a.durations]:
             print(f"  {r[1]:7.2f}s {i}")
     passed = len(ids) - len(bad)
-    print(f"wall time {wall:.1f} s (pytest exit status {rc})")
+    print(f"wall time {wall:.1f} s (last pytest exit status {rc})")
     print(f"numba-cuda suite: {passed} passed of {len(ids)} listed")
     return 0 if passed == len(ids) and not timed_out else 1
 
@@ -199,10 +220,12 @@ def main():
                     or os.path.join(REPO, "target", "release", "ptxvm"),
                     help="the ptxvm executable (default: $PTXVM, else target/release/ptxvm)")
     ap.add_argument("--list", default=os.path.join(HERE, "tests.txt"))
-    ap.add_argument("--timeout", type=float, default=120,
-                    help="seconds one test may take (default 120)")
-    ap.add_argument("--total-timeout", type=float, default=1200,
-                    help="seconds the whole run may take (default 1200)")
+    ap.add_argument("--timeout", type=float, default=60,
+                    help="seconds one test may take (default 60)")
+    ap.add_argument("--total-timeout", type=float, default=900,
+                    help="seconds the whole run may take (default 900)")
+    ap.add_argument("--max-restarts", type=int, default=3,
+                    help="new pytest processes after one dies (default 3)")
     ap.add_argument("--durations", type=int, default=10,
                     help="print the N slowest tests (default 10)")
     ap.add_argument("--quiet", action="store_true", help="hide pytest's own output")

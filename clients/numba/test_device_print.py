@@ -19,7 +19,7 @@ def run_child(code):
     cp = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
-        timeout=120,
+        timeout=50,
     )
     assert cp.returncode == 0, cp.stderr.decode()
     return cp.stdout.decode()

@@ -47,7 +47,7 @@ def run(offset):
     cp = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(CHILD.format(offset=offset))],
         capture_output=True,
-        timeout=120,
+        timeout=50,
     )
     return cp.returncode, cp.stdout.decode(), cp.stderr.decode()
 

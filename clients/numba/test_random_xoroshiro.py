@@ -41,23 +41,28 @@ def draw_normal(states, n32, n64):
             n64[i, k] = curand.xoroshiro128p_normal_float64(states, i)
 
 
+@cuda.jit
+def jump_on_device(states, times):
+    i = cuda.grid(1)
+    if i < states.shape[0]:
+        for _ in range(times[i]):
+            curand.xoroshiro128p_jump(states, i)
+
+
 def cpu_states(seed, subsequence_start=0):
     s = np.empty(THREADS, dtype=curand.xoroshiro128p_dtype)
     curand.init_xoroshiro128p_states_cpu(s, seed, subsequence_start)
     return s
 
 
-def test_states_initialised_like_the_cpu():
-    d = curand.create_xoroshiro128p_states(THREADS, seed=12345, subsequence_start=3)
-    np.testing.assert_array_equal(d.copy_to_host(), cpu_states(12345, 3))
-
-
 def test_raw_next_bit_exact():
     seed = 0xC0FFEE
-    d = curand.create_xoroshiro128p_states(THREADS, seed=seed)
+    # (create_xoroshiro128p_states initialises on the host and copies: no kernel.)
+    d = curand.create_xoroshiro128p_states(THREADS, seed=seed, subsequence_start=3)
+    s = cpu_states(seed, 3)
+    np.testing.assert_array_equal(d.copy_to_host(), s)
     out = np.zeros((THREADS, DRAWS), np.uint64)
     draw_raw[2, 32](d, out)
-    s = cpu_states(seed)
     want = np.zeros_like(out)
     for i in range(THREADS):
         for k in range(DRAWS):
@@ -104,3 +109,16 @@ def test_normal_draws_match_cpu():
     np.testing.assert_allclose(n64, w64, rtol=2e-6, atol=1e-6)
     assert (n64 != n64.astype(np.float32)).any()  # really float64 results
     assert abs(n64.mean()) < 0.1 and abs(n64.std() - 1) < 0.1
+
+
+def test_jump_on_device_bit_exact():
+    """xoroshiro128p_jump (2**64 steps ahead) run by the kernel, 0 to 3 times per state."""
+    seed = 2024
+    d = curand.create_xoroshiro128p_states(THREADS, seed=seed)
+    times = (np.arange(THREADS) % 4).astype(np.int32)
+    jump_on_device[2, 32](d, times)
+    s = cpu_states(seed)
+    for i in range(THREADS):
+        for _ in range(times[i]):
+            curand.xoroshiro128p_jump(s, i)
+    np.testing.assert_array_equal(d.copy_to_host(), s)
