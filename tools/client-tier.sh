@@ -4,7 +4,9 @@
 #   - clients/native: nvcc-built programs (static and shared libcudart 13, shared 12.9, and
 #     driver-API programs), every variant;
 #   - clients/numba: a committed list of numba-cuda's own tests, and our own numba programs;
-#   - clients/cuda_python, clients/cupy: cuda-python and CuPy programs.
+#   - clients/cuda_python, clients/cupy: cuda-python and CuPy programs;
+#   - clients/triton: Triton's tutorial kernels compiled by the unmodified Triton;
+#   - clients/package: the ptxvm Python package, built with maturin.
 # It creates a pinned virtualenv (clients/requirements.txt) in target/client-venv on first use
 # (again when the requirements change) and builds the release CLI and driver.
 # Usage: tools/client-tier.sh [--no-install]
@@ -31,9 +33,14 @@ status=0
 echo "== the ptxvm Python package (pip install . with maturin)"
 "$py" -m pip install --quiet --no-deps --force-reinstall . || status=1
 (cd clients/package && "$py" -m pytest -q -p no:cacheprovider test_package.py) || status=1
+echo "== driver tables are what tools/gen_driver_tables.py makes from NVIDIA's headers (pip)"
+PTXVM_CUDA_INCLUDE="$site/nvidia/cu13/include" PYTHON="$py" \
+  cargo test --release -p ptxvm-cuda --test procaddr || status=1
 echo "== native clients (all variants)"
 PTXVM_CUDART13_DIR="$site/nvidia/cu13/lib" PTXVM_CUDART12_DIR="$site/nvidia/cuda_runtime/lib" \
   cargo test --release -p ptxvm-cuda --test native_clients -- --nocapture || status=1
+echo "== Triton tutorial kernels (unmodified Triton from pip, ptxvm's ptxas drop-in)"
+"$ptxvm" exec -- "$py" -m pytest -q -p no:cacheprovider clients/triton || status=1
 for runner in clients/numba/run.sh clients/pyclients-run.sh; do
   if [ -x "$runner" ]; then
     echo "== $runner"

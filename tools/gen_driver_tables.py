@@ -661,7 +661,7 @@ const fn r(version: i32, symbol: &'static str) -> Revision {
     return "\n".join(L)
 
 
-def gen_stubs(cuda_version: int, stubbed: list[str]) -> str:
+def gen_stubs(cuda_version: int, stubbed: list[str], implemented: list[str]) -> str:
     L = [HEADER.format(cuda_version=cuda_version)]
     L.append(
         """\
@@ -679,6 +679,12 @@ def gen_stubs(cuda_version: int, stubbed: list[str]) -> str:
     L.append("/// Entry points implemented by hand and never stubbed (the generator's list).")
     L.append("pub static ALWAYS_IMPLEMENTED: &[&str] = &[")
     for s in sorted(ALWAYS_IMPLEMENTED):
+        L.append(f"    {rust_str(s)},")
+    L.append("];\n")
+    L.append(f"/// The driver symbols the crate implements ({len(implemented)}), sorted (as found when")
+    L.append("/// this file was generated).")
+    L.append("pub static IMPLEMENTED: &[&str] = &[")
+    for s in implemented:
         L.append(f"    {rust_str(s)},")
     L.append("];\n")
     L.append(f"/// The stubbed symbols ({len(stubbed)}), sorted.")
@@ -746,7 +752,7 @@ def generate(include: Path) -> dict[str, str]:
         "mod.rs": gen_mod(cuda_version),
         "errors.rs": gen_errors(cuda_version, errors),
         "procaddr.rs": gen_procaddr(cuda_version, apis, symbols, flags, status),
-        "stubs.rs": gen_stubs(cuda_version, stubbed),
+        "stubs.rs": gen_stubs(cuda_version, stubbed, sorted(s for s in symbols if s in impl)),
     }
 
 

@@ -295,6 +295,20 @@ pub struct CUmemPoolProps {
     pub reserved: [u8; 53],
 }
 
+/// `CUmemAllocationProp`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUmemAllocationProp {
+    pub kind: u32,
+    pub requested_handle_types: u32,
+    pub location: CUmemLocation,
+    pub win32_handle_meta_data: *mut c_void,
+    pub compression_type: u8,
+    pub gpu_direct_rdma_capable: u8,
+    pub usage: u16,
+    pub reserved: [u8; 4],
+}
+
 /// `CUmemAccessDesc`.
 #[repr(C)]
 pub struct CUmemAccessDesc {
@@ -321,5 +335,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<CUlaunchConfig>(), 56);
         assert_eq!(std::mem::size_of::<CUmemPoolProps>(), 88);
         assert_eq!(std::mem::size_of::<CUdevprop>(), 56);
+        assert_eq!(std::mem::size_of::<CUmemAllocationProp>(), 32);
     }
 }

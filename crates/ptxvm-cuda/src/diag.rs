@@ -43,8 +43,9 @@ pub fn write_stderr(msg: &[u8]) {
     }
 }
 
-/// Writes one line `ptxvm: <msg>` to stderr.
+/// Writes one line `ptxvm: <msg>` to stderr (and records it in the driver log, `cuLogs*`).
 pub fn say(msg: &str) {
+    crate::logs::record(0, msg);
     let mut line = String::with_capacity(msg.len() + 8);
     line.push_str("ptxvm: ");
     line.push_str(msg);

@@ -211,6 +211,7 @@ pub struct Driver {
     pub kernels: Table<KernelObj>,
     pub links: Table<Link>,
     pub pools: Table<Pool>,
+    pub phys: Table<crate::vmm::PhysMem>,
     /// Checked modules by content hash: a program that loads the same PTX many times
     /// parses and checks it once.
     pub module_cache: Mutex<HashMap<u64, Arc<ptxvm_vm::CheckedModule>>>,
@@ -254,6 +255,7 @@ fn build() -> Result<Driver, String> {
         kernels: Table::new(Kind::Kernel),
         links: Table::new(Kind::Link),
         pools,
+        phys: Table::new(Kind::PhysMem),
         module_cache: Mutex::new(HashMap::new()),
     })
 }

@@ -27,10 +27,7 @@ pub unsafe extern "C" fn cuDriverGetVersion(v: *mut i32) -> CUresult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorName(code: CUresult, s: *mut *const c_char) -> CUresult {
     api("cuGetErrorName", || {
-        let name = error_name(code).or_else(|| {
-            (code == crate::launch::INVALID_CONFIGURATION)
-                .then_some(c"CUDA_ERROR_INVALID_CONFIGURATION")
-        });
+        let name = error_name(code);
         let Some(name) = name else {
             if !s.is_null() {
                 // SAFETY: the client's out-pointer: NULL for an unknown code.
@@ -46,10 +43,7 @@ pub unsafe extern "C" fn cuGetErrorName(code: CUresult, s: *mut *const c_char) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuGetErrorString(code: CUresult, s: *mut *const c_char) -> CUresult {
     api("cuGetErrorString", || {
-        let text = error_string(code).or_else(|| {
-            (code == crate::launch::INVALID_CONFIGURATION)
-                .then_some(c"invalid launch configuration: the block does not fit the device")
-        });
+        let text = error_string(code);
         let Some(text) = text else {
             if !s.is_null() {
                 // SAFETY: the client's out-pointer: NULL for an unknown code.
@@ -126,7 +120,17 @@ fn get_proc_address(
             unsafe { *pfn = p };
             Ok(())
         }
-        None => Err(Error::code(CUDA_ERROR_NOT_FOUND)),
+        None => Err(Error::quiet(
+            CUDA_ERROR_NOT_FOUND,
+            format!(
+                "{} (version {version}, flags {flags}): {}",
+                name.to_string_lossy(),
+                match st {
+                    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT => "needs a newer version",
+                    _ => "not implemented",
+                }
+            ),
+        )),
     }
 }
 

@@ -22,6 +22,8 @@ pub enum Kind {
     Kernel = 0xc7,
     Link = 0xc8,
     Pool = 0xc9,
+    /// Physical memory of the virtual memory management API (`CUmemGenericAllocationHandle`).
+    PhysMem = 0xca,
 }
 
 /// The kind of a raw handle value, if it is one of ours.
@@ -37,6 +39,7 @@ pub fn kind_of(h: usize) -> Option<Kind> {
         Kind::Kernel,
         Kind::Link,
         Kind::Pool,
+        Kind::PhysMem,
     ]
     .into_iter()
     .find(|k| *k as u8 == tag)

@@ -154,10 +154,6 @@ impl Function {
     }
 }
 
-/// The launch-configuration error code: what NVIDIA's runtime maps to
-/// `cudaErrorInvalidConfiguration` (its value, which `cuda.h` does not name).
-pub const INVALID_CONFIGURATION: CUresult = 9;
-
 /// The function a `CUfunction` or `CUkernel` handle stands for in the current context.
 pub fn resolve_function(d: &Driver, h: Handle) -> R<Arc<Function>> {
     let h = h as usize;
@@ -339,9 +335,10 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         threads: d.config.threads,
         printf_fifo: t.ctx.limits.lock().map_or(1 << 20, |l| l.printf_fifo),
     };
-    // A block the device cannot hold is the code the runtime reports as
-    // cudaErrorInvalidConfiguration (9, not named in cuda.h); everything else the launch
-    // check refuses is CUDA_ERROR_INVALID_VALUE (a grid too large, too much shared memory).
+    // A block the device cannot hold is CUDA_ERROR_INVALID_VALUE, as the driver documents
+    // and as clients of the driver API expect (numba-cuda's tests; cuda-bindings accepts only
+    // codes cuda.h names). NVIDIA's runtime reports it as cudaErrorInvalidValue then, where a
+    // GPU's runtime says cudaErrorInvalidConfiguration: a known difference (README).
     let p = &dev.vm.props;
     let threads = l.block.iter().map(|&x| x as u64).product::<u64>();
     if threads > p.max_threads_per_block as u64
@@ -349,7 +346,7 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         || (0..3).any(|i| l.block[i] > p.max_block_dim[i])
     {
         return Err(Error::quiet(
-            INVALID_CONFIGURATION,
+            CUDA_ERROR_INVALID_VALUE,
             format!(
                 "a block of {:?} threads exceeds the device's limits",
                 l.block

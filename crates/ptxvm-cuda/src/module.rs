@@ -9,6 +9,7 @@ use crate::driver::{Driver, Error, R, api, cstr, current, drv, out};
 use crate::image::{self, Image, ImageError};
 use crate::launch::Function;
 use crate::types::*;
+use ptxvm_vm::container::Container;
 use ptxvm_vm::{CheckedModule, ModuleId};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void};
@@ -28,9 +29,38 @@ pub struct Module {
 /// A library (`cuLibraryLoad*`): context-independent; loaded into a context's module on
 /// first use there.
 pub struct Library {
-    pub checked: Arc<CheckedModule>,
+    /// The checked PTX, or why the image cannot run here. A fatbin with SASS only is
+    /// accepted at load (NVIDIA's runtime registers every fatbin of a program at start-up,
+    /// and the real driver loads libraries lazily): the error comes when a kernel or variable
+    /// of it is first used, as `cudaErrorNoKernelImageForDevice` does on a GPU.
+    pub image: Result<Arc<CheckedModule>, Deferred>,
     pub modules: Mutex<HashMap<usize, usize>>,
     pub kernels: Mutex<HashMap<String, usize>>,
+}
+
+/// A library image ptxvm cannot run, kept to report when the library is used.
+pub struct Deferred {
+    pub code: CUresult,
+    pub message: String,
+    reported: std::sync::atomic::AtomicBool,
+}
+
+impl Library {
+    /// The checked PTX, or the deferred load error (said once on stderr).
+    pub fn checked(&self, what: &str) -> R<&Arc<CheckedModule>> {
+        match &self.image {
+            Ok(c) => Ok(c),
+            Err(d) => {
+                let first = !d.reported.swap(true, std::sync::atomic::Ordering::Relaxed);
+                let msg = format!("{what}: {}", d.message);
+                Err(if first {
+                    Error::loud(d.code, msg)
+                } else {
+                    Error::quiet(d.code, msg)
+                })
+            }
+        }
+    }
 }
 
 /// A kernel of a library (`CUkernel`).
@@ -217,6 +247,21 @@ pub unsafe fn image_ptx(d: &Driver, dev: i32, p: *const c_void) -> R<(String, St
                 let (e, _) = image::parse_fatbin(f).map_err(image_error)?;
                 entries.extend(e);
             }
+            // ptxvm containers among the ELF entries (a fatbin made from ptxas drop-in output)
+            // come first; then the PTX entries.
+            let model = d.dev(dev)?.model();
+            for e in &entries {
+                if e.kind == image::EntryKind::Elf
+                    && let Some(c) = Container::from_elf(&e.payload)
+                    && model.runs_target(&c.target)
+                {
+                    let name = e
+                        .identifier
+                        .clone()
+                        .unwrap_or_else(|| "<fatbin container>".into());
+                    return Ok((name, c.ptx));
+                }
+            }
             let e = image::select_ptx(&entries, sm).map_err(image_error)?;
             let name = e
                 .identifier
@@ -225,10 +270,13 @@ pub unsafe fn image_ptx(d: &Driver, dev: i32, p: *const c_void) -> R<(String, St
             let text = e.ptx_text().map_err(image_error)?.to_string();
             Ok((name, text))
         }
-        Image::Elf(_) => Err(Error::loud(
-            CUDA_ERROR_NO_BINARY_FOR_GPU,
-            "the image is a cubin (SASS machine code); ptxvm runs PTX, not SASS: build with `-gencode arch=compute_XX,code=compute_XX` (or pass PTX)",
-        )),
+        Image::Elf(bytes) => match Container::from_elf(bytes) {
+            Some(c) => Ok(("<ptxvm container>".into(), c.ptx)),
+            None => Err(Error::loud(
+                CUDA_ERROR_NO_BINARY_FOR_GPU,
+                "the image is a cubin (SASS machine code); ptxvm runs PTX, not SASS: build with `-gencode arch=compute_XX,code=compute_XX` (or pass PTX); under `ptxvm exec`, toolchains that run ptxas or nvJitLink get ptxvm's drop-ins, which make containers ptxvm can run",
+            )),
+        },
         Image::Archive => Err(Error::loud(
             CUDA_ERROR_NO_BINARY_FOR_GPU,
             "the image is a device-code library archive; ptxvm loads PTX and fatbins with PTX",
@@ -530,27 +578,44 @@ pub unsafe extern "C" fn cuModuleEnumerateFunctions(
 ///
 /// # Safety
 /// `code` points to a module image.
-unsafe fn library_image(code: *const c_void, logs: &JitLogs) -> R<Arc<CheckedModule>> {
+unsafe fn library_image(
+    code: *const c_void,
+    logs: &JitLogs,
+) -> R<Result<Arc<CheckedModule>, Deferred>> {
     let d = drv()?;
     let dev = crate::driver::current().map_or(0, |(_, c)| c.dev);
     // SAFETY: per the caller.
     let r = unsafe { image_ptx(d, dev, code) }
         .and_then(|(name, text)| check_cached(d, dev, &name, &text));
-    match &r {
-        Ok(_) => logs.info("ptxvm: library checked"),
-        Err(e) => logs.error(
-            e.msg
-                .as_deref()
-                .unwrap_or("ptxvm: the library could not be loaded"),
-        ),
+    match r {
+        Ok(c) => {
+            logs.info("ptxvm: library checked");
+            Ok(Ok(c))
+        }
+        Err(e) if e.code == CUDA_ERROR_NO_BINARY_FOR_GPU => {
+            let message = e.msg.unwrap_or_default();
+            logs.error(&message);
+            Ok(Err(Deferred {
+                code: e.code,
+                message,
+                reported: std::sync::atomic::AtomicBool::new(false),
+            }))
+        }
+        Err(e) => {
+            logs.error(
+                e.msg
+                    .as_deref()
+                    .unwrap_or("ptxvm: the library could not be loaded"),
+            );
+            Err(e)
+        }
     }
-    r
 }
 
-fn new_library(p: *mut Handle, checked: Arc<CheckedModule>) -> R {
+fn new_library(p: *mut Handle, image: Result<Arc<CheckedModule>, Deferred>) -> R {
     let d = drv()?;
     let h = d.libraries.insert(Arc::new(Library {
-        checked,
+        image,
         modules: Mutex::new(HashMap::new()),
         kernels: Mutex::new(HashMap::new()),
     }));
@@ -639,7 +704,7 @@ pub fn library_module(d: &Driver, lib: usize) -> R<usize> {
     {
         return Ok(m);
     }
-    let m = load_into(d, ch, dev, l.checked.clone())?;
+    let m = load_into(d, ch, dev, l.checked("loading the library")?.clone())?;
     mods.insert(ch, m);
     Ok(m)
 }
@@ -662,7 +727,12 @@ fn library_kernel(d: &Driver, lib: usize, name: &str) -> R<usize> {
     if let Some(&k) = ks.get(name) {
         return Ok(k);
     }
-    let exists = l.checked.kernel_names().iter().any(|k| k == name);
+    // A library whose image cannot run here hands out kernel handles all the same (the
+    // runtime asks for every kernel at start-up); using one reports the error.
+    let exists = match &l.image {
+        Ok(c) => c.kernel_names().iter().any(|k| k == name),
+        Err(_) => true,
+    };
     if !exists {
         return Err(Error::quiet(
             CUDA_ERROR_NOT_FOUND,
@@ -699,7 +769,8 @@ fn library_kernel_names(d: &Driver, lib: usize) -> R<Vec<String>> {
         .libraries
         .get(lib)
         .ok_or(Error::code(CUDA_ERROR_INVALID_HANDLE))?;
-    Ok(l.checked.kernel_names())
+    Ok(l.checked("enumerating the library's kernels")?
+        .kernel_names())
 }
 
 #[unsafe(no_mangle)]
@@ -1054,14 +1125,20 @@ pub unsafe extern "C" fn cuLinkComplete(
             }
         };
         // Check it now, so errors reach the link's log (the load will hit the cache).
-        if let Err(e) = check_cached(d, ctx.dev, "<linked>", &linked) {
-            logs.error(e.msg.as_deref().unwrap_or("link failed"));
-            return Err(e);
-        }
+        let checked = match check_cached(d, ctx.dev, "<linked>", &linked) {
+            Ok(c) => c,
+            Err(e) => {
+                logs.error(e.msg.as_deref().unwrap_or("link failed"));
+                return Err(e);
+            }
+        };
         logs.wall(t0.elapsed().as_secs_f32() * 1e3);
         logs.info(&format!("ptxvm: linked {} PTX module(s)", inputs.len()));
-        let mut img = linked.into_bytes();
-        img.push(0);
+        // The linked "cubin" is a ptxvm container (what a cubin's consumers read, and the PTX).
+        let model = d.dev(ctx.dev)?.model();
+        let img = Container::describe(&linked, model.arch, &checked, model)
+            .map_err(|e| Error::loud(CUDA_ERROR_INVALID_IMAGE, e))?
+            .to_elf();
         let mut o = l.output.lock().unwrap_or_else(|e| e.into_inner());
         let img = o.insert(img);
         // SAFETY: the client's out-pointers; the image lives until cuLinkDestroy.

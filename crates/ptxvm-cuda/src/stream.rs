@@ -806,3 +806,98 @@ pub fn live(list: &Mutex<Vec<Weak<StreamCore>>>) -> Vec<Arc<StreamCore>> {
     l.retain(|w| w.strong_count() > 0);
     l.iter().filter_map(Weak::upgrade).collect()
 }
+
+// ---------------------------------------------------------------------------------------
+// Stream memory operations: a write of a 32/64-bit value, or a wait until a value in memory
+// meets a condition, in stream order.
+
+/// `CU_STREAM_WAIT_VALUE_*` conditions.
+const WAIT_GEQ: u32 = 0;
+const WAIT_EQ: u32 = 1;
+const WAIT_AND: u32 = 2;
+const WAIT_NOR: u32 = 3;
+
+fn mem_write(m: DefaultStream, s: Handle, addr: CUdeviceptr, value: u64, bytes: usize) -> R {
+    let t = target(s, m)?;
+    t.ctx.check()?;
+    let d = drv()?;
+    let (_, info) = d
+        .find_alloc(addr)
+        .ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
+    if !addr.is_multiple_of(bytes as u64) || addr - info.base + bytes as u64 > info.size {
+        return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+    }
+    t.enqueue(move || {
+        // SAFETY: an aligned word inside a live allocation (checked above); the write is
+        // atomic on the host, as the GPU's is.
+        unsafe {
+            if bytes == 4 {
+                (*(addr as *const std::sync::atomic::AtomicU32))
+                    .store(value as u32, Ordering::SeqCst)
+            } else {
+                (*(addr as *const AtomicU64)).store(value, Ordering::SeqCst)
+            }
+        }
+    });
+    Ok(())
+}
+
+fn mem_wait(
+    m: DefaultStream,
+    s: Handle,
+    addr: CUdeviceptr,
+    value: u64,
+    flags: u32,
+    bytes: usize,
+) -> R {
+    let t = target(s, m)?;
+    t.ctx.check()?;
+    let d = drv()?;
+    let (_, info) = d
+        .find_alloc(addr)
+        .ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
+    if !addr.is_multiple_of(bytes as u64) || addr - info.base + bytes as u64 > info.size {
+        return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+    }
+    let cond = flags & 0xf;
+    if cond > WAIT_NOR {
+        return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+    }
+    let mut ops = t.implicit_waits();
+    ops.push(Op::Run(Box::new(move || {
+        let read = || -> u64 {
+            // SAFETY: as in `mem_write`.
+            unsafe {
+                if bytes == 4 {
+                    (*(addr as *const std::sync::atomic::AtomicU32)).load(Ordering::SeqCst) as u64
+                } else {
+                    (*(addr as *const AtomicU64)).load(Ordering::SeqCst)
+                }
+            }
+        };
+        let met = |v: u64| match cond {
+            WAIT_GEQ if bytes == 4 => (v as u32).wrapping_sub(value as u32) as i32 >= 0,
+            WAIT_GEQ => v.wrapping_sub(value) as i64 >= 0,
+            WAIT_EQ => v == value,
+            WAIT_AND => v & value != 0,
+            _ => !(v | value) != 0,
+        };
+        // A GPU waits for ever; so does the stream (polling, backing off to 1 ms).
+        let mut pause = std::time::Duration::from_micros(1);
+        while !met(read()) {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
+    })));
+    t.core.submit(ops);
+    Ok(())
+}
+
+stream_pair!(cuStreamWriteValue32, cuStreamWriteValue32_ptsz, (s: Handle, a: CUdeviceptr, v: u32, f: u32), |m, s, a, v: u32, _f| mem_write(m, s, a, v as u64, 4));
+stream_pair!(cuStreamWriteValue32_v2, cuStreamWriteValue32_v2_ptsz, (s: Handle, a: CUdeviceptr, v: u32, f: u32), |m, s, a, v: u32, _f| mem_write(m, s, a, v as u64, 4));
+stream_pair!(cuStreamWriteValue64, cuStreamWriteValue64_ptsz, (s: Handle, a: CUdeviceptr, v: u64, f: u32), |m, s, a, v, _f| mem_write(m, s, a, v, 8));
+stream_pair!(cuStreamWriteValue64_v2, cuStreamWriteValue64_v2_ptsz, (s: Handle, a: CUdeviceptr, v: u64, f: u32), |m, s, a, v, _f| mem_write(m, s, a, v, 8));
+stream_pair!(cuStreamWaitValue32, cuStreamWaitValue32_ptsz, (s: Handle, a: CUdeviceptr, v: u32, f: u32), |m, s, a, v: u32, f| mem_wait(m, s, a, v as u64, f, 4));
+stream_pair!(cuStreamWaitValue32_v2, cuStreamWaitValue32_v2_ptsz, (s: Handle, a: CUdeviceptr, v: u32, f: u32), |m, s, a, v: u32, f| mem_wait(m, s, a, v as u64, f, 4));
+stream_pair!(cuStreamWaitValue64, cuStreamWaitValue64_ptsz, (s: Handle, a: CUdeviceptr, v: u64, f: u32), |m, s, a, v, f| mem_wait(m, s, a, v, f, 8));
+stream_pair!(cuStreamWaitValue64_v2, cuStreamWaitValue64_v2_ptsz, (s: Handle, a: CUdeviceptr, v: u64, f: u32), |m, s, a, v, f| mem_wait(m, s, a, v, f, 8));

@@ -242,7 +242,8 @@ pub struct Kernel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelAttrs {
     /// Registers per thread: the kernel's virtual registers in 32-bit units, at most the
-    /// model's limit (an upper bound of what ptxas would allocate).
+    /// model's limit (an upper bound of what ptxas would allocate), and at most what the
+    /// kernel's launch bounds leave per thread (see [`register_cap`]).
     pub regs: u32,
     /// Static shared memory, bytes.
     pub shared_static: u32,
@@ -260,6 +261,36 @@ pub struct KernelAttrs {
     pub cluster: Option<[u32; 3]>,
     /// The module's `.target` (80 for `sm_80`).
     pub target_sm: u32,
+}
+
+/// The most registers per thread ptxas may give a kernel with these tuning directives:
+/// `.maxnreg`, and for `.maxntid`/`.reqntid` (times `.minnctapersm` blocks) as many as let
+/// that many threads fit the SM's register file at once. ptxas guarantees both, so a
+/// kernel is always launchable (and has an occupancy of at least one block) at its
+/// declared bounds; counting every virtual register instead would refuse, for example,
+/// CUB's kernels at their own block size.
+pub fn register_cap(t: &ptxvm_ir::ir::Tuning, model: &GpuModel) -> u32 {
+    let mut cap = model.regs_per_thread;
+    if let Some(n) = t.maxnreg {
+        cap = cap.min(n.max(1));
+    }
+    let bound = [t.maxntid, t.reqntid]
+        .into_iter()
+        .flatten()
+        .map(|d| d.iter().map(|&x| x as u64).product::<u64>())
+        .min();
+    if let Some(threads) = bound.filter(|&n| n > 0) {
+        let blocks = t.minnctapersm.unwrap_or(1).max(1) as u64;
+        let warps = threads.div_ceil(32) * blocks;
+        // Registers are allocated per warp in units of `reg_alloc_unit`, i.e. per thread in
+        // multiples of reg_alloc_unit / 32.
+        let step = (model.reg_alloc_unit / 32).max(1) as u64;
+        let by_sm = model.regs_per_sm as u64 / warps / 32;
+        let by_block = model.regs_per_block as u64 / (threads.div_ceil(32) * 32);
+        let fit = by_sm.min(by_block) / step * step;
+        cap = cap.min(fit.max(1) as u32);
+    }
+    cap
 }
 
 impl Kernel {
@@ -296,17 +327,8 @@ impl Kernel {
     /// `.maxntid`/`.reqntid` leave per thread (ptxas spills to stay within those).
     pub fn regs(&self, model: &GpuModel) -> u32 {
         let fc = &self.module.prog.funcs[self.index as usize];
-        let mut regs = fc.reg_estimate.clamp(1, model.regs_per_thread);
-        if let Some(n) = fc.maxnreg {
-            regs = regs.min(n.max(1));
-        }
-        for lim in [fc.maxntid, fc.reqntid].into_iter().flatten() {
-            let threads = lim.iter().map(|&x| x as u64).product::<u64>().max(1);
-            let warps = threads.div_ceil(32);
-            let per = (model.regs_per_block as u64 / (warps * 32)) / 8 * 8;
-            regs = regs.min(per.max(8) as u32);
-        }
-        regs.max(1)
+        let tuning = &self.module.checked.module.funcs[self.index as usize].tuning;
+        fc.reg_estimate.clamp(1, register_cap(tuning, model).max(1))
     }
 
     /// The kernel's attributes on a device of the given model.
@@ -687,4 +709,58 @@ pub fn host_cores() -> usize {
 
 fn kernel_names(l: &Loaded) -> Vec<String> {
     l.checked.kernel_names()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 300 64-bit values live at once (about 600 32-bit units: the register estimate is the
+    /// pressure, not the declarations) and the given tuning directives.
+    fn big_kernel(tuning: &str) -> String {
+        let loads: String = (2..300)
+            .map(|i| format!(" ld.global.u64 %rd{i}, [%rd1+{}];\n", 8 * i))
+            .collect();
+        let stores: String = (2..300)
+            .map(|i| format!(" st.global.u64 [%rd1+{}], %rd{i};\n", 8 * i))
+            .collect();
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 p) {tuning}\n{{\n\
+             .reg .b64 %rd<300>;\n ld.param.u64 %rd1, [p];\n{loads}{stores} ret;\n}}\n"
+        )
+    }
+
+    fn attrs(tuning: &str) -> KernelAttrs {
+        let dev = Device::new();
+        let m = dev.load_ptx("k.ptx", &big_kernel(tuning)).unwrap();
+        dev.kernel(m, "k")
+            .unwrap()
+            .attrs(crate::arch::model("sm_80").unwrap())
+    }
+
+    #[test]
+    fn registers_fit_the_launch_bounds() {
+        // No bounds: the register pressure, up to the per-thread limit.
+        let a = attrs("");
+        assert_eq!(a.regs, 255);
+        assert_eq!(a.max_threads, 256);
+        // .maxntid 512: a 512-thread block must fit the 64K register file.
+        let a = attrs(".maxntid 512, 1, 1");
+        assert_eq!((a.regs, a.max_threads), (128, 512));
+        let a = attrs(".reqntid 32, 8, 1");
+        assert_eq!((a.regs, a.max_threads), (255, 256));
+        let a = attrs(".reqntid 1024, 1, 1");
+        assert_eq!((a.regs, a.max_threads), (64, 1024));
+        // .minnctapersm 2 of 256 threads: 16 warps share the SM.
+        let a = attrs(".maxntid 256, 1, 1 .minnctapersm 2");
+        assert_eq!((a.regs, a.max_threads), (128, 256));
+        let a = attrs(".maxnreg 40");
+        assert_eq!(a.regs, 40);
+        // An odd block size rounds up to whole warps and down to the allocation unit.
+        let a = attrs(".maxntid 96, 1, 1");
+        assert_eq!(a.regs, 255);
+        let a = attrs(".maxntid 640, 1, 1");
+        assert_eq!((a.regs, a.max_threads), (96, 640));
+    }
 }

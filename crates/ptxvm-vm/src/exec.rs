@@ -167,6 +167,9 @@ struct Cta<'a> {
     grid: &'a Grid,
     /// Bytes of the launch's memory budget this CTA holds (returned when it is dropped).
     charged: u64,
+    /// The device's memory (also passed to the per-thread paths; the warp-collective
+    /// paths read it here).
+    mem: &'a AddressSpace,
     ctaid: [u32; 3],
     shared: Vec<u8>,
     threads: Vec<Thread>,
@@ -349,7 +352,7 @@ pub fn run(
                     (i < total).then_some(i)
                 });
                 if let Some(i) = i {
-                    match Cta::new(prog, launch, &grid, ctaid(i)) {
+                    match Cta::new(prog, launch, &grid, mem, ctaid(i)) {
                         Some(cta) => resident.push_back((i, cta, Stats::default())),
                         None if resident.is_empty() => {
                             // Other host threads hold the memory: wait for them.
@@ -467,6 +470,7 @@ impl<'a> Cta<'a> {
         prog: &'a Program,
         launch: &'a Launch,
         grid: &'a Grid,
+        mem: &'a AddressSpace,
         ctaid: [u32; 3],
     ) -> Option<Cta<'a>> {
         let base = cta_base_memory(prog, launch);
@@ -513,6 +517,7 @@ impl<'a> Cta<'a> {
             launch,
             grid,
             charged: base,
+            mem,
             ctaid,
             shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
             nwarps: n.div_ceil(32),
@@ -770,7 +775,7 @@ impl<'a> Cta<'a> {
             }
             return Ok(true);
         };
-        if let Exec::Warp { .. } = inst.exec {
+        if let Exec::Warp { .. } | Exec::Matrix { .. } = inst.exec {
             let mut active = [0usize; 32];
             let mut na = 0;
             for &i in &group[..n] {
@@ -1462,7 +1467,7 @@ impl<'a> Cta<'a> {
             Exec::Builtin { which, args, rets } => {
                 self.builtin(t, *which, args, rets, mem, budget)?;
             }
-            Exec::Warp { .. } => {
+            Exec::Warp { .. } | Exec::Matrix { .. } => {
                 return Err(self.unsupported(t, "warp instruction outside the warp scheduler"));
             }
             Exec::PredOp { op, d, a, b } => {
@@ -2210,6 +2215,17 @@ impl<'a> Cta<'a> {
 
     /// Executes a warp-level instruction for the active threads of a group.
     fn warp_inst(&mut self, w: u32, active: &[usize], inst: &DInst) -> Result<(), Box<Fault>> {
+        if let Exec::Matrix { .. } = &inst.exec {
+            // `.sync.aligned`: the whole warp takes part; lanes wait until every existing,
+            // non-exited lane of the warp has arrived at this instruction.
+            let all = self.live_lanes(w as usize);
+            for &i in active {
+                self.threads[i].sync_mask = all;
+                self.threads[i].state = TState::WarpSync;
+            }
+            self.release_warp_syncs(w as usize)?;
+            return Ok(());
+        }
         let Exec::Warp { op, mask, .. } = &inst.exec else {
             return Ok(());
         };
@@ -2277,7 +2293,11 @@ impl<'a> Cta<'a> {
             else {
                 continue;
             };
-            self.warp_exec(&group, inst);
+            if let Exec::Matrix { .. } = &inst.exec {
+                self.matrix_exec(&group, inst)?;
+            } else {
+                self.warp_exec(&group, inst);
+            }
             for &i in &group {
                 let th = &mut self.threads[i];
                 th.state = TState::Ready;
@@ -2364,6 +2384,119 @@ impl<'a> Cta<'a> {
             }
             self.write(i, *p, pv as u64);
         }
+    }
+
+    /// Executes `ldmatrix`/`stmatrix`/`movmatrix` for the warp's threads `part` (all of its
+    /// live lanes, in lane order). 8x8 matrices of 16-bit elements: lane `l` holds, in each
+    /// 32-bit register, the two elements of row `l / 4`, columns `2 * (l % 4)` and `+ 1`
+    /// (low half first); with `.trans` the fragment is of the transposed matrix. Rows are
+    /// 16 bytes at the address lane `8m + r` provides for row `r` of matrix `m`.
+    #[allow(clippy::needless_range_loop)] // lane and row indices are the point here
+    fn matrix_exec(&mut self, part: &[usize], inst: &DInst) -> Result<(), Box<Fault>> {
+        let Exec::Matrix {
+            op,
+            dsts,
+            srcs,
+            addr,
+        } = &inst.exec
+        else {
+            return Ok(());
+        };
+        let mut by_lane: [Option<usize>; 32] = [None; 32];
+        for &i in part {
+            by_lane[self.threads[i].lane as usize] = Some(i);
+        }
+        let need = |this: &Self, lane: usize| -> Result<usize, Box<Fault>> {
+            by_lane[lane].ok_or_else(|| {
+                let any = part.first().copied().unwrap_or(0);
+                this.fault(
+                    any,
+                    FaultKind::MemberMask,
+                    format!(
+                        "a warp-collective matrix instruction needs lane {lane}, which does not exist or has exited"
+                    ),
+                )
+            })
+        };
+        let half = |w: u32, j: usize| -> u16 { (w >> (16 * j)) as u16 };
+        match *op {
+            MatrixOp::Ld { n, trans } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
+                // rows[m][r]: the 8 half-words of row r of matrix m.
+                let mut rows = [[[0u16; 8]; 8]; 4];
+                for m in 0..n as usize {
+                    for r in 0..8 {
+                        let t = need(self, 8 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mut buf = [0u8; 16];
+                        let mem = self.mem;
+                        self.load(t, sp, at, &mut buf, mem)?;
+                        for c in 0..8 {
+                            rows[m][r][c] = u16::from_le_bytes([buf[2 * c], buf[2 * c + 1]]);
+                        }
+                    }
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (m, d) in dsts.iter().enumerate().take(n as usize) {
+                        let (lo, hi) = if trans {
+                            (rows[m][2 * (l % 4)][l / 4], rows[m][2 * (l % 4) + 1][l / 4])
+                        } else {
+                            (rows[m][l / 4][2 * (l % 4)], rows[m][l / 4][2 * (l % 4) + 1])
+                        };
+                        self.write(i, *d, lo as u64 | (hi as u64) << 16);
+                    }
+                }
+            }
+            MatrixOp::St { n, trans } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "stmatrix"))?;
+                for (m, src) in srcs.iter().enumerate().take(n as usize) {
+                    let mut frag = [0u32; 32];
+                    for l in 0..32 {
+                        let t = need(self, l)?;
+                        frag[l] = self.src(t, *src) as u32;
+                    }
+                    for r in 0..8 {
+                        let mut buf = [0u8; 16];
+                        for c in 0..8 {
+                            let v = if trans {
+                                half(frag[4 * c + r / 2], r % 2)
+                            } else {
+                                half(frag[4 * r + c / 2], c % 2)
+                            };
+                            buf[2 * c..2 * c + 2].copy_from_slice(&v.to_le_bytes());
+                        }
+                        let t = need(self, 8 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        self.store(t, sp, at, &buf, mem)?;
+                    }
+                }
+            }
+            MatrixOp::MovTrans => {
+                let (Some(src), Some(d)) = (srcs.first(), dsts.first()) else {
+                    return Ok(());
+                };
+                let mut frag = [0u32; 32];
+                for l in 0..32 {
+                    let t = need(self, l)?;
+                    frag[l] = self.src(t, *src) as u32;
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    // Element (row, col) of A is in lane 4*row + col/2, half col%2; lane l
+                    // receives A^T[l/4][2(l%4)+j] = A[2(l%4)+j][l/4].
+                    let mut out = 0u32;
+                    for j in 0..2 {
+                        let row = 2 * (l % 4) + j;
+                        let col = l / 4;
+                        out |= (half(frag[4 * row + col / 2], col % 2) as u32) << (16 * j);
+                    }
+                    self.write(i, *d, out as u64);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Threads that have arrived at barrier `id` in its current phase.

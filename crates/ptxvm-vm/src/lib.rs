@@ -3,6 +3,7 @@
 //! the reference interpreter with the PTX machine model ([`exec`]).
 
 pub mod arch;
+pub mod container;
 pub mod device;
 pub mod error;
 pub mod exec;

@@ -159,6 +159,9 @@ struct Region {
 #[derive(Debug)]
 struct State {
     region: Option<Region>,
+    /// Address ranges reserved by the virtual memory management API (`cuMemAddressReserve`):
+    /// base → size. Mappings inside them become allocations.
+    reservations: BTreeMap<u64, u64>,
     allocs: BTreeMap<u64, Alloc>,
     /// Freed records in the order they were freed (trimmed to [`FREED_RECORDS`]).
     freed: std::collections::VecDeque<u64>,
@@ -326,6 +329,7 @@ impl AddressSpace {
         AddressSpace {
             state: RwLock::new(State {
                 region: None,
+                reservations: BTreeMap::new(),
                 allocs: BTreeMap::new(),
                 freed: std::collections::VecDeque::new(),
                 used: 0,
@@ -444,6 +448,135 @@ impl AddressSpace {
             },
         );
         Ok(addr)
+    }
+
+    /// Reserves `size` bytes of device address space aligned to `align` (a power of two), with
+    /// nothing behind them yet (`cuMemAddressReserve`).
+    pub fn reserve(&self, size: u64, align: u64) -> Result<u64, AllocError> {
+        let mut st = self.wr();
+        let align = align.max(page_size()).next_power_of_two();
+        let span = size
+            .checked_add(align)
+            .and_then(|s| s.checked_next_multiple_of(page_size()))
+            .ok_or_else(|| AllocError::Host(format!("cannot reserve {size} bytes")))?;
+        if st.region.is_none() {
+            st.region = Region::new();
+        }
+        let region = st
+            .region
+            .as_mut()
+            .ok_or_else(|| AllocError::Host("no host address space could be reserved".into()))?;
+        let (at, _) = region.place(span).ok_or_else(|| {
+            AllocError::Host(format!("no room to reserve {size} bytes of address space"))
+        })?;
+        let base = at.next_multiple_of(align);
+        st.reservations.insert(base, size);
+        Ok(base)
+    }
+
+    /// Frees a reservation made by [`AddressSpace::reserve`] (nothing may be mapped in it).
+    pub fn unreserve(&self, base: u64, size: u64) -> Result<(), String> {
+        let mut st = self.wr();
+        match st.reservations.get(&base) {
+            Some(&s) if s == size => {}
+            _ => return Err(format!("{base:#x} ({size} bytes) is not a reservation")),
+        }
+        if st.allocs.range(base..base + size).any(|(_, a)| a.live) {
+            return Err(format!(
+                "{base:#x}: memory is still mapped in the reservation"
+            ));
+        }
+        st.reservations.remove(&base);
+        Ok(())
+    }
+
+    /// Maps `size` bytes of the shared-memory object `fd` (from `offset`) at `addr`, inside a
+    /// reservation (`cuMemMap`): the range becomes a device allocation backed by `fd`, so two
+    /// mappings of one object alias as on a GPU.
+    pub fn map_shared(
+        &self,
+        addr: u64,
+        size: u64,
+        fd: i32,
+        offset: u64,
+        what: impl Into<String>,
+    ) -> Result<(), String> {
+        let mut st = self.wr();
+        let end = addr.checked_add(size).ok_or("the range wraps around")?;
+        let inside = st
+            .reservations
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(&b, &s)| end <= b + s);
+        if !inside || !addr.is_multiple_of(page_size()) || !size.is_multiple_of(page_size()) {
+            return Err(format!(
+                "{addr:#x}..{end:#x} is not a page-aligned range inside a reservation"
+            ));
+        }
+        if st.allocs.range(addr..end).any(|(_, a)| a.live)
+            || st
+                .allocs
+                .range(..addr)
+                .next_back()
+                .is_some_and(|(&b, a)| a.live && b + a.size > addr)
+        {
+            return Err(format!("{addr:#x}..{end:#x} is already mapped"));
+        }
+        let off = i64::try_from(offset).map_err(|_| "offset too large")?;
+        // SAFETY: the range lies in a reservation of this address space (PROT_NONE pages we
+        // own); MAP_FIXED replaces exactly those pages with the shared object.
+        let p = unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                size as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd,
+                off,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(format!(
+                "mapping failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        st.used = st.used.saturating_add(size);
+        st.allocs.insert(
+            addr,
+            Alloc {
+                size,
+                kind: AllocKind::Device,
+                live: true,
+                what: what.into(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Unmaps a range mapped by [`AddressSpace::map_shared`]; the pages return to the
+    /// reservation.
+    pub fn unmap_shared(&self, addr: u64, size: u64) -> Result<(), String> {
+        let mut st = self.wr();
+        match st.allocs.get(&addr) {
+            Some(a) if a.live && a.size == size => {}
+            _ => return Err(format!("{addr:#x} ({size} bytes) is not a mapping")),
+        }
+        st.allocs.remove(&addr);
+        st.used = st.used.saturating_sub(size);
+        // SAFETY: the range was a mapping made by `map_shared` inside our reservation; an
+        // anonymous PROT_NONE mapping takes its place again.
+        unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                size as usize,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            );
+        }
+        Ok(())
     }
 
     /// Registers `size` bytes of the program's own host memory at `ptr` (as

@@ -302,6 +302,18 @@ pub enum WarpOp {
     Elect,
 }
 
+/// The warp-collective matrix movements (`.sync.aligned`, the whole warp takes part).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixOp {
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.b16`: N 8x8 matrices of 16-bit elements from
+    /// shared memory; lane `8m+r` gives the address of row `r` of matrix `m`.
+    Ld { n: u8, trans: bool },
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}.b16`: the inverse store.
+    St { n: u8, trans: bool },
+    /// `movmatrix.sync.aligned.m8n8.trans.b16`: transposes an 8x8 fragment across the warp.
+    MovTrans,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShflMode {
     Up,
@@ -657,6 +669,14 @@ pub enum Exec {
         b: Src,
         c: Src,
         mask: Option<Src>,
+    },
+    /// A warp-collective matrix movement: destinations (ldmatrix, movmatrix), sources
+    /// (stmatrix, movmatrix) and, for ld/st, the per-lane row address.
+    Matrix {
+        op: MatrixOp,
+        dsts: Vec<Dst>,
+        srcs: Vec<Src>,
+        addr: Option<(MemSpace, Addr)>,
     },
     /// `bar{.cta}.red` / `barrier{.cta}.red`: a barrier that also reduces a predicate.
     BarRed {
@@ -2477,6 +2497,61 @@ impl Dx<'_> {
                     } else {
                         None
                     },
+                }
+            }
+            "ldmatrix" | "stmatrix" | "movmatrix" if has(".m8n8") && has(".b16") => {
+                let n = if has(".x4") {
+                    4
+                } else if has(".x2") {
+                    2
+                } else {
+                    1
+                };
+                let trans = has(".trans");
+                let regs = |o: &Op| -> Vec<Op> {
+                    match o {
+                        Op::Vector(v) => v.clone(),
+                        other => vec![other.clone()],
+                    }
+                };
+                match inst.opcode {
+                    "ldmatrix" => {
+                        let dsts = regs(op(0)?)
+                            .iter()
+                            .map(|o| self.dst(o))
+                            .collect::<Option<Vec<_>>>()?;
+                        if dsts.len() != n as usize {
+                            return None;
+                        }
+                        Exec::Matrix {
+                            op: MatrixOp::Ld { n, trans },
+                            dsts,
+                            srcs: Vec::new(),
+                            addr: Some((space_of(mods), self.addr(op(1)?)?)),
+                        }
+                    }
+                    "stmatrix" => {
+                        let srcs = regs(op(1)?)
+                            .iter()
+                            .map(|o| self.src(o))
+                            .collect::<Option<Vec<_>>>()?;
+                        if srcs.len() != n as usize {
+                            return None;
+                        }
+                        Exec::Matrix {
+                            op: MatrixOp::St { n, trans },
+                            dsts: Vec::new(),
+                            srcs,
+                            addr: Some((space_of(mods), self.addr(op(0)?)?)),
+                        }
+                    }
+                    _ if trans => Exec::Matrix {
+                        op: MatrixOp::MovTrans,
+                        dsts: vec![self.dst(op(0)?)?],
+                        srcs: vec![self.src(op(1)?)?],
+                        addr: None,
+                    },
+                    _ => return None,
                 }
             }
             "shfl" => {

@@ -13,6 +13,7 @@
 //! `LD_LIBRARY_PATH` (the driver directory first: NVIDIA's runtime, cuda-python, numba-cuda
 //! and CuPy all `dlopen("libcuda.so.1")`), `NUMBA_CUDA_DRIVER` (read by older numba),
 //! `TRITON_LIBCUDA_PATH` (Triton links its launcher against the driver found there),
+//! `TRITON_PTXAS_PATH`/`TRITON_PTXAS_BLACKWELL_PATH` (the `ptxas` drop-in beside the driver),
 //! `CUPY_COMPILE_WITH_PTX=1` and `CUPY_ACCELERATORS=` (CuPy hands the driver PTX instead
 //! of cubins and leaves out its precompiled SASS-only CUB kernels), and the `PTXVM_*`
 //! settings given as options.
@@ -66,11 +67,19 @@ pub fn driver_dir() -> Result<PathBuf, String> {
         let dir = bin.join("ptxvm-driver");
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        for name in ["libcuda.so.1", "libcuda.so"] {
+        let exe_name = exe
+            .file_name()
+            .map(|n| format!("../{}", n.to_string_lossy()));
+        for (name, target) in [
+            ("libcuda.so.1", Some("../libcuda.so".to_string())),
+            ("libcuda.so", Some("../libcuda.so".to_string())),
+            ("ptxas", exe_name),
+        ] {
+            let Some(target) = target else { continue };
             let link = dir.join(name);
-            if std::fs::read_link(&link).ok().as_deref() != Some(Path::new("../libcuda.so")) {
+            if std::fs::read_link(&link).ok().as_deref() != Some(Path::new(&target)) {
                 let _ = std::fs::remove_file(&link);
-                std::os::unix::fs::symlink("../libcuda.so", &link)
+                std::os::unix::fs::symlink(&target, &link)
                     .map_err(|e| format!("cannot create {}: {e}", link.display()))?;
             }
         }
@@ -98,6 +107,8 @@ pub fn environment(dir: &Path, o: &ExecOpts) -> Vec<(String, String)> {
     };
     keep("NUMBA_CUDA_DRIVER", format!("{d}/libcuda.so.1"));
     keep("TRITON_LIBCUDA_PATH", d.clone());
+    keep("TRITON_PTXAS_PATH", format!("{d}/ptxas"));
+    keep("TRITON_PTXAS_BLACKWELL_PATH", format!("{d}/ptxas"));
     keep("CUPY_COMPILE_WITH_PTX", "1".into());
     keep("CUPY_ACCELERATORS", String::new());
     if let Some(a) = &o.arch {

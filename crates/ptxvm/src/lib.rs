@@ -14,6 +14,7 @@ use std::process::ExitCode;
 mod exec;
 mod info;
 pub mod npy;
+pub mod ptxas;
 pub mod run;
 
 #[derive(Parser)]
@@ -62,6 +63,13 @@ enum Cmd {
     Exec(exec::ExecOpts),
     /// Print the directory that holds the driver library (libcuda.so.1).
     DriverPath,
+    /// A drop-in for NVIDIA's ptxas: check PTX and write a ptxvm container (takes ptxas's
+    /// options; the `ptxas` in `ptxvm driver-path`'s directory runs this).
+    Ptxas {
+        /// ptxas's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,9 +80,31 @@ enum Format {
 
 /// Runs the command line (arguments from the process) and returns the exit code.
 pub fn cli_main() -> ExitCode {
+    // Run as `ptxas` (the drop-in's name), or `ptxvm ptxas ...`: ptxas's own option syntax.
+    let args_os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv: Vec<String> = args_os
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let called = argv
+        .first()
+        .map(|a| {
+            Path::new(a)
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
+    if called == "ptxas" {
+        return ptxas::main(&argv[1..]);
+    }
+    if argv.get(1).map(String::as_str) == Some("ptxas") {
+        return ptxas::main(&argv[2..]);
+    }
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    ExitCode::from(cli_with(std::env::args_os(), &mut stdout, &mut stderr))
+    ExitCode::from(cli_with(args_os, &mut stdout, &mut stderr))
 }
 
 /// Runs the command line `args` (the first is the program name) with the given output
@@ -214,6 +244,7 @@ fn run_cmd(cmd: Cmd, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
                 code
             }
         },
+        Cmd::Ptxas { args } => ptxas::run(&args),
         Cmd::DriverPath => match exec::driver_dir() {
             Ok(d) => match emit(stdout, stderr, format!("{}\n", d.display()).as_bytes()) {
                 Ok(()) => 0,
