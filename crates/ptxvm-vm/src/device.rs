@@ -323,8 +323,8 @@ impl Kernel {
 
     /// Registers per thread on a device of the given model: the estimate of
     /// [`crate::pressure`] (the most 32-bit values live at once in the kernel or a function
-    /// it calls), at most the model's 255 per thread, and within `.maxnreg` and what
-    /// `.maxntid`/`.reqntid` leave per thread (ptxas spills to stay within those).
+    /// it calls), within [`register_cap`] (the model's 255 per thread, `.maxnreg`, and what
+    /// the launch bounds leave per thread: ptxas spills to stay within those).
     pub fn regs(&self, model: &GpuModel) -> u32 {
         let fc = &self.module.prog.funcs[self.index as usize];
         let tuning = &self.module.checked.module.funcs[self.index as usize].tuning;
