@@ -346,7 +346,7 @@ pub fn run(
             if grid.stop.load(Ordering::Relaxed) {
                 break;
             }
-            if admit && resident.len() < MAX_RESIDENT {
+            if (admit || resident.is_empty()) && resident.len() < MAX_RESIDENT {
                 let i = pending.take().or_else(|| {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     (i < total).then_some(i)
@@ -365,6 +365,9 @@ pub fn run(
                 }
             }
             let Some((i, mut cta, mut st)) = resident.pop_front() else {
+                if pending.is_some() {
+                    continue;
+                }
                 break;
             };
             match cta.run(mem, &mut st, &mut budget, SLICE) {

@@ -108,3 +108,51 @@ fn front_end_runs_on_its_own_stack() {
         .expect("no stack overflow");
     assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
 }
+
+/// With a launch memory budget that holds one CTA at a time, several host threads still
+/// run every CTA (waiting for each other's memory), and CTAs that spin on each other's
+/// flags time-share a host thread; the launch state leaks no budget.
+#[test]
+fn every_cta_runs_under_a_tight_memory_budget() {
+    let ptx = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    mad.lo.u32 %r3, %r1, 64, %r2;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    add.u32 %r3, %r3, 1;
+    st.global.u32 [%rd3], %r3;
+    ret;
+}
+"#;
+    for threads in [1, 3] {
+        let props = crate::DeviceProps {
+            launch_memory: 30_000,
+            ..crate::DeviceProps::default()
+        };
+        let dev = Device::with_props(props);
+        let m = dev.load_ptx("t.ptx", ptx).unwrap();
+        let out = dev.malloc(40 * 64 * 4).unwrap();
+        let cfg = LaunchConfig {
+            grid: [40, 1, 1],
+            block: [64, 1, 1],
+            threads,
+            ..LaunchConfig::default()
+        };
+        let mut stats = Stats::default();
+        dev.launch(m, "k", &cfg, &[&out.to_le_bytes()], &mut stats)
+            .unwrap();
+        let bytes = dev.read(out, 40 * 64 * 4).unwrap();
+        for (i, c) in bytes.chunks(4).enumerate() {
+            assert_eq!(u32::from_le_bytes(c.try_into().unwrap()), i as u32 + 1);
+        }
+    }
+}
