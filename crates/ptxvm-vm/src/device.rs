@@ -601,6 +601,7 @@ impl Device {
             } else {
                 cfg.threads
             },
+            model: self.props.model,
         };
         exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
     }

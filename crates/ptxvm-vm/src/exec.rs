@@ -56,6 +56,8 @@ pub struct Launch {
     pub local_size: u32,
     /// Host threads running CTAs in parallel (1 = sequential).
     pub threads: usize,
+    /// The emulated GPU (the arithmetic of the matrix instructions).
+    pub model: &'static crate::arch::GpuModel,
 }
 
 /// Counters and device-side output of a launch.
@@ -2108,6 +2110,21 @@ impl<'a> Cta<'a> {
                         let (sp, at) = self.resolve(t, space, a);
                         let mem = self.mem;
                         self.store(t, sp, at, &buf, mem)?;
+                    }
+                }
+            }
+            MatrixOp::Mma(spec) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
                     }
                 }
             }

@@ -312,6 +312,9 @@ pub enum MatrixOp {
     St { n: u8, trans: bool },
     /// `movmatrix.sync.aligned.m8n8.trans.b16`: transposes an 8x8 fragment across the warp.
     MovTrans,
+    /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`
+    /// D's (`crate::ops::tensor`).
+    Mma(crate::ops::tensor::MmaSpec),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2402,6 +2405,28 @@ impl Dx<'_> {
                         addr: None,
                     },
                     _ => return None,
+                }
+            }
+            "mma" => {
+                let regs = |o: &Op| -> Vec<Op> {
+                    match o {
+                        Op::Vector(v) => v.clone(),
+                        other => vec![other.clone()],
+                    }
+                };
+                let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                let spec =
+                    crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
+                Exec::Matrix {
+                    op: MatrixOp::Mma(spec),
+                    dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                    srcs: a
+                        .iter()
+                        .chain(&b)
+                        .chain(&c)
+                        .map(|o| self.src(o))
+                        .collect::<Option<Vec<_>>>()?,
+                    addr: None,
                 }
             }
             "shfl" => {
