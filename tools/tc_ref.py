@@ -284,8 +284,8 @@ def dot(gen, inst, at, bt, ct, d, a, b, c):
     return bits
 
 
-def fma64(a, b, c):
-    """IEEE binary64 fma, round to nearest even, for finite a, b, c given as bits."""
+def fma64(a, b, c, mode="rne"):
+    """IEEE binary64 fma (round to nearest even, or 'rz'), for finite a, b, c given as bits."""
     da, db, dc = decode("f64", a), decode("f64", b), decode("f64", c)
     assert da[0] == db[0] == dc[0] == "num"
     pn = da[1] != db[1]
@@ -294,13 +294,13 @@ def fma64(a, b, c):
     if s == 0:
         neg = pv == 0 and dc[2] == 0 and pn and dc[1]
         return (1 << 63) if neg else 0
-    return encode("f64", s < 0, abs(s), "rne")
+    return encode("f64", s < 0, abs(s), mode)
 
 
-def dot_f64(a, b, c):
+def dot_f64(a, b, c, mode="rne"):
     d = c
     for x, y in zip(a, b):
-        d = fma64(x, y, d)
+        d = fma64(x, y, d, mode)
     return d
 
 
@@ -795,12 +795,174 @@ def write_runtest(outdir, name, arch, target, shape, d, at, bt, ct, extra, alay,
         f.write("\n".join(lines) + "\n")
 
 
+# wmma run tests: layout-independent (A, B, C in memory -> D in memory).
+# (file, arch, target, shape, d, a, b, c, alayout, blayout, clayout, dlayout, strides (a,b,c,d or
+#  None = default), extra, gen)
+WMMA_TESTS = [
+    ("wmma_m16n16k16_f16_f32_sm80", "sm_80", "sm_70", (16, 16, 16), "f32", "f16", "f16", "f32",
+     "row", "col", "row", "row", None, "", "ampere"),
+    ("wmma_m16n16k16_f16_f32_sm70", "sm_70", "sm_70", (16, 16, 16), "f32", "f16", "f16", "f32",
+     "row", "col", "row", "row", None, "", "volta"),
+    ("wmma_m16n16k16_f16_f16_sm90", "sm_90a", "sm_70", (16, 16, 16), "f16", "f16", "f16", "f16",
+     "col", "row", "col", "row", (32, 48, 24, 40), "", "hopper"),
+    ("wmma_m32n8k16_f16_f32_strided_sm86", "sm_86", "sm_70", (32, 8, 16), "f32", "f16", "f16", "f32",
+     "row", "row", "col", "col", (32, 16, 40, 48), "", "ampere"),
+    ("wmma_m8n32k16_bf16_sm89", "sm_89", "sm_80", (8, 32, 16), "f32", "bf16", "bf16", "f32",
+     "col", "col", "row", "col", None, "", "ada"),
+    ("wmma_m16n16k8_tf32_sm100", "sm_100a", "sm_80", (16, 16, 8), "f32", "tf32", "tf32", "f32",
+     "row", "col", "row", "row", None, "", "blackwell"),
+    ("wmma_m8n8k4_f64_rz", "sm_80", "sm_80", (8, 8, 4), "f64", "f64", "f64", "f64",
+     "row", "col", "row", "row", None, ".rz", None),
+    ("wmma_m16n16k16_s8_satfinite", "sm_80", "sm_72", (16, 16, 16), "s32", "s8", "s8", "s32",
+     "row", "col", "row", "row", None, ".satfinite", None),
+    ("wmma_m32n8k16_u8", "sm_75", "sm_72", (32, 8, 16), "s32", "u8", "u8", "s32",
+     "col", "row", "row", "col", None, "", None),
+    ("wmma_m8n8k32_s4", "sm_75", "sm_75", (8, 8, 32), "s32", "s4", "s4", "s32",
+     "row", "col", "row", "row", None, "", None),
+    ("wmma_m8n8k128_b1_xor", "sm_80", "sm_75", (8, 8, 128), "s32", "b1", "b1", "s32",
+     "row", "col", "row", "row", None, ".xor.popc", None),
+]
+
+def wmma_regs(shape, t, mat):
+    m, n, k = shape
+    elems = {"a": m * k, "b": k * n, "c": m * n}[mat] // 32
+    if t == "f16" and mat in ("a", "b"):
+        return 8
+    bits = ELEM_BITS[t]
+    return max(1, elems * bits // reg_bits(t))
+
+
+def cmd_wmmatests(outdir):
+    for (name, arch, target, shape, d, at, bt, ct, al, bl, cl, dl, strides, extra, gen) in WMMA_TESTS:
+        rng = SplitMix64(seed_of(name))
+        m, n, k = shape
+        center = rng.next()
+
+        def rnd(t, ref=None):
+            v = rand_elem(rng, t, True)
+            return v if v is not None else gen_bits(t, rng.next(), 1, center, ref)
+        A = [[rnd(at) for _ in range(k)] for _ in range(m)]
+        B = [[rnd(bt) for _ in range(n)] for _ in range(k)]
+        C = [[rnd(ct, at) for _ in range(n)] for _ in range(m)]
+        D = [[0] * n for _ in range(m)]
+        for r in range(m):
+            for c in range(n):
+                bcol = [B[x][c] for x in range(k)]
+                cv = C[r][c]
+                if at == "f64":
+                    D[r][c] = dot_f64(A[r], bcol, cv, "rz" if extra == ".rz" else "rne")
+                elif at in ("s8", "u8", "s4", "u4"):
+                    sv = cv - (1 << 32) if cv >> 31 else cv
+                    D[r][c] = dot_int(at, bt, A[r], bcol, sv, "satfinite" in extra)
+                elif at == "b1":
+                    sv = cv - (1 << 32) if cv >> 31 else cv
+                    D[r][c] = dot_b1("and" if ".and" in extra else "xor", A[r], bcol, sv)
+                else:
+                    D[r][c] = dot(gen, "mma", at, bt, ct, d, A[r], bcol, cv)
+        defaults = {"a": (k if al == "row" else m), "b": (n if bl == "row" else k),
+                    "c": (n if cl == "row" else m), "d": (n if dl == "row" else m)}
+        st = dict(zip("abcd", strides)) if strides else defaults
+
+        def lay(mat, t, rows, cols, layout, stride):
+            """Memory image (elements) of a rows x cols matrix, with `stride` elements between
+            consecutive rows (row-major) or columns (column-major)."""
+            lead = rows if layout == "row" else cols
+            size = stride * (lead - 1) + (cols if layout == "row" else rows)
+            img = [0] * size
+            for r in range(rows):
+                for c in range(cols):
+                    idx = r * stride + c if layout == "row" else c * stride + r
+                    img[idx] = mat[r][c]
+            return img
+
+        imgs = {
+            "a": (at, lay(A, at, m, k, al, st["a"])),
+            "b": (bt, lay(B, bt, k, n, bl, st["b"])),
+            "c": (ct, lay(C, ct, m, n, cl, st["c"])),
+            "d": (d, lay(D, d, m, n, dl, st["d"])),
+        }
+
+        def words(t, img):
+            """Element image -> u32/u64 words (sub-byte elements packed low bits first)."""
+            bits = ELEM_BITS[t]
+            wb = 64 if bits == 64 else 32
+            per = wb // bits
+            out = []
+            for i in range(0, len(img), per):
+                v = 0
+                for j, x in enumerate(img[i:i + per]):
+                    v |= (x & ((1 << bits) - 1)) << (j * bits)
+                out.append(v)
+            while len(out) % 8:
+                out.append(0)
+            return out
+
+        na, nb = wmma_regs(shape, at, "a"), wmma_regs(shape, bt, "b")
+        nc, nd = wmma_regs(shape, ct, "c"), wmma_regs(shape, d, "c")
+        lines = []
+        lines.append(f"// wmma.load (A {al}, B {bl}, C {cl}), wmma.mma and wmma.store (D {dl}) of a")
+        lines.append(f"// m{m}n{n}k{k} {at} x {bt} + {ct} -> {d} tile on {arch}" +
+                     (f", strides {strides}" if strides else ", default strides") + ".")
+        lines.append("// Layout-independent: the fragments never leave the registers. Expected D from")
+        lines.append("// tools/tc_ref.py (exact-rational reference of " +
+                     ({None: "exact integer / IEEE fma arithmetic"}.get(gen, f"the {gen} tensor-core model") if at != "f64" else "sequential fma, " + ("round toward zero" if extra == ".rz" else "round to nearest")) + ").")
+        lines.append(f"// run: --grid 1 --block 32 --arch {arch}")
+        dtn = lambda t: "u64" if reg_bits(t) == 64 else "u32"
+        for key in "abc":
+            t, img = imgs[key]
+            wv = words(t, img)
+            lines.append(f"// arg: {dtn(t)}[{len(wv)}] = [" + ", ".join(hex(x) for x in wv) + "]")
+        t, img = imgs["d"]
+        wv = words(t, img)
+        lines.append(f"// arg: zeros:{dtn(t)}:{len(wv)}")
+        for i in range(0, len(wv), 16):
+            chunk = wv[i:i + 16]
+            lines.append(f"// expect arg3[{i}..{i + len(chunk)}]: {dtn(t)} [" + ", ".join(hex(x) for x in chunk) + "]")
+        lines.append(".version 8.0")
+        lines.append(f".target {target}")
+        lines.append(".address_size 64")
+        lines.append("")
+        lines.append(".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)")
+        lines.append("{")
+        rt = lambda t: {"f32": ".f32", "f64": ".f64", "s32": ".s32"}.get(t, ".b32")
+        lines.append(f"\t.reg {rt(at) if at == 'f64' else '.b32'} %a<{na}>;")
+        lines.append(f"\t.reg {rt(bt) if bt == 'f64' else '.b32'} %b<{nb}>;")
+        lines.append(f"\t.reg {rt(ct)} %c<{nc}>;")
+        lines.append(f"\t.reg {rt(d)} %d<{nd}>;")
+        lines.append("\t.reg .b64 %rd<8>;")
+        for i, p in enumerate(("pa", "pb", "pc", "pd")):
+            lines.append(f"\tld.param.u64 %rd{i + 1}, [{p}];")
+            lines.append(f"\tcvta.to.global.u64 %rd{i + 1}, %rd{i + 1};")
+        vec = lambda r, c: "{" + ", ".join(f"%{r}{j}" for j in range(c)) + "}"
+        sh = f".m{m}n{n}k{k}"
+        sarg = lambda key: f", {st[key]}" if strides else ""
+        lines.append(f"\twmma.load.a.sync.aligned.{al}{sh}.global.{at} {vec('a', na)}, [%rd1]{sarg('a')};")
+        lines.append(f"\twmma.load.b.sync.aligned.{bl}{sh}.global.{bt} {vec('b', nb)}, [%rd2]{sarg('b')};")
+        lines.append(f"\twmma.load.c.sync.aligned.{cl}{sh}.global.{ct} {vec('c', nc)}, [%rd3]{sarg('c')};")
+        if at == "f16":
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{ct}"
+        elif at == "b1":
+            mma = f"wmma.mma{extra}.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}"
+        elif at == "f64":
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}{extra}.{d}.{at}.{bt}.{ct}"
+        else:
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}{extra}"
+        lines.append(f"\t{mma} {vec('d', nd)}, {vec('a', na)}, {vec('b', nb)}, {vec('c', nc)};")
+        lines.append(f"\twmma.store.d.sync.aligned.{dl}{sh}.global.{d} [%rd4], {vec('d', nd)}{sarg('d')};")
+        lines.append("\tret;")
+        lines.append("}")
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(WMMA_TESTS)} wmma run tests -> {outdir}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "vectors":
         cmd_vectors(sys.argv[2] if len(sys.argv) > 2 else "crates/ptxvm-fp/tests/data/tc_ref.txt")
     elif what == "runtests":
         cmd_runtests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_wmmatests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
     else:
         print(__doc__)
         sys.exit(2)

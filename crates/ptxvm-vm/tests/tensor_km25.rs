@@ -9,7 +9,8 @@
 //! `m16n8k8`, which the model gives the same arithmetic on the same GPU; V100's as the
 //! `m8n8k4` that its wmma is made of; fp8 as the recorded `m16n8k32`. The H100/H200 fp8 → f32
 //! recordings come from `wgmma` (not `mma.sync`) and are checked at the function level only
-//! (`ptxvm-fp/tests/tensor_km25.rs`).
+//! (`ptxvm-fp/tests/tensor_km25.rs`). A second test runs the f16/bf16/tf32 recordings through
+//! `wmma.load`/`wmma.mma`/`wmma.store`, the instruction sequence that recorded them.
 
 use ptxvm_vm::{Device, DeviceProps, LaunchConfig, Stats};
 use std::path::PathBuf;
@@ -372,5 +373,196 @@ fn recorded_hardware_through_mma_sync() {
         }
     }
     assert_eq!(total, 44 * N, "44 datasets run through mma.sync");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The f16/bf16/tf32 recordings were made with `wmma::mma_sync` (m16n16k16, tf32 m16n16k8;
+/// A row-major, B column-major, C and D column-major, as in the recording harness): run them
+/// through the same `wmma.load`/`wmma.mma`/`wmma.store` sequence, 16 vectors per warp on the
+/// diagonal of D.
+#[test]
+fn recorded_hardware_through_wmma() {
+    let manifest = String::from_utf8(read("MANIFEST")).unwrap();
+    let mut total = 0usize;
+    let mut failures = Vec::new();
+    for line in manifest
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let [gpu, ty, k, inputs, cfile, dfile, outfmt] = f[..] else {
+            panic!("{line}")
+        };
+        if matches!(ty, "e4m3" | "e5m2") {
+            continue; // recorded with mma.sync / wgmma
+        }
+        let d16 = outfmt == "f16";
+        let kdata: usize = k.parse().unwrap();
+        let (ptype, kk, esize) = match ty {
+            "fp16" => ("f16", 16, 2),
+            "bf16" => ("bf16", 16, 2),
+            "tf32" => ("tf32", 8, 4),
+            t => panic!("{t}"),
+        };
+        let raw = read(inputs);
+        let elem = |r: usize, which: usize, i: usize| -> u32 {
+            let at = (r * 2 * kdata + which * kdata + i) * esize;
+            let b = &raw[at..at + esize];
+            if esize == 4 {
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            } else {
+                u16::from_le_bytes([b[0], b[1]]) as u32
+            }
+        };
+        let c32: Vec<u32> = read(cfile)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let d: Vec<u32> = if d16 {
+            read(dfile)
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
+                .collect()
+        } else {
+            read(dfile)
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let warps = N.div_ceil(16);
+        // Memory images, one 16 x kk A (row-major), kk x 16 B (column-major) and 16 x 16 C
+        // (column-major) per warp.
+        let (asz, bsz, csz) = (16 * kk, kk * 16, 256);
+        let mut a = vec![0u32; warps * asz];
+        let mut b = vec![0u32; warps * bsz];
+        let mut c = vec![0u32; warps * csz];
+        for (r, &cr) in c32.iter().enumerate().take(N) {
+            let (w, i) = (r / 16, r % 16);
+            for x in 0..kdata {
+                a[w * asz + i * kk + x] = elem(r, 0, x);
+                b[w * bsz + i * kk + x] = elem(r, 1, x);
+            }
+            c[w * csz + i * 16 + i] = if d16 {
+                ptxvm_fp::convert::cvt_f32_to_f16(
+                    f32::from_bits(cr),
+                    ptxvm_fp::Rnd::Rn,
+                    false,
+                    false,
+                    false,
+                    false,
+                ) as u32
+            } else {
+                cr
+            };
+        }
+        let bytes = |v: &[u32], w: usize| -> Vec<u8> {
+            v.iter()
+                .flat_map(|x| x.to_le_bytes().into_iter().take(w))
+                .collect()
+        };
+        let (in_w, acc_w) = (esize, if d16 { 2 } else { 4 });
+        let (ab, bb, cb) = (bytes(&a, in_w), bytes(&b, in_w), bytes(&c, acc_w));
+        let (na, nc) = match (ptype, d16) {
+            ("f16", _) => (8, if d16 { 4 } else { 8 }),
+            _ => (4, 8),
+        };
+        let acc = if d16 { "f16" } else { "f32" };
+        let creg = if d16 { ".b32" } else { ".f32" };
+        let vec = |p: &str, n: usize| {
+            format!(
+                "{{{}}}",
+                (0..n)
+                    .map(|j| format!("%{p}{j}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let mma = if ptype == "f16" {
+            format!("wmma.mma.sync.aligned.row.col.m16n16k16.{acc}.{acc}")
+        } else {
+            format!("wmma.mma.sync.aligned.row.col.m16n16k{kk}.f32.{ptype}.{ptype}.f32")
+        };
+        let ptx = format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n\
+             .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
+             \t.reg .b32 %a<{na}>;\n\t.reg .b32 %b<{na}>;\n\t.reg {creg} %c<{nc}>;\n\t.reg {creg} %d<{nc}>;\n\
+             \t.reg .b32 %r<4>;\n\t.reg .b64 %rd<12>;\n\tmov.u32 %r1, %ctaid.x;\n\
+             \tld.param.u64 %rd1, [pa];\n\tmul.wide.u32 %rd5, %r1, {ab_stride};\n\tadd.u64 %rd1, %rd1, %rd5;\n\
+             \tld.param.u64 %rd2, [pb];\n\tadd.u64 %rd2, %rd2, %rd5;\n\
+             \tld.param.u64 %rd3, [pc];\n\tmul.wide.u32 %rd6, %r1, {c_stride};\n\tadd.u64 %rd3, %rd3, %rd6;\n\
+             \tld.param.u64 %rd4, [pd];\n\tadd.u64 %rd4, %rd4, %rd6;\n\
+             \twmma.load.a.sync.aligned.row.m16n16k{kk}.global.{ptype} {va}, [%rd1];\n\
+             \twmma.load.b.sync.aligned.col.m16n16k{kk}.global.{ptype} {vb}, [%rd2];\n\
+             \twmma.load.c.sync.aligned.col.m16n16k{kk}.global.{acc} {vc}, [%rd3];\n\
+             \t{mma} {vd}, {va}, {vb}, {vc};\n\
+             \twmma.store.d.sync.aligned.col.m16n16k{kk}.global.{acc} [%rd4], {vd};\n\tret;\n}}\n",
+            target = if ptype == "f16" { "sm_70" } else { "sm_80" },
+            ab_stride = asz * in_w,
+            c_stride = csz * acc_w,
+            va = vec("a", na),
+            vb = vec("b", na),
+            vc = vec("c", nc),
+            vd = vec("d", nc),
+        );
+        let fm = form(gpu, ty);
+        let model = ptxvm_vm::arch::model(fm.arch).unwrap();
+        let dev = Device::with_props(DeviceProps::for_model(model));
+        let m = dev
+            .load_ptx("km25_wmma.ptx", &ptx)
+            .unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+        let up = |v: &[u8]| -> u64 {
+            let p = dev.malloc(v.len() as u64).unwrap();
+            dev.write(p, v).unwrap();
+            p
+        };
+        let (pa, pb, pc) = (up(&ab), up(&bb), up(&cb));
+        let pd = dev.malloc(cb.len() as u64).unwrap();
+        let cfg = LaunchConfig {
+            grid: [warps as u32, 1, 1],
+            block: [32, 1, 1],
+            ..LaunchConfig::default()
+        };
+        let mut stats = Stats::default();
+        dev.launch(
+            m,
+            "k",
+            &cfg,
+            &[
+                &pa.to_le_bytes(),
+                &pb.to_le_bytes(),
+                &pc.to_le_bytes(),
+                &pd.to_le_bytes(),
+            ],
+            &mut stats,
+        )
+        .unwrap_or_else(|e| panic!("{gpu} {ty}: {e}"));
+        let out = dev.read(pd, cb.len() as u64).unwrap();
+        let mut bad = Vec::new();
+        for (r, &want) in d.iter().enumerate() {
+            let (w, i) = (r / 16, r % 16);
+            let at = (w * csz + i * 16 + i) * acc_w;
+            let got = if d16 {
+                u16::from_le_bytes([out[at], out[at + 1]]) as u32
+            } else {
+                u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]])
+            };
+            if got != want {
+                bad.push((r, got, want));
+            }
+        }
+        total += N;
+        eprintln!(
+            "{gpu:5} {ty:5} -> {outfmt}: {}/{N} through `{mma}` on {}",
+            N - bad.len(),
+            fm.arch
+        );
+        if let Some(&(r, got, want)) = bad.first() {
+            failures.push(format!(
+                "{gpu} {ty} -> {outfmt}: {} mismatches, first #{r}: got {got:08x}, recorded {want:08x}",
+                bad.len()
+            ));
+        }
+    }
+    assert_eq!(total, 30 * N, "30 f16/bf16/tf32 datasets run through wmma");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -555,3 +555,434 @@ fn element(s: &MmaSpec, model: &GpuModel, a: &[u64], b: &[u64], c: u64) -> u64 {
         _ => 0,
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// wmma (§9.7.14.4). The ISA leaves the fragment contents unspecified ("Matrix Fragments for
+// WMMA"); ptxvm's choice, consistent between wmma.load, wmma.mma and wmma.store: the tile is
+// numbered row-major (A: M x K, B: K x N, C/D: M x N) and lane `l` holds elements
+// `l * need .. l * need + need` (`need` = tile elements / 32) in its fragment slots
+// `0 .. need`, lowest first; fragments with more slots than that (f16 A/B) repeat them
+// (slot `j` holds element `l * need + j % need`). Element-wise code on fragments (scaling,
+// `fill_fragment`) is therefore layout-independent, as the CUDA API requires.
+
+/// Which matrix a `wmma.load`/`wmma.store` moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WmmaMat {
+    A,
+    B,
+    /// C (load) or D (store).
+    C,
+}
+
+/// The element type of a wmma fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WmmaElem {
+    Mul(Elem),
+    Acc(Acc),
+}
+
+impl WmmaElem {
+    fn bits(self) -> u32 {
+        match self {
+            WmmaElem::Mul(e) => e.bits(),
+            WmmaElem::Acc(Acc::F16) => 16,
+            WmmaElem::Acc(Acc::F64) => 64,
+            WmmaElem::Acc(_) => 32,
+        }
+    }
+    /// Bits of one fragment register.
+    fn reg_bits(self) -> u32 {
+        if self.bits() == 64 { 64 } else { 32 }
+    }
+}
+
+/// A decoded `wmma.load` / `wmma.store`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WmmaMove {
+    pub mat: WmmaMat,
+    pub m: u8,
+    pub n: u8,
+    pub k: u16,
+    pub elem: WmmaElem,
+    /// Row-major in memory.
+    pub row: bool,
+    /// Fragment registers.
+    pub regs: u8,
+    /// The stride operand is given (`srcs` of the instruction: [stride] for loads,
+    /// [regs..., stride] for stores).
+    pub has_stride: bool,
+}
+
+fn shape_of(mods: &[&str]) -> Option<(u8, u8, u16)> {
+    mods.iter().find_map(|m| {
+        let s = m.strip_prefix(".m")?;
+        let (m_, rest) = s.split_once('n')?;
+        let (n_, k_) = rest.split_once('k')?;
+        Some((
+            m_.parse::<u8>().ok()?,
+            n_.parse::<u8>().ok()?,
+            k_.parse::<u16>().ok()?,
+        ))
+    })
+}
+
+impl WmmaMove {
+    pub fn parse(mods: &[&str], regs: usize, has_stride: bool) -> Option<WmmaMove> {
+        let has = |m: &str| mods.contains(&m);
+        let (m, n, k) = shape_of(mods)?;
+        let mat = if has(".a") {
+            WmmaMat::A
+        } else if has(".b") {
+            WmmaMat::B
+        } else if has(".c") || has(".d") {
+            WmmaMat::C
+        } else {
+            return None;
+        };
+        let ty = mods
+            .iter()
+            .rev()
+            .find(|m| elem_of(m).is_some() || acc_of(m).is_some())?;
+        let elem = match mat {
+            WmmaMat::C => WmmaElem::Acc(acc_of(ty)?),
+            _ => WmmaElem::Mul(elem_of(ty)?),
+        };
+        let mv = WmmaMove {
+            mat,
+            m,
+            n,
+            k,
+            elem,
+            row: has(".row"),
+            regs: regs as u8,
+            has_stride,
+        };
+        let cap = regs * (mv.elem.reg_bits() / mv.elem.bits()) as usize;
+        (mv.need() >= 1 && cap >= mv.need() && cap.is_multiple_of(mv.need())).then_some(mv)
+    }
+
+    /// (rows, columns) of the tile.
+    fn dims(&self) -> (usize, usize) {
+        let (m, n, k) = (self.m as usize, self.n as usize, self.k as usize);
+        match self.mat {
+            WmmaMat::A => (m, k),
+            WmmaMat::B => (k, n),
+            WmmaMat::C => (m, n),
+        }
+    }
+
+    /// Elements per lane (the canonical slots).
+    pub fn need(&self) -> usize {
+        let (r, c) = self.dims();
+        r * c / 32
+    }
+
+    /// Fragment slots per lane.
+    pub fn slots(&self) -> usize {
+        self.regs as usize * (self.elem.reg_bits() / self.elem.bits()) as usize
+    }
+
+    /// The default stride: the leading dimension.
+    pub fn default_stride(&self) -> u64 {
+        let (r, c) = self.dims();
+        if self.row { c as u64 } else { r as u64 }
+    }
+
+    /// The fragment size in bytes (the alignment of the base address and of each row or
+    /// column, "Matrix Storage for WMMA").
+    pub fn frag_bytes(&self) -> u64 {
+        self.regs as u64 * self.elem.reg_bits() as u64 / 8
+    }
+
+    /// Bytes a memory access of one element covers.
+    pub fn elem_bytes(&self) -> usize {
+        self.elem.bits().div_ceil(8) as usize
+    }
+
+    /// "Matrix Storage for WMMA": the base address and the start of every row (column) must
+    /// be multiples of the fragment size.
+    pub fn check_align(&self, base: u64, stride: u64) -> Result<(), String> {
+        let fb = self.frag_bytes();
+        let row_bytes = stride * self.elem.bits() as u64 / 8;
+        if base.is_multiple_of(fb) && row_bytes.is_multiple_of(fb) {
+            Ok(())
+        } else {
+            Err(format!(
+                "address {base:#x} and stride {stride} must be multiples of the fragment size ({fb} bytes; Matrix Storage for WMMA)"
+            ))
+        }
+    }
+
+    /// Where slot `j` of `lane` lives relative to the base address: (byte offset, bit
+    /// offset within the loaded word, element bits).
+    pub fn locate(&self, lane: usize, j: usize, stride: u64) -> (u64, u32, u32) {
+        let need = self.need();
+        let e = lane * need + j % need;
+        let (_, cols) = self.dims();
+        let (r, c) = ((e / cols) as u64, (e % cols) as u64);
+        let idx = if self.row {
+            r * stride + c
+        } else {
+            c * stride + r
+        };
+        let bits = self.elem.bits();
+        let bit = idx * bits as u64;
+        (bit / 8, (bit % 8) as u32, bits)
+    }
+
+    /// Puts element value `v` into slot `j` of a register vector.
+    pub fn put(&self, regs: &mut [u64], j: usize, v: u64) {
+        let per = (self.elem.reg_bits() / self.elem.bits()) as usize;
+        let w = self.elem.bits();
+        let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        if let Some(r) = regs.get_mut(j / per) {
+            let sh = (j % per) as u32 * w;
+            *r = (*r & !(mask << sh)) | ((v & mask) << sh);
+        }
+    }
+
+    /// Element value of slot `j`.
+    pub fn get(&self, regs: &[u64], j: usize) -> u64 {
+        let per = (self.elem.reg_bits() / self.elem.bits()) as usize;
+        let w = self.elem.bits();
+        let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        regs.get(j / per)
+            .map_or(0, |r| (r >> ((j % per) as u32 * w)) & mask)
+    }
+}
+
+/// A decoded `wmma.mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WmmaMma {
+    pub m: u8,
+    pub n: u8,
+    pub k: u16,
+    pub a: Elem,
+    pub b: Elem,
+    pub c: Acc,
+    pub d: Acc,
+    pub satfinite: bool,
+    pub bop: BitOp,
+    pub rnd: ptxvm_fp::Rnd,
+    pub na: u8,
+    pub nb: u8,
+    pub nc: u8,
+    pub nd: u8,
+}
+
+impl WmmaMma {
+    pub fn parse(mods: &[&str], na: usize, nb: usize, nc: usize, nd: usize) -> Option<WmmaMma> {
+        let has = |m: &str| mods.contains(&m);
+        let (m, n, k) = shape_of(mods)?;
+        let types: Vec<&str> = mods
+            .iter()
+            .copied()
+            .filter(|m| elem_of(m).is_some() || acc_of(m).is_some())
+            .collect();
+        let (d, a, b, c) = match types[..] {
+            // f16 forms name only D and C.
+            [d, c] => (
+                acc_of(d)?,
+                Elem::Float(TcType::F16),
+                Elem::Float(TcType::F16),
+                acc_of(c)?,
+            ),
+            [d, a, b, c] => (acc_of(d)?, elem_of(a)?, elem_of(b)?, acc_of(c)?),
+            _ => return None,
+        };
+        let rnd = if has(".rz") {
+            ptxvm_fp::Rnd::Rz
+        } else if has(".rm") {
+            ptxvm_fp::Rnd::Rm
+        } else if has(".rp") {
+            ptxvm_fp::Rnd::Rp
+        } else {
+            ptxvm_fp::Rnd::Rn
+        };
+        let w = WmmaMma {
+            m,
+            n,
+            k,
+            a,
+            b,
+            c,
+            d,
+            satfinite: has(".satfinite"),
+            bop: if has(".and") { BitOp::And } else { BitOp::Xor },
+            rnd,
+            na: na as u8,
+            nb: nb as u8,
+            nc: nc as u8,
+            nd: nd as u8,
+        };
+        let ok = w.mv(WmmaMat::A).is_some()
+            && w.mv(WmmaMat::B).is_some()
+            && w.acc_mv(c, w.nc).is_some()
+            && w.acc_mv(d, w.nd).is_some();
+        ok.then_some(w)
+    }
+
+    fn mv(&self, mat: WmmaMat) -> Option<WmmaMove> {
+        let (e, regs) = match mat {
+            WmmaMat::A => (self.a, self.na),
+            _ => (self.b, self.nb),
+        };
+        let mods = [
+            format!(".m{}n{}k{}", self.m, self.n, self.k),
+            if mat == WmmaMat::A { ".a" } else { ".b" }.to_string(),
+        ];
+        let mut v = WmmaMove::parse(
+            &[mods[0].as_str(), mods[1].as_str(), ".row", elem_name(e)],
+            regs as usize,
+            false,
+        )?;
+        v.elem = WmmaElem::Mul(e);
+        Some(v)
+    }
+
+    fn acc_mv(&self, a: Acc, regs: u8) -> Option<WmmaMove> {
+        let shape = format!(".m{}n{}k{}", self.m, self.n, self.k);
+        WmmaMove::parse(
+            &[shape.as_str(), ".c", ".row", acc_name(a)],
+            regs as usize,
+            false,
+        )
+    }
+
+    /// The instruction's name for messages.
+    pub fn name(&self) -> String {
+        format!(
+            "wmma.mma.sync.aligned.m{}n{}k{}.{}.{}.{}.{}",
+            self.m,
+            self.n,
+            self.k,
+            &acc_name(self.d)[1..],
+            &elem_name(self.a)[1..],
+            &elem_name(self.b)[1..],
+            &acc_name(self.c)[1..]
+        )
+    }
+}
+
+fn elem_name(e: Elem) -> &'static str {
+    match e {
+        Elem::Float(TcType::F16) => ".f16",
+        Elem::Float(TcType::Bf16) => ".bf16",
+        Elem::Float(TcType::Tf32) => ".tf32",
+        Elem::Float(TcType::E4m3) => ".e4m3",
+        Elem::Float(TcType::E5m2) => ".e5m2",
+        Elem::Float(TcType::E3m2) => ".e3m2",
+        Elem::Float(TcType::E2m3) => ".e2m3",
+        Elem::Float(TcType::E2m1) => ".e2m1",
+        Elem::F64 => ".f64",
+        Elem::Int(IntType::S8) => ".s8",
+        Elem::Int(IntType::U8) => ".u8",
+        Elem::Int(IntType::S4) => ".s4",
+        Elem::Int(IntType::U4) => ".u4",
+        Elem::B1 => ".b1",
+    }
+}
+
+fn acc_name(a: Acc) -> &'static str {
+    match a {
+        Acc::F16 => ".f16",
+        Acc::F32 => ".f32",
+        Acc::F64 => ".f64",
+        Acc::S32 => ".s32",
+    }
+}
+
+/// Executes one `wmma.mma` for a whole warp: `srcs[lane]` = the lane's A, B, C registers;
+/// returns each lane's D registers. The arithmetic is that of `mma` on the device's
+/// generation with the wmma's K (Volta: blocks of 4, i.e. its chain of HMMA.884).
+pub fn wmma_mma(
+    w: &WmmaMma,
+    model: &GpuModel,
+    srcs: &[Vec<u64>; 32],
+) -> Result<[Vec<u64>; 32], String> {
+    let need = match (w.a, w.m, w.n, w.k) {
+        (Elem::Float(TcType::F16), ..) => 70,
+        (Elem::Int(IntType::S8 | IntType::U8), ..) => 72,
+        (Elem::Int(_) | Elem::B1, ..) => 75,
+        _ => 80,
+    };
+    if model.sm() < need {
+        return Err(format!(
+            "`{}` needs sm_{need}; the device model is {} ({})",
+            w.name(),
+            model.arch,
+            model.board
+        ));
+    }
+    let bad = || format!("`{}`: inconsistent fragment", w.name());
+    let (fa, fb) = (
+        w.mv(WmmaMat::A).ok_or_else(bad)?,
+        w.mv(WmmaMat::B).ok_or_else(bad)?,
+    );
+    let fc = w.acc_mv(w.c, w.nc).ok_or_else(bad)?;
+    let fd = w.acc_mv(w.d, w.nd).ok_or_else(bad)?;
+    let (m, n, k) = (w.m as usize, w.n as usize, w.k as usize);
+    let mut a = vec![0u64; m * k];
+    let mut b = vec![0u64; k * n];
+    let mut c = vec![0u64; m * n];
+    let (na, nb) = (w.na as usize, w.nb as usize);
+    for (lane, regs) in srcs.iter().enumerate() {
+        let (ra, rest) = regs.split_at(na.min(regs.len()));
+        let (rb, rc) = rest.split_at(nb.min(rest.len()));
+        for (f, r, dst) in [(&fa, ra, &mut a), (&fb, rb, &mut b), (&fc, rc, &mut c)] {
+            let need = f.need();
+            for j in 0..need {
+                if let Some(x) = dst.get_mut(lane * need + j) {
+                    *x = f.get(r, j);
+                }
+            }
+        }
+    }
+    // B as columns.
+    let mut bt = vec![0u64; k * n];
+    for r in 0..k {
+        for col in 0..n {
+            bt[col * k + r] = b[r * n + col];
+        }
+    }
+    let spec = MmaSpec {
+        m: w.m,
+        n: w.n,
+        k: w.k,
+        a: w.a,
+        b: w.b,
+        c: w.c,
+        d: w.d,
+        a_row: true,
+        b_col: true,
+        satfinite: w.satfinite,
+        bop: w.bop,
+        f8f6f4: false,
+        na: w.na,
+        nb: w.nb,
+        nc: w.nc,
+        nd: w.nd,
+    };
+    let mut d = vec![0u64; m * n];
+    for r in 0..m {
+        for col in 0..n {
+            let arow = &a[r * k..(r + 1) * k];
+            let bcol = &bt[col * k..(col + 1) * k];
+            d[r * n + col] = if w.a == Elem::F64 {
+                let af: Vec<f64> = arow.iter().map(|&x| f64::from_bits(x)).collect();
+                let bf: Vec<f64> = bcol.iter().map(|&x| f64::from_bits(x)).collect();
+                tc::dot_f64(&af, &bf, f64::from_bits(c[r * n + col]), w.rnd).to_bits()
+            } else {
+                element(&spec, model, arow, bcol, c[r * n + col])
+            };
+        }
+    }
+    let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; w.nd as usize]);
+    let need = fd.need();
+    for (lane, regs) in out.iter_mut().enumerate() {
+        for j in 0..fd.slots() {
+            fd.put(regs, j, d.get(lane * need + j % need).copied().unwrap_or(0));
+        }
+    }
+    Ok(out)
+}
