@@ -699,16 +699,21 @@ impl WmmaMove {
         self.elem.bits().div_ceil(8) as usize
     }
 
-    /// "Matrix Storage for WMMA": the base address and the start of every row (column) must
-    /// be multiples of the fragment size.
+    /// Alignment of the base address and of every row (column) start. The ISA ("Matrix
+    /// Storage for WMMA") asks for the fragment size for both; the CUDA programming guide,
+    /// which compiled code follows and hardware accepts, asks for 32 bytes for the base and a
+    /// stride of a multiple of 16 bytes (`ldm` a multiple of 8 halves / 4 floats). ptxvm
+    /// requires the weaker of the two: the base aligned to min(fragment, 32) bytes, row
+    /// starts to min(fragment, 16) bytes.
     pub fn check_align(&self, base: u64, stride: u64) -> Result<(), String> {
         let fb = self.frag_bytes();
+        let (ba, ra) = (fb.min(32), fb.min(16));
         let row_bytes = stride * self.elem.bits() as u64 / 8;
-        if base.is_multiple_of(fb) && row_bytes.is_multiple_of(fb) {
+        if base.is_multiple_of(ba) && row_bytes.is_multiple_of(ra) {
             Ok(())
         } else {
             Err(format!(
-                "address {base:#x} and stride {stride} must be multiples of the fragment size ({fb} bytes; Matrix Storage for WMMA)"
+                "address {base:#x} must be a multiple of {ba} bytes and the stride ({stride} elements) of {ra} bytes (Matrix Storage for WMMA)"
             ))
         }
     }
