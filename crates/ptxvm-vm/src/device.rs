@@ -590,6 +590,7 @@ impl Device {
         params.resize(k.param_buffer_size() as usize, 0);
         let launch = Launch {
             kernel: k.index,
+            model: self.props.model,
             grid: cfg.grid,
             block: cfg.block,
             dyn_shared: cfg.shared_mem,
@@ -601,7 +602,6 @@ impl Device {
             } else {
                 cfg.threads
             },
-            model: self.props.model,
         };
         exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
     }

@@ -45,6 +45,8 @@ const MAX_DEPTH: usize = 1024;
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub kernel: u32,
+    /// The emulated GPU (the arithmetic of the matrix instructions).
+    pub model: &'static crate::arch::GpuModel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dyn_shared: u32,
@@ -56,8 +58,6 @@ pub struct Launch {
     pub local_size: u32,
     /// Host threads running CTAs in parallel (1 = sequential).
     pub threads: usize,
-    /// The emulated GPU (the arithmetic of the matrix instructions).
-    pub model: &'static crate::arch::GpuModel,
 }
 
 /// Counters and device-side output of a launch.
