@@ -433,39 +433,43 @@ fn round_out(neg: bool, mag: u128, exp: i32, out: TcOut) -> u32 {
 /// Returns D's bits (f16 in the low 16 bits).
 pub fn mma_dot(p: &Fdpa, at: TcType, a: &[u32], bt: TcType, b: &[u32], ct: AccType, c: u32) -> u32 {
     let k = a.len().min(b.len());
-    let mut an = [Num::ZERO; 64];
-    let mut bn = [Num::ZERO; 64];
-    let mut acc = ct.decode(c);
-    let mut result = 0u32;
-    let d = p.out.acc();
-    if p.interleave {
-        // Only the fp8 forms (K <= 32) use this pattern.
-        let k = k.min(64);
+    if k <= 64 {
+        let mut an = [Num::ZERO; 64];
+        let mut bn = [Num::ZERO; 64];
         for i in 0..k {
             an[i] = at.decode(a[i]);
             bn[i] = bt.decode(b[i]);
         }
-        let lo = (0..k).filter(|i| i % 4 < 2).map(|i| (&an[i], &bn[i]));
-        let hi = (0..k).filter(|i| i % 4 >= 2).map(|i| (&an[i], &bn[i]));
+        mma_dot_nums(p, &an[..k], &bn[..k], ct, c)
+    } else {
+        let an: Vec<Num> = a[..k].iter().map(|&x| at.decode(x)).collect();
+        let bn: Vec<Num> = b[..k].iter().map(|&x| bt.decode(x)).collect();
+        mma_dot_nums(p, &an, &bn, ct, c)
+    }
+}
+
+/// [`mma_dot`] on operands already decoded ([`TcType::decode`]); an engine decodes each row
+/// of A and column of B once per instruction.
+pub fn mma_dot_nums(p: &Fdpa, a: &[Num], b: &[Num], ct: AccType, c: u32) -> u32 {
+    let k = a.len().min(b.len());
+    let (a, b) = (&a[..k], &b[..k]);
+    let d = p.out.acc();
+    if p.interleave {
+        let lo = (0..k).filter(|i| i % 4 < 2).map(|i| (&a[i], &b[i]));
+        let hi = (0..k).filter(|i| i % 4 >= 2).map(|i| (&a[i], &b[i]));
         let d1 = block(lo, Num::ZERO, p.frac, p.e0, p.out);
         let d2 = block(hi, d.decode(d1), p.frac, p.e0, p.out);
         return add_rn(d, d2, ct, c);
     }
-    let l = p.block.clamp(1, 64);
-    let mut start = 0;
-    while start < k || start == 0 {
-        let end = (start + l).min(k);
-        for i in start..end {
-            an[i - start] = at.decode(a[i]);
-            bn[i - start] = bt.decode(b[i]);
-        }
-        let n = end - start;
-        result = block(an[..n].iter().zip(&bn[..n]), acc, p.frac, p.e0, p.out);
+    let l = p.block.max(1);
+    let mut acc = ct.decode(c);
+    if k == 0 {
+        return block(a.iter().zip(b), acc, p.frac, p.e0, p.out);
+    }
+    let mut result = 0u32;
+    for (ca, cb) in a.chunks(l).zip(b.chunks(l)) {
+        result = block(ca.iter().zip(cb), acc, p.frac, p.e0, p.out);
         acc = d.decode(result);
-        start = end;
-        if start >= k {
-            break;
-        }
     }
     result
 }

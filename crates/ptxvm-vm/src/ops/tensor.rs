@@ -480,13 +480,7 @@ pub fn mma(s: &MmaSpec, model: &GpuModel, srcs: &[Vec<u64>; 32]) -> Result<[Vec<
     // D, element by element.
     let mut d = vec![vec![0u64; m * n]; groups];
     for g in 0..groups {
-        for r in 0..m {
-            let arow = &a[g][r * k..(r + 1) * k];
-            for col in 0..n {
-                let bcol = &b[g][col * k..(col + 1) * k];
-                d[g][r * n + col] = element(s, model, arow, bcol, c[g][r * n + col]);
-            }
-        }
+        compute_d(s, model, (m, n, k), &a[g], &b[g], &c[g], &mut d[g]);
     }
     // Scatter D.
     let d_el = s.nd as usize * s.d.per_reg();
@@ -508,23 +502,71 @@ pub fn mma(s: &MmaSpec, model: &GpuModel, srcs: &[Vec<u64>; 32]) -> Result<[Vec<
     Ok(out)
 }
 
+/// D = A.B + C for one product: `a` row-major (m x k), `b` as columns (n x k), `c`/`d`
+/// row-major (m x n). Floating-point operands are decoded once per row and column.
+fn compute_d(
+    s: &MmaSpec,
+    model: &GpuModel,
+    (m, n, k): (usize, usize, usize),
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    d: &mut [u64],
+) {
+    if let (Elem::Float(at), Elem::Float(bt)) = (s.a, s.b) {
+        let (inst, dt, ct) = float_params(s);
+        let p = model.tensor.fdpa(inst, k, at, dt);
+        let an: Vec<tc::Num> = a.iter().map(|&x| at.decode(x as u32)).collect();
+        let bn: Vec<tc::Num> = b.iter().map(|&x| bt.decode(x as u32)).collect();
+        for r in 0..m {
+            for col in 0..n {
+                let (Some(ar), Some(bc), Some(cv), Some(out)) = (
+                    an.get(r * k..(r + 1) * k),
+                    bn.get(col * k..(col + 1) * k),
+                    c.get(r * n + col),
+                    d.get_mut(r * n + col),
+                ) else {
+                    continue;
+                };
+                *out = tc::mma_dot_nums(&p, ar, bc, ct, *cv as u32) as u64;
+            }
+        }
+        return;
+    }
+    for r in 0..m {
+        for col in 0..n {
+            let (Some(ar), Some(bc), Some(cv), Some(out)) = (
+                a.get(r * k..(r + 1) * k),
+                b.get(col * k..(col + 1) * k),
+                c.get(r * n + col),
+                d.get_mut(r * n + col),
+            ) else {
+                continue;
+            };
+            *out = element(s, model, ar, bc, *cv);
+        }
+    }
+}
+
+/// The instruction path and the D and C types of a floating-point form.
+fn float_params(s: &MmaSpec) -> (TcInst, AccType, AccType) {
+    let inst = if s.m8n8k4_f16() {
+        TcInst::MmaM8n8k4
+    } else {
+        TcInst::Mma
+    };
+    let acc = |a: Acc| match a {
+        Acc::F16 => AccType::F16,
+        _ => AccType::F32,
+    };
+    (inst, acc(s.d), acc(s.c))
+}
+
 /// One element of D.
 fn element(s: &MmaSpec, model: &GpuModel, a: &[u64], b: &[u64], c: u64) -> u64 {
     match (s.a, s.b) {
         (Elem::Float(at), Elem::Float(bt)) => {
-            let inst = if s.m8n8k4_f16() {
-                TcInst::MmaM8n8k4
-            } else {
-                TcInst::Mma
-            };
-            let d = match s.d {
-                Acc::F16 => AccType::F16,
-                _ => AccType::F32,
-            };
-            let ct = match s.c {
-                Acc::F16 => AccType::F16,
-                _ => AccType::F32,
-            };
+            let (inst, d, ct) = float_params(s);
             let p = model.tensor.fdpa(inst, a.len(), at, d);
             let a32: Vec<u32> = a.iter().map(|&x| x as u32).collect();
             let b32: Vec<u32> = b.iter().map(|&x| x as u32).collect();
@@ -969,18 +1011,23 @@ pub fn wmma_mma(
         nd: w.nd,
     };
     let mut d = vec![0u64; m * n];
-    for r in 0..m {
-        for col in 0..n {
-            let arow = &a[r * k..(r + 1) * k];
-            let bcol = &bt[col * k..(col + 1) * k];
-            d[r * n + col] = if w.a == Elem::F64 {
-                let af: Vec<f64> = arow.iter().map(|&x| f64::from_bits(x)).collect();
-                let bf: Vec<f64> = bcol.iter().map(|&x| f64::from_bits(x)).collect();
-                tc::dot_f64(&af, &bf, f64::from_bits(c[r * n + col]), w.rnd).to_bits()
-            } else {
-                element(&spec, model, arow, bcol, c[r * n + col])
-            };
+    if w.a == Elem::F64 {
+        for r in 0..m {
+            for col in 0..n {
+                let af: Vec<f64> = a[r * k..(r + 1) * k]
+                    .iter()
+                    .map(|&x| f64::from_bits(x))
+                    .collect();
+                let bf: Vec<f64> = bt[col * k..(col + 1) * k]
+                    .iter()
+                    .map(|&x| f64::from_bits(x))
+                    .collect();
+                d[r * n + col] =
+                    tc::dot_f64(&af, &bf, f64::from_bits(c[r * n + col]), w.rnd).to_bits();
+            }
         }
+    } else {
+        compute_d(&spec, model, (m, n, k), &a, &bt, &c, &mut d);
     }
     let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; w.nd as usize]);
     let need = fd.need();
