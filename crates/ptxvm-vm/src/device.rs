@@ -622,6 +622,7 @@ impl Device {
         params.resize(k.param_buffer_size() as usize, 0);
         let launch = Launch {
             kernel: k.index,
+            model: self.props.model,
             grid: cfg.grid,
             block: cfg.block,
             dyn_shared: cfg.shared_mem,

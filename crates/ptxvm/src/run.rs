@@ -169,6 +169,11 @@ pub struct RunOpts {
     /// Dynamic shared memory per CTA, bytes.
     #[arg(long, default_value_t = 0)]
     pub shared_mem: u32,
+    /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a;
+    /// `sm_90` = `sm_90a`): its limits and the arithmetic of its tensor cores. Default: the
+    /// sm_90a model with the largest shared-memory limit of any model.
+    #[arg(long)]
+    pub arch: Option<String>,
     /// A kernel argument (repeat, in parameter order).
     #[arg(long = "arg", value_name = "SPEC")]
     pub args: Vec<String>,
@@ -196,7 +201,18 @@ pub fn run(o: &RunOpts) -> Result<(), String> {
     let text =
         std::fs::read(&o.file).map_err(|e| format!("cannot read `{}`: {e}", o.file.display()))?;
     let text = String::from_utf8_lossy(&text).into_owned();
-    let dev = Device::new();
+    let dev = match &o.arch {
+        None => Device::new(),
+        Some(a) => {
+            let model = ptxvm_vm::arch::model(a).ok_or_else(|| {
+                format!(
+                    "--arch {a} is not an emulated GPU (known: {})",
+                    ptxvm_vm::arch::names().join(", ")
+                )
+            })?;
+            Device::with_props(ptxvm_vm::DeviceProps::for_model(model))
+        }
+    };
     let (src, pre) =
         ptxvm_syntax::Source::new(&o.file.display().to_string(), text, o.file.parent());
     let m = dev.load_source(src, pre).map_err(|e| e.to_string())?;
