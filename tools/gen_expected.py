@@ -1289,6 +1289,324 @@ def cross_dot(ax, ay, az, bx, by, bz):
 
 
 SHFL = "unsupported instruction: the interpreter does not implement shfl.sync yet (Unsupported fault on `shfl.sync.{mode}.b32`)"
+def cases_tensor():
+    """Tensor-core fixture kernels (ldmatrix + mma.sync, wmma) whose results do not depend on the
+    GPU generation: small-integer inputs make every product and partial sum exact in every
+    tensor-core model (and in numpy), f64 is a sequential fma, integers are exact. The
+    per-generation rounding is tested by tests/run/warp/mma_* and the recorded hardware data
+    (crates/ptxvm-fp/tests/tensor_km25.rs, crates/ptxvm-vm/tests/tensor_km25.rs)."""
+    why = "tensor-core products and sums of small integers: exact in every generation's model"
+    r = rng(71)
+
+    def si(shape, lo=-4, hi=5, dt=f16):
+        return r.integers(lo, hi, shape).astype(dt)
+
+    for comp in ("nvrtc12", "nvrtc13"):
+        A, Bt = si((16, 16)), si((8, 16))  # B given as N x K (the kernel's column-major B)
+        case(f"{comp}_mma_m16n8k16_f16_ldmatrix", f"{comp}/mma_ldmatrix.sm_80.ptx", "mma_m16n8k16_f16_ldmatrix",
+             [1], [32], [A, Bt, Z("f32", 128)], {2: out(A.astype(f32) @ Bt.astype(f32).T, why=why)})
+    M, N, K = 128, 128, 96
+    A, B = si((M, K)), si((K, N))
+    case("nvrtc13_hgemm_mma_64x64", "nvrtc13/mma_ldmatrix.sm_80.ptx", "hgemm_mma_64x64", [N // 64, M // 64], [128],
+         [A, B, Z("f32", M * N), S("s32", M), S("s32", N), S("s32", K)],
+         {2: out(A.astype(f32) @ B.astype(f32), why=why + "; ldmatrix.x4/.x2 fragments, 2x4 mma tiles per warp")})
+    # wmma, f16
+    M, N, K = 32, 32, 48
+    A, Bt = si((M, K)), si((N, K))
+    case("nvrtc12_wmma_gemm_f16_f32_sm70", "nvrtc12/wmma_f16.sm_70.ptx", "wmma_gemm_f16_f32", [1, 1, 1], [64, 2, 1],
+         [A, Bt, Z("f32", M * N), S("s32", M), S("s32", N), S("s32", K)],
+         {2: out(A.astype(f32) @ Bt.astype(f32).T, why=why)})
+    A = si(640)
+    B = si(1024)
+    C = si(1536)
+    a1, b1 = A[:512].reshape(32, 16).astype(f32), B[:128].reshape(16, 8).astype(f32)
+    d1 = ((a1 @ b1 + 1) * 0.5).astype(f16)
+    a2 = np.array([[A[512 + c * 8 + rr] for c in range(16)] for rr in range(8)], f32)
+    b2 = np.array([[B[512 + n * 16 + k] for n in range(32)] for k in range(16)], f32)
+    c2 = np.array([[C[512 + c * 32 + rr] for c in range(32)] for rr in range(8)], f32)
+    d2 = (a2 @ b2 + c2).astype(f16)
+    exp = C.copy()
+    exp[:256] = d1.reshape(-1)
+    for rr in range(8):
+        for c in range(32):
+            exp[512 + c * 32 + rr] = d2[rr, c]
+    case("nvrtc13_wmma_shapes_f16_acc", "nvrtc13/wmma_f16.sm_80.ptx", "wmma_shapes_f16_acc", [1], [32],
+         [A, B, C], {2: out(exp, why=why + "; m32n8k16 (fill, element-wise half multiply) and m8n32k16 column-major, f16 accumulators")})
+    gx, gy, K = 2, 2, 48
+    A, B = si((gy * 32, K)), si((K, gx * 32))
+    case("nvrtc13_wmma_shared_staged", "nvrtc13/wmma_f16.sm_80.ptx", "wmma_shared_staged", [gx, gy], [128],
+         [A, B, Z("f32", gx * gy * 1024), S("s32", K)], {2: out(A.astype(f32) @ B.astype(f32), why=why + "; padded shared tiles (ldm 24/40)")})
+    # wmma, sm_80 types
+    A, Bt = si((16, 16), dt=f32), si((16, 16), dt=f32)
+    case("nvrtc13_wmma_bf16", "nvrtc13/wmma_sm80.sm_80.ptx", "wmma_bf16", [1], [32],
+         [to_bf16_bits(A), to_bf16_bits(Bt), Z("f32", 256)], {2: out(A @ Bt.T, why=why)})
+    A, B = si((16, 32), dt=f32), si((32, 16), dt=f32)
+    case("nvrtc13_wmma_tf32", "nvrtc13/wmma_sm80.sm_80.ptx", "wmma_tf32", [1], [32],
+         [A, B, Z("f32", 256)], {2: out(A @ B, why=why + "; four k8 steps, __float_to_tf32 on the fragments")})
+    A, Bt = si((16, 16), -128, 128, i8), si((16, 16), -128, 128, i8)
+    d = A.astype(i32) @ Bt.astype(i32).T
+    case("nvrtc13_wmma_int8", "nvrtc13/wmma_sm80.sm_80.ptx", "wmma_int8", [1], [32],
+         [A, Bt, Z("i32", 256)], {2: out(d.T.copy(), why="exact s8 dot products (.satfinite cannot trigger), column-major store")})
+    A, B, C = r.standard_normal((8, 4)), r.standard_normal((4, 8)), r.standard_normal((8, 8))
+    d = C.copy()
+    for k in range(4):
+        d = fma64(A[:, k:k + 1], B[k:k + 1, :], d)
+    case("nvrtc13_wmma_f64", "nvrtc13/wmma_sm80.sm_80.ptx", "wmma_f64", [1], [32],
+         [A, B, C], {2: out(d, why="f64 wmma: a fused multiply-add per k, k ascending from C (each correctly rounded)")})
+    a4, b4t = r.integers(0, 16, (8, 32)), r.integers(0, 16, (8, 32))
+    a1b, b1bt = r.integers(0, 2, (8, 128)), r.integers(0, 2, (8, 128))
+
+    def nib(m):  # rows of 4-bit elements, low nibble first
+        m = m.astype(u8)
+        return (m[:, 0::2] | (m[:, 1::2] << 4)).astype(u8)
+    case("nvrtc13_wmma_u4_b1", "nvrtc13/wmma_sm80.sm_80.ptx", "wmma_u4_b1", [1], [32],
+         [nib(a4), nib(b4t), Z("i32", 64), np.packbits(a1b.astype(u8), axis=1, bitorder="little"),
+          np.packbits(b1bt.astype(u8), axis=1, bitorder="little"), Z("i32", 64)],
+         {2: out((a4 @ b4t.T).astype(i32), why="exact u4 dot products (a common order of the k elements of A rows and B columns cannot change them)"),
+          5: out((a1b @ b1bt.T).astype(i32), why="b1 AND + popc (invariant under a common bit order of A rows and B columns)")})
+
+    _cases_tensor_fragments(r, why)
+
+    _cases_tensor_triton(r, why)
+
+
+def _cases_tensor_triton(r, why):
+    """Triton `tl.dot` fixtures on sm_80 (ldmatrix + mma.sync behind cp.async pipelines)."""
+    def mm(name, M, N, K, bm, bn, warps, dt_in, dt_out, lo=-4, hi=5, act=None, shared=65536):
+        A = r.integers(lo, hi, (M, K))
+        B = r.integers(lo, hi, (K, N))
+        d = A.astype(np.int64) @ B.astype(np.int64)
+        if dt_in == "bf16":
+            ai, bi = to_bf16_bits(A.astype(f32)), to_bf16_bits(B.astype(f32))
+        else:
+            ai, bi = A.astype(dt_in), B.astype(dt_in)
+        if dt_out == i32:
+            e = d.astype(i32)
+        else:
+            e = d.astype(f32)
+            if act == "leaky_relu":
+                e = np.where(e >= 0, e, f32(0.01) * e).astype(f32)
+        if dt_out == "bf16":
+            ez, as_ = to_bf16_bits(e), "bf16"
+            zout = Z("u16", M * N)
+        else:
+            ez, as_ = e.astype(dt_out), None
+            zout = Z({f16: "f16", f32: "f32", i32: "i32"}[dt_out], M * N)
+        grid = [-(-M // bm) * -(-N // bn)]
+        case(f"triton_{name}", f"triton/matmul.{name}.sm_80.ptx", "matmul_kernel", grid, [warps * 32],
+             [ai, bi, zout] + [S("s32", v) for v in (M, N, K, K, 1, N, 1, N, 1)] + TRITON_SCRATCH,
+             {2: out(ez, why=why + (" (leaky_relu: one f32 multiply)" if act else ""), as_=as_)}, shared=shared)
+    mm("fp16_64x64x32_w4_s2_leaky", 128, 128, 96, 64, 64, 4, f16, f32, act="leaky_relu")
+    mm("fp16_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, f16, f16, shared=131072)
+    mm("bf16_128x64x32_w4_s4", 128, 128, 64, 128, 64, 4, "bf16", "bf16", shared=131072)
+    mm("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32)
+    mm("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, lo=-128, hi=128)
+    mm("fp16_unaligned_32x64x32_w2", 50, 70, 40, 32, 64, 2, f16, f16)
+    nb, blk = 3, 32
+    a = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
+    b = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
+    e = np.einsum("bij,bkj->bik", a.astype(f32), b.astype(f32)).astype(f32)
+    case("triton_batched_dot_fp16_32", "triton/matmul.batched_dot_fp16_32.sm_80.ptx", "batched_dot_kernel", [nb], [128],
+         [a, b, Z("f32", nb * blk * blk)] + TRITON_SCRATCH, {2: out(e, why=why + "; tl.dot(a, tl.trans(b))")}, shared=32768)
+
+    _cases_tensor_clang(r, why)
+
+
+def _cases_tensor_clang(r, why):
+    """clang's WMMA builtins and inline mma.sync/ldmatrix (tensor_async.cu)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import tc_ref
+    fx = "clang19/tensor_async.sm_80.ptx"
+    A, B = r.integers(-4, 5, (16, 16)).astype(f16), r.integers(-4, 5, (16, 16)).astype(f16)
+    Ab, Bb = r.integers(-4, 5, (16, 16)).astype(f32), r.integers(-4, 5, (16, 16)).astype(f32)
+    case("clang19_wmma_builtins", fx, "wmma_builtins", [1], [32],
+         [A, B, Z("f32", 256), to_bf16_bits(Ab), to_bf16_bits(Bb), Z("f32", 256)],
+         {2: out(A.astype(f32) @ B.astype(f32), why=why + "; __hmma_m16n16k16 (row, row)"),
+          5: out(Ab @ Bb, why=why + "; __mma_bf16_m16n16k16")})
+    At, Bt = r.integers(-4, 5, (16, 8)).astype(f32), r.integers(-4, 5, (8, 16)).astype(f32)
+    dA, dB = r.standard_normal((8, 4)), r.standard_normal((4, 8))
+    dd = np.zeros((8, 8))
+    for k in range(4):
+        dd = fma64(dA[:, k:k + 1], dB[k:k + 1, :], dd)
+    case("clang19_wmma_tf32_f64", fx, "wmma_tf32_f64", [1], [32],
+         [At, Bt, Z("f32", 256), dA, dB, Z("f64", 64)],
+         {2: out(At @ Bt, why=why + "; __mma_tf32_m16n16k8"),
+          5: out(dd, why="__dmma_m8n8k4: a fused multiply-add per k, k ascending from C = 0")})
+    A, B = r.integers(-4, 5, (16, 16)).astype(f16), r.integers(-4, 5, (16, 8)).astype(f16)
+    D = A.astype(f32) @ B.astype(f32)
+    e = np.zeros(128, f32)
+    for lane in range(32):
+        for i in range(4):
+            _, rr, cc = tc_ref.frag((16, 8, 16), "c", "f32", lane, i)
+            e[lane * 4 + i] = D[rr, cc]
+    case("clang19_mma_sync_ldmatrix", fx, "mma_sync_ldmatrix", [1], [32],
+         [A.view(u16), B.view(u16), Z("f32", 128)],
+         {2: out(e, why=why + "; ldmatrix.x4 (A) and .x2.trans (B, K x N row-major), D stored per lane in fragment order")})
+
+
+def _tc_mma(shape, at, bt, ct, dt, ra, rb, rc, sat=False, bop=None):
+    """One warp's mma.sync on per-lane register lists (ra[lane], rb[lane], rc[lane]), for inputs
+    whose results are exact (every generation's model agrees): fragments placed by the PTX
+    ISA's layouts (tools/tc_ref.py `frag`), D = A.B + C exactly, returned as per-lane registers."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import tc_ref
+    m, n, k = shape
+
+    def val(t, bits):
+        if t in ("s8", "u8", "s4", "u4"):
+            return tc_ref.int_val(t, bits)
+        if t in ("s32", "b1"):
+            return bits - (1 << 32) if t == "s32" and bits >> 31 else bits
+        if t == "f64":
+            return struct.unpack("<d", struct.pack("<Q", bits))[0]
+        d = tc_ref.decode(t, bits)
+        assert d[0] == "num", (t, hex(bits))
+        return float(-d[2] if d[1] else d[2])
+
+    def elems(t, regs, count):
+        w = tc_ref.ELEM_BITS[t]
+        per = tc_ref.reg_bits(t) // w
+        return [(regs[i // per] >> ((i % per) * w)) & ((1 << w) - 1) for i in range(count)]
+    na_el, nb_el, nc_el = (tc_ref.per_lane(shape, at, "a"), tc_ref.per_lane(shape, bt, "b"),
+                           tc_ref.per_lane(shape, ct, "c"))
+    groups = 4 if shape == (8, 8, 4) and at == "f16" else 1  # m8n8k4.f16: four 8x8x4 products
+    A = [[[0] * k for _ in range(m)] for _ in range(groups)]
+    B = [[[0] * n for _ in range(k)] for _ in range(groups)]
+    C = [[[0] * n for _ in range(m)] for _ in range(groups)]
+    for lane in range(32):
+        for i, x in enumerate(elems(at, ra[lane], na_el)):
+            g, rr, cc = tc_ref.frag(shape, "a", at, lane, i)
+            A[g][rr][cc] = val(at, x)
+        for i, x in enumerate(elems(bt, rb[lane], nb_el)):
+            g, rr, cc = tc_ref.frag(shape, "b", bt, lane, i)
+            B[g][rr][cc] = val(bt, x)
+        for i, x in enumerate(elems(ct, rc[lane], nc_el)):
+            g, rr, cc = tc_ref.frag(shape, "c", ct, lane, i)
+            C[g][rr][cc] = val(ct, x)
+    D = [[[0] * n for _ in range(m)] for _ in range(groups)]
+    for g in range(groups):
+        for i in range(m):
+            for j in range(n):
+                if bop == "and":
+                    v = C[g][i][j] + sum(A[g][i][x] & B[g][x][j] for x in range(k))
+                else:
+                    v = C[g][i][j] + sum(A[g][i][x] * B[g][x][j] for x in range(k))
+                D[g][i][j] = v
+    out_regs = []
+    for lane in range(32):
+        ev = []
+        for i in range(tc_ref.per_lane(shape, dt, "c")):
+            g, rr, cc = tc_ref.frag(shape, "c", dt, lane, i)
+            v = D[g][rr][cc]
+            if dt == "s32":
+                v = max(-(1 << 31), min((1 << 31) - 1, v)) if sat else v
+                ev.append(v & 0xFFFFFFFF)
+            elif dt == "f32":
+                assert float(f32(v)) == v
+                ev.append(int(np.array([v], f32).view(u32)[0]))
+            elif dt == "f16":
+                assert float(f16(v)) == v
+                ev.append(int(np.array([v], f16).view(u16)[0]))
+        out_regs.append(tc_ref.pack(dt, ev))
+    return out_regs
+
+
+def _cases_tensor_fragments(r, why):
+    """The fixture kernels that feed mma.sync registers straight from global memory."""
+    def f16bits(v):
+        return np.asarray(v, f16).view(u16).astype(np.int64)
+
+    def bf16bits(v):
+        return (np.asarray(v, f32).view(u32) >> 16).astype(np.int64)
+    # mma_bf16_tf32: a/b registers hold bf16 pairs whose low element is 0, so that the same
+    # words read as f32 (the tf32 path, after cvt.rna.tf32.f32) are the high element exactly.
+    hi_a = r.integers(-4, 5, (32, 4)).astype(f32)
+    hi_b = r.integers(-4, 5, (32, 2)).astype(f32)
+    a = (bf16bits(hi_a) << 16).astype(u32)
+    b = (bf16bits(hi_b) << 16).astype(u32)
+    ra = [[int(x) for x in a[l]] for l in range(32)]
+    rb = [[int(x) for x in b[l]] for l in range(32)]
+    zero = [[0] * 4 for _ in range(32)]
+    d = _tc_mma((16, 8, 16), "bf16", "bf16", "f32", "f32", ra, rb, zero)
+    d = _tc_mma((16, 8, 8), "bf16", "bf16", "f32", "f32", [x[:2] for x in ra], [x[:1] for x in rb], d)
+    d = _tc_mma((16, 8, 8), "tf32", "tf32", "f32", "f32", ra, rb, d)
+    d = _tc_mma((16, 8, 4), "tf32", "tf32", "f32", "f32", [x[:2] for x in ra], [x[:1] for x in rb], d)
+    case("nvrtc13_mma_bf16_tf32", "nvrtc13/mma_ldmatrix.sm_80.ptx", "mma_bf16_tf32", [1], [32],
+         [a.reshape(-1), b.reshape(-1), Z("f32", 128)],
+         {2: out(np.array(d, u32).reshape(-1).view(f32), why=why + "; four chained mma (bf16 k16/k8, tf32 k8/k4) on the ISA's fragment layouts")})
+    # mma_f16_acc_and_m8n8k4
+    a = (f16bits(r.integers(-4, 5, (32, 8))).reshape(32, 4, 2) * np.array([1, 1 << 16])).sum(2).astype(u32)
+    b = (f16bits(r.integers(-4, 5, (32, 4))).reshape(32, 2, 2) * np.array([1, 1 << 16])).sum(2).astype(u32)
+    ra = [[int(x) for x in a[l]] for l in range(32)]
+    rb = [[int(x) for x in b[l]] for l in range(32)]
+    d = _tc_mma((16, 8, 16), "f16", "f16", "f16", "f16", ra, rb, [[0, 0] for _ in range(32)])
+    d = _tc_mma((16, 8, 8), "f16", "f16", "f16", "f16", [x[:2] for x in ra], [x[:1] for x in rb], d)
+    f = _tc_mma((8, 8, 4), "f16", "f16", "f32", "f32", [x[:2] for x in ra], rb, [[0] * 8 for _ in range(32)])
+    case("nvrtc13_mma_f16_acc_and_m8n8k4", "nvrtc13/mma_ldmatrix.sm_80.ptx", "mma_f16_acc_and_m8n8k4", [1], [32],
+         [a.reshape(-1), b.reshape(-1), Z("u32", 64), Z("f32", 256)],
+         {2: out(np.array(d, u32).reshape(-1), why=why + "; f16 accumulators (m16n8k16 then m16n8k8)"),
+          3: out(np.array(f, u32).reshape(-1).view(f32), why=why + "; m8n8k4 (four 8x8x4 products on lane quads 0-3/16-19, ...)")})
+    # mma_f64_int
+    fa, fb, fc = r.standard_normal(32), r.standard_normal(32), r.standard_normal(64)
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import tc_ref
+    bits = lambda x: struct.unpack("<Q", struct.pack("<d", float(x)))[0]
+    A = [[0.0] * 4 for _ in range(8)]
+    B = [[0.0] * 8 for _ in range(4)]
+    C = [[0.0] * 8 for _ in range(8)]
+    for lane in range(32):
+        _, rr, cc = tc_ref.frag((8, 8, 4), "a", "f64", lane, 0)
+        A[rr][cc] = fa[lane]
+        _, rr, cc = tc_ref.frag((8, 8, 4), "b", "f64", lane, 0)
+        B[rr][cc] = fb[lane]
+        for i in range(2):
+            _, rr, cc = tc_ref.frag((8, 8, 4), "c", "f64", lane, i)
+            C[rr][cc] = fc[lane * 2 + i]
+    dc = np.zeros(64)
+    for lane in range(32):
+        for i in range(2):
+            _, rr, cc = tc_ref.frag((8, 8, 4), "c", "f64", lane, i)
+            dc[lane * 2 + i] = struct.unpack("<d", struct.pack("<Q", tc_ref.dot_f64(
+                [bits(A[rr][x]) for x in range(4)], [bits(B[x][cc]) for x in range(4)], bits(C[rr][cc]))))[0]
+    ia = r.integers(-2**31, 2**31, 128, dtype=i64).astype(i32)
+    ib = r.integers(-2**31, 2**31, 64, dtype=i64).astype(i32)
+    ua = [int(x) for x in ia.view(u32)]
+    ub = [int(x) for x in ib.view(u32)]
+    e = [[0] * 4 for _ in range(32)]
+    e = _tc_mma((16, 8, 32), "s8", "s8", "s32", "s32", [ua[l * 4:l * 4 + 4] for l in range(32)],
+                [ub[l * 2:l * 2 + 2] for l in range(32)], e, sat=True)
+    e = _tc_mma((16, 8, 16), "u8", "s8", "s32", "s32", [[ua[l], ua[l + 32]] for l in range(32)],
+                [[ub[l]] for l in range(32)], e)
+    e = _tc_mma((16, 8, 64), "s4", "s4", "s32", "s32", [ua[l:l + 4] for l in range(32)],
+                [ub[l:l + 2] for l in range(32)], e)
+    e = _tc_mma((16, 8, 256), "b1", "b1", "s32", "s32", [ua[l:l + 4] for l in range(32)],
+                [ub[l:l + 2] for l in range(32)], e, bop="and")
+    case("nvrtc13_mma_f64_int", "nvrtc13/mma_ldmatrix.sm_80.ptx", "mma_f64_int", [1], [32],
+         [fa, fb, fc, ia, ib, Z("i32", 128)],
+         {2: out(dc, why="m8n8k4.f64: a fused multiply-add per k, k ascending from C"),
+          5: out(np.array(e, u32).reshape(-1).view(i32), why="exact integer mma chain: s8 k32 .satfinite, u8.s8 k16, s4 k64, b1 k256 .and.popc (wrapping)")})
+    # ldmatrix_variants: pure data movement.
+    src = r.integers(0, 1 << 16, 1024).astype(u16)
+    rows = src.reshape(128, 8).astype(np.int64)  # row l = the 16 bytes at lane l's address
+
+    def ld(mi, lane, trans):
+        M = rows[8 * mi:8 * mi + 8]
+        if trans:
+            lo, hi = M[2 * (lane % 4)][lane // 4], M[2 * (lane % 4) + 1][lane // 4]
+        else:
+            lo, hi = M[lane // 4][2 * (lane % 4)], M[lane // 4][2 * (lane % 4) + 1]
+        return int(lo) | int(hi) << 16
+    res = np.zeros(32, u32)
+    for lane in range(32):
+        v = ld(0, lane, False) ^ ld(0, lane, True) ^ ld(0, lane, True) ^ ld(1, lane, True)
+        for mi in range(4):
+            v ^= ld(mi, lane, True)
+        v ^= ld(0, lane, True)  # movmatrix.trans of the x1 fragment = the x1.trans fragment
+        res[lane] = v
+    case("nvrtc13_ldmatrix_variants", "nvrtc13/mma_ldmatrix.sm_80.ptx", "ldmatrix_variants", [1], [32],
+         [src, Z("u32", 32)], {1: out(res, why="ldmatrix .x1/.x2/.x4 (.trans) and movmatrix: bit movement, XOR-combined per lane")})
+
+
 XFAIL = {
 }
 
@@ -1315,6 +1633,7 @@ def main():
     cases_printf_trap()
     cases_triton_more()
     cases_numba_more()
+    cases_tensor()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]

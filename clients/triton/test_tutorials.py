@@ -1,8 +1,8 @@
 """Triton's tutorial kernels (vector add, fused softmax, layer norm, low-memory dropout, a
 libdevice math call), written as in Triton's tutorials, compiled by the unmodified Triton
 from pip (its LLVM makes PTX; ptxvm's ptxas drop-in makes the "cubin"), launched through
-ptxvm's driver, and compared with numpy. matmul and attention need tensor cores (tl.dot),
-which are a later ptxvm step."""
+ptxvm's driver, and compared with numpy. The tensor-core matmul (tl.dot) is in
+test_matmul.py; attention and the sm_90 (wgmma) lowering are a later step."""
 
 import numpy as np
 import pytest

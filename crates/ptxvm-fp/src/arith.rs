@@ -568,19 +568,28 @@ pub fn sqrt_rnd_f64(a: f64, rnd: Rnd) -> f64 {
     }
 }
 
-/// IEEE fused `a * b + c` rounded once by `rnd`. The round-to-nearest case also uses the
-/// AVX-512 instruction when present (faster than the libm `fmaf` call).
+/// IEEE fused `a * b + c` rounded once by `rnd`. Round-to-nearest is the host's fused
+/// multiply-add (`f32::mul_add`: one `vfmadd` where the caller is compiled with FMA, as the
+/// fast engine's lane loops are; libm's `fmaf` otherwise), with no run-time feature check,
+/// so a loop over lanes vectorises.
 #[inline]
 pub fn fma_rnd_f32(a: f32, b: f32, c: f32, rnd: Rnd) -> f32 {
+    if matches!(rnd, Rnd::Rn | Rnd::Rna) {
+        return a.mul_add(b, c);
+    }
     match fma_f32_avx512(a, b, c, rnd) {
         Some(r) => r,
         None => fma_f32_soft(a, b, c, rnd),
     }
 }
 
-/// IEEE fused `a * b + c` rounded once by `rnd`.
+/// IEEE fused `a * b + c` rounded once by `rnd` (round-to-nearest: the host's, as for
+/// [`fma_rnd_f32`]).
 #[inline]
 pub fn fma_rnd_f64(a: f64, b: f64, c: f64, rnd: Rnd) -> f64 {
+    if matches!(rnd, Rnd::Rn | Rnd::Rna) {
+        return a.mul_add(b, c);
+    }
     match fma_f64_avx512(a, b, c, rnd) {
         Some(r) => r,
         None => fma_f64_soft(a, b, c, rnd),

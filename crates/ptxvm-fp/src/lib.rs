@@ -29,3 +29,4 @@ pub mod approx;
 pub mod arith;
 pub mod convert;
 pub mod half;
+pub mod tensor;

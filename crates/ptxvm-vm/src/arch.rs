@@ -7,6 +7,8 @@
 //! Global memory is not a property of the model: the device offers what the host grants
 //! (`DeviceProps::global_memory`).
 
+use ptxvm_fp::tensor::TcArch;
+
 /// One emulated GPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuModel {
@@ -43,6 +45,10 @@ pub struct GpuModel {
     /// Thread block clusters (sm_90+): the portable maximum is 8 CTAs, 16 with the
     /// non-portable opt-in.
     pub clusters: bool,
+    /// The tensor-core generation: selects the measured arithmetic of `mma`/`wmma`/`wgmma`
+    /// (F, L, e0 and output rounding per instruction and type; the parameter table is
+    /// `ptxvm_fp::tensor::TcArch::fdpa`, sources in `shared/spec/tensor-core-arithmetic.md`).
+    pub tensor: TcArch,
 }
 
 impl GpuModel {
@@ -105,6 +111,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 877_000,
         mem_bus_bits: 4096,
         clusters: false,
+        tensor: TcArch::Volta,
     },
     GpuModel {
         arch: "sm_75",
@@ -129,6 +136,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 5_001_000,
         mem_bus_bits: 256,
         clusters: false,
+        tensor: TcArch::Turing,
     },
     GpuModel {
         arch: "sm_80",
@@ -153,6 +161,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 1_215_000,
         mem_bus_bits: 5120,
         clusters: false,
+        tensor: TcArch::Ampere,
     },
     GpuModel {
         arch: "sm_86",
@@ -177,6 +186,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 7_251_000,
         mem_bus_bits: 384,
         clusters: false,
+        tensor: TcArch::Ampere,
     },
     GpuModel {
         arch: "sm_89",
@@ -201,6 +211,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 9_001_000,
         mem_bus_bits: 384,
         clusters: false,
+        tensor: TcArch::Ada,
     },
     GpuModel {
         arch: "sm_90a",
@@ -225,6 +236,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 2_619_000,
         mem_bus_bits: 5120,
         clusters: true,
+        tensor: TcArch::Hopper,
     },
     GpuModel {
         arch: "sm_100a",
@@ -249,6 +261,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 3_996_000,
         mem_bus_bits: 8192,
         clusters: true,
+        tensor: TcArch::Blackwell,
     },
     GpuModel {
         arch: "sm_120a",
@@ -273,6 +286,7 @@ pub static MODELS: &[GpuModel] = &[
         mem_clock_khz: 14_001_000,
         mem_bus_bits: 512,
         clusters: true,
+        tensor: TcArch::RtxBlackwell,
     },
 ];
 

@@ -645,6 +645,7 @@ impl Device {
             &k.module.prog,
             &Launch {
                 kernel: k.index,
+                model: p.model,
                 grid: cfg.grid,
                 block: cfg.block,
                 dyn_shared: cfg.shared_mem,
@@ -680,6 +681,7 @@ impl Device {
         params.resize(k.param_buffer_size() as usize, 0);
         let launch = Launch {
             kernel: k.index,
+            model: self.props.model,
             grid: cfg.grid,
             block: cfg.block,
             dyn_shared: cfg.shared_mem,

@@ -66,6 +66,8 @@ const THREAD_OVERHEAD: u64 = 256;
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub kernel: u32,
+    /// The emulated GPU (the arithmetic of the matrix instructions).
+    pub model: &'static crate::arch::GpuModel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dyn_shared: u32,
@@ -2473,6 +2475,96 @@ impl<'a> Cta<'a> {
                         let (sp, at) = self.resolve(t, space, a);
                         let mem = self.mem;
                         self.store(t, sp, at, &buf, mem)?;
+                    }
+                }
+            }
+            MatrixOp::Mma(spec) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::WmmaMma(w) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::tensor::wmma_mma(&w, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::WmmaLoad(mv) | MatrixOp::WmmaStore(mv) => {
+                let store = matches!(op, MatrixOp::WmmaStore(_));
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "wmma"))?;
+                let nregs = mv.regs as usize;
+                for &i in part {
+                    let lane = self.threads[i].lane as usize;
+                    let stride = if mv.has_stride {
+                        srcs.last().map_or(0, |s| self.src(i, *s) as u32 as u64)
+                    } else {
+                        mv.default_stride()
+                    };
+                    let (sp, base) = self.resolve(i, space, a);
+                    if let Err(m) = mv.check_align(base, stride) {
+                        let what = if store { "store" } else { "load" };
+                        return Err(self.fault(
+                            i,
+                            FaultKind::Misaligned,
+                            format!("wmma.{what}: {m}"),
+                        ));
+                    }
+                    let mem = self.mem;
+                    let mut regs: Vec<u64> = if store {
+                        srcs[..nregs.min(srcs.len())]
+                            .iter()
+                            .map(|s| self.src(i, *s))
+                            .collect()
+                    } else {
+                        vec![0; nregs]
+                    };
+                    // A store writes each element once (the canonical slots).
+                    let slots = if store { mv.need() } else { mv.slots() };
+                    for j in 0..slots {
+                        let (off, bit, w) = mv.locate(lane, j, stride);
+                        let at = base.wrapping_add(off);
+                        let mut buf = [0u8; 8];
+                        let nb = mv.elem_bytes();
+                        if store {
+                            let v = mv.get(&regs, j);
+                            if w < 8 {
+                                // Sub-byte elements: read-modify-write their byte.
+                                self.load(i, sp, at, &mut buf[..1], mem)?;
+                                let mask = (((1u16 << w) - 1) << bit) as u8;
+                                buf[0] = (buf[0] & !mask) | (((v as u8) << bit) & mask);
+                            } else {
+                                buf[..nb].copy_from_slice(&v.to_le_bytes()[..nb]);
+                            }
+                            self.store(i, sp, at, &buf[..nb], mem)?;
+                        } else {
+                            self.load(i, sp, at, &mut buf[..nb], mem)?;
+                            let v = u64::from_le_bytes(buf) >> bit;
+                            mv.put(&mut regs, j, v);
+                        }
+                    }
+                    if !store {
+                        for (d, v) in dsts.iter().zip(&regs) {
+                            self.write(i, *d, *v);
+                        }
                     }
                 }
             }

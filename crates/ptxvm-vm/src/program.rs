@@ -312,6 +312,15 @@ pub enum MatrixOp {
     St { n: u8, trans: bool },
     /// `movmatrix.sync.aligned.m8n8.trans.b16`: transposes an 8x8 fragment across the warp.
     MovTrans,
+    /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`
+    /// D's (`crate::ops::tensor`).
+    Mma(crate::ops::tensor::MmaSpec),
+    /// `wmma.load.{a,b,c}`: `dsts` the fragment, `srcs` the optional stride.
+    WmmaLoad(crate::ops::tensor::WmmaMove),
+    /// `wmma.store.d`: `srcs` the fragment then the optional stride.
+    WmmaStore(crate::ops::tensor::WmmaMove),
+    /// `wmma.mma`: `srcs` A's, B's and C's registers, `dsts` D's.
+    WmmaMma(crate::ops::tensor::WmmaMma),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2552,6 +2561,85 @@ impl Dx<'_> {
                         addr: None,
                     },
                     _ => return None,
+                }
+            }
+            "mma" => {
+                let regs = |o: &Op| -> Vec<Op> {
+                    match o {
+                        Op::Vector(v) => v.clone(),
+                        other => vec![other.clone()],
+                    }
+                };
+                let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                let spec =
+                    crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
+                Exec::Matrix {
+                    op: MatrixOp::Mma(spec),
+                    dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                    srcs: a
+                        .iter()
+                        .chain(&b)
+                        .chain(&c)
+                        .map(|o| self.src(o))
+                        .collect::<Option<Vec<_>>>()?,
+                    addr: None,
+                }
+            }
+            "wmma" => {
+                let regs = |o: &Op| -> Vec<Op> {
+                    match o {
+                        Op::Vector(v) => v.clone(),
+                        other => vec![other.clone()],
+                    }
+                };
+                use crate::ops::tensor::{WmmaMma, WmmaMove};
+                if has(".load") {
+                    let r = regs(op(0)?);
+                    let stride = match op(2) {
+                        Some(o) => Some(self.src(o)?),
+                        None => None,
+                    };
+                    Exec::Matrix {
+                        op: MatrixOp::WmmaLoad(WmmaMove::parse(mods, r.len(), stride.is_some())?),
+                        dsts: r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                        srcs: stride.into_iter().collect(),
+                        addr: Some((space_of(mods), self.addr(op(1)?)?)),
+                    }
+                } else if has(".store") {
+                    let r = regs(op(1)?);
+                    let stride = match op(2) {
+                        Some(o) => Some(self.src(o)?),
+                        None => None,
+                    };
+                    let mut srcs = r.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?;
+                    srcs.extend(stride);
+                    Exec::Matrix {
+                        op: MatrixOp::WmmaStore(WmmaMove::parse(mods, r.len(), stride.is_some())?),
+                        dsts: Vec::new(),
+                        srcs,
+                        addr: Some((space_of(mods), self.addr(op(0)?)?)),
+                    }
+                } else if has(".mma") {
+                    let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                    Exec::Matrix {
+                        op: MatrixOp::WmmaMma(WmmaMma::parse(
+                            mods,
+                            a.len(),
+                            b.len(),
+                            c.len(),
+                            d.len(),
+                        )?),
+                        dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                        srcs: a
+                            .iter()
+                            .chain(&b)
+                            .chain(&c)
+                            .map(|o| self.src(o))
+                            .collect::<Option<Vec<_>>>()?,
+                        addr: None,
+                    }
+                } else {
+                    return None;
                 }
             }
             "shfl" => {

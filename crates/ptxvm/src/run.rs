@@ -263,6 +263,11 @@ pub struct RunOpts {
     /// Dynamic shared memory per CTA, bytes.
     #[arg(long, default_value_t = 0)]
     pub shared_mem: u32,
+    /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a;
+    /// `sm_90` = `sm_90a`): its limits and the arithmetic of its tensor cores. Default: the
+    /// sm_90a model with the largest shared-memory limit of any model.
+    #[arg(long)]
+    pub arch: Option<String>,
     /// A kernel argument (repeat, in parameter order).
     #[arg(long = "arg", value_name = "SPEC")]
     pub args: Vec<String>,
@@ -404,11 +409,23 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
     let text = ptxvm_syntax::source::read_limited(&o.file, ptxvm_syntax::source::MAX_SOURCE_BYTES)
         .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", o.file.display())))?;
     let text = String::from_utf8_lossy(&text).into_owned();
+    let base = match &o.arch {
+        None => DeviceProps::default(),
+        Some(a) => {
+            let model = ptxvm_vm::arch::model(a).ok_or_else(|| {
+                RunError::usage(format!(
+                    "--arch {a} is not an emulated GPU (known: {})",
+                    ptxvm_vm::arch::names().join(", ")
+                ))
+            })?;
+            DeviceProps::for_model(model)
+        }
+    };
     let props = DeviceProps {
         local_per_thread: o.local_memory as u32,
         launch_memory: o.launch_memory,
         global_memory: o.device_memory,
-        ..DeviceProps::default()
+        ..base
     };
     let dev = Device::with_props(props);
     dev.mem.set_heap_limit(o.heap_size);

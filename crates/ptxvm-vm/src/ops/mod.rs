@@ -7,4 +7,5 @@ pub mod half;
 pub mod int;
 pub mod mbarrier;
 pub mod printf;
+pub mod tensor;
 pub mod video;

@@ -955,11 +955,11 @@ fn printf_assert_malloc() {
 
 #[test]
 fn unsupported_forms_still_fault() {
-    // Tensor-core instructions are a later step: they must fault, naming the form.
+    // Sparse mma is not implemented yet: it must fault, naming the form.
     let f = fault_of(
-        "    mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f4,%f5,%f6,%f7};\n",
+        "    mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r4}, {%f4,%f5,%f6,%f7}, %r5, 0;\n",
         1,
     );
     assert_eq!(f.kind, FaultKind::Unsupported);
-    assert!(f.message.contains("mma"), "{}", f.message);
+    assert!(f.message.contains("mma.sp"), "{}", f.message);
 }

@@ -1,0 +1,968 @@
+#!/usr/bin/env python3
+"""An independent reference of the tensor-core arithmetic model and the mma fragment layouts,
+for ptxvm's tests. Written from `shared/spec/tensor-core-arithmetic.md` (§2 T-FDPA, §0 table,
+§3 per architecture, §4 f64, §5 integer) and the PTX ISA's "Matrix Fragments for mma.*"
+sections, with exact rational arithmetic (fractions.Fraction); it shares no code with
+`ptxvm_fp::tensor` or `ptxvm_vm::ops::tensor`.
+
+Usage:
+  tools/tc_ref.py vectors   writes crates/ptxvm-fp/tests/data/tc_ref.txt: for each model row,
+                            the expected D of 1000 pseudo-random dot products (inputs from a
+                            SplitMix64 stream that crates/ptxvm-fp/tests/tensor_ref.rs
+                            regenerates bit for bit)
+  tools/tc_ref.py runtests  writes tests/run/warp/mma_*.ptx: one warp runs one mma.sync with
+                            per-lane fragments laid out by this file, expected D from this file
+"""
+
+import os
+import struct
+import sys
+from fractions import Fraction
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.s = seed & MASK64
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & MASK64
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+
+# name: (exponent bits, fraction bits, special-value encoding)
+FMT = {
+    "f16": (5, 10, "ieee"),
+    "bf16": (8, 7, "ieee"),
+    "tf32": (8, 10, "ieee"),
+    "f32": (8, 23, "ieee"),
+    "f64": (11, 52, "ieee"),
+    "e4m3": (4, 3, "nan-only"),
+    "e5m2": (5, 2, "ieee"),
+    "e3m2": (3, 2, "finite"),
+    "e2m3": (2, 3, "finite"),
+    "e2m1": (2, 1, "finite"),
+}
+
+
+def p2(n):
+    return Fraction(2) ** n
+
+
+def width(f):
+    e, m, _ = FMT[f]
+    return 1 + e + m
+
+
+def decode(f, bits):
+    """-> ('nan',) | ('inf', neg) | ('num', neg, value >= 0, alignment exponent)"""
+    E, M, kind = FMT[f]
+    if f == "tf32":
+        bits >>= 13
+    bits &= (1 << (1 + E + M)) - 1
+    neg = bool(bits >> (E + M))
+    e = (bits >> M) & ((1 << E) - 1)
+    m = bits & ((1 << M) - 1)
+    bias = (1 << (E - 1)) - 1
+    top = (1 << E) - 1
+    if kind == "ieee" and e == top:
+        return ("inf", neg) if m == 0 else ("nan",)
+    if kind == "nan-only" and e == top and m == (1 << M) - 1:
+        return ("nan",)
+    emin = 1 - bias
+    if e == 0:
+        return ("num", neg, Fraction(m, 1 << M) * p2(emin), emin)
+    return ("num", neg, Fraction((1 << M) + m, 1 << M) * p2(e - bias), e - bias)
+
+
+def floor_log2(a):
+    """floor(log2 a) for a Fraction a > 0."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if a < p2(e):
+        e -= 1
+    return e
+
+
+def encode(f, neg, a, mode):
+    """Round the non-negative Fraction a (sign neg) to format f (f16, f32, f64, or the
+    E8M13 grid 'e8m13' stored as f32 bits) with mode 'rz' or 'rne'; overflow -> inf."""
+    store = "f32" if f == "e8m13" else f
+    E, M, _ = FMT[store]
+    man = 13 if f == "e8m13" else M
+    bias = (1 << (E - 1)) - 1
+    emin, emax = 1 - bias, bias
+    sbit = 1 << (E + M)
+    if a == 0:
+        return sbit if neg else 0
+    e = floor_log2(a)
+    q = max(e, emin) - man
+    x = a / p2(q)
+    n = x.numerator // x.denominator
+    if mode == "rne":
+        r = x - n
+        if r > Fraction(1, 2) or (r == Fraction(1, 2) and n % 2 == 1):
+            n += 1
+    if n == 0:
+        return sbit if neg else 0
+    if n == 1 << (man + 1):
+        n >>= 1
+        q += 1
+    if n >= 1 << man:
+        er = q + man
+        if er > emax:
+            return (sbit if neg else 0) | (((1 << E) - 1) << M)
+        bits = ((er + bias) << M) | ((n - (1 << man)) << (M - man))
+    else:
+        bits = n << (M - man)
+    return (sbit if neg else 0) | bits
+
+
+def canonical_nan(acc):
+    return {"f16": 0x7FFF, "f32": 0x7FFFFFFF}[acc]
+
+
+def inf_bits(acc, neg):
+    return {"f16": 0x7C00 | (0x8000 if neg else 0), "f32": 0x7F800000 | (0x80000000 if neg else 0)}[acc]
+
+
+def specials(pairs, c):
+    """The §2 step-1 rules: returns None, 'nan', or ('inf', neg)."""
+    nan = pinf = ninf = False
+    terms = []
+    for a, b in pairs:
+        if a[0] == "nan" or b[0] == "nan":
+            nan = True
+        elif a[0] == "inf" or b[0] == "inf":
+            other = b if a[0] == "inf" else a
+            if other[0] == "num" and other[2] == 0:
+                nan = True
+            else:
+                terms.append(a[1] != b[1])
+    if c[0] == "nan":
+        nan = True
+    elif c[0] == "inf":
+        terms.append(c[1])
+    for t in terms:
+        if t:
+            ninf = True
+        else:
+            pinf = True
+    if nan or (pinf and ninf):
+        return "nan"
+    if pinf or ninf:
+        return ("inf", ninf)
+    return None
+
+
+def tfdpa(pairs, c, F, e0, out):
+    """One block (§2). c is decoded; out is 'f32', 'e8m13' or 'f16'. Returns bits."""
+    acc = "f16" if out == "f16" else "f32"
+    sp = specials(pairs, c)
+    if sp == "nan":
+        return canonical_nan(acc)
+    if sp is not None:
+        return inf_bits(acc, sp[1])
+    addends = []
+    exps = []
+    for a, b in pairs:
+        v = a[2] * b[2]
+        sgn = a[1] != b[1]
+        if v == 0:
+            exps.append(e0)
+        else:
+            exps.append(a[3] + b[3])
+            addends.append((sgn, v))
+    if c[2] == 0:
+        exps.append(e0)
+    else:
+        exps.append(c[3])
+        addends.append((c[1], c[2]))
+    emax = max(exps)
+    S = 0
+    for sgn, v in addends:
+        t = v * p2(F - emax)
+        t = t.numerator // t.denominator  # floor of the magnitude = truncation toward zero
+        S += -t if sgn else t
+    if S == 0:
+        return 0
+    val = abs(S) * p2(emax - F)
+    bits = encode(out, S < 0, val, "rne" if out == "f16" else "rz")
+    sign = 0x8000 if acc == "f16" else 0x80000000
+    return 0 if bits & ~sign == 0 else bits
+
+
+def rn_add(acc, x, y):
+    """IEEE x + y rounded to nearest even in acc (x, y decoded); NaN canonical."""
+    if x[0] == "nan" or y[0] == "nan":
+        return canonical_nan(acc)
+    if x[0] == "inf" and y[0] == "inf":
+        return inf_bits(acc, x[1]) if x[1] == y[1] else canonical_nan(acc)
+    if x[0] == "inf":
+        return inf_bits(acc, x[1])
+    if y[0] == "inf":
+        return inf_bits(acc, y[1])
+    s = (-x[2] if x[1] else x[2]) + (-y[2] if y[1] else y[2])
+    if s == 0:
+        neg = x[1] and y[1] and x[2] == 0 and y[2] == 0
+        return (0x8000 if acc == "f16" else 0x80000000) if neg else 0
+    return encode(acc, s < 0, abs(s), "rne")
+
+
+# The parameter table (§0 and §3), keyed by generation.
+E0 = {"volta": (-19, -131), "turing": (-20, -132), "ampere": (-20, -132), "ada": (-20, -132),
+      "hopper": (-21, -133), "blackwell": (-21, -133), "rtx-blackwell": (-21, -133)}
+FP8 = ("e4m3", "e5m2", "e3m2", "e2m3", "e2m1")
+
+
+def model(gen, inst, k, ab, d):
+    """-> dict(F, L, e0, out, interleave)"""
+    e0 = E0[gen][0 if d == "f16" else 1]
+    out = d
+    fp8 = ab in FP8
+    elem_bytes = {"tf32": 4, "f16": 2, "bf16": 2}.get(ab, 1)
+    il = False
+    if inst == "wgmma":
+        F, L = (13, k) if fp8 else (25, k)
+        if fp8 and d == "f32":
+            out = "e8m13"
+    elif inst == "m8n8k4":
+        if gen in ("volta", "turing"):
+            F, L, e0 = 23, 4, E0["volta"][0 if d == "f16" else 1]
+        elif gen in ("ampere", "ada"):
+            F, L = 24, 4
+        else:
+            F, L = 25, 4
+    elif gen == "volta":
+        F, L = 23, 4
+    elif gen == "turing":
+        F, L = 24, 8
+    elif gen in ("ampere", "ada"):
+        if fp8:
+            F, L = 13, 16
+            if d == "f32":
+                out = "e8m13"
+        elif ab == "tf32":
+            F, L = 24, 4
+        else:
+            F, L = 24, 8
+    elif gen in ("hopper", "blackwell"):
+        if fp8:
+            F, L, il = 25, 16, True
+        elif ab == "tf32":
+            F, L = 25, 8
+        else:
+            F, L = 25, 16
+    else:  # rtx-blackwell: one block per 32 bytes of A
+        F, L = 25, 32 // elem_bytes
+    return {"F": F, "L": L, "e0": e0, "out": out, "il": il}
+
+
+def dot(gen, inst, at, bt, ct, d, a, b, c):
+    """One element of D (bits) for raw operand bits a[k], b[k] and C bits c."""
+    k = len(a)
+    p = model(gen, inst, k, at, d)
+    A = [decode(at, x) for x in a]
+    B = [decode(bt, x) for x in b]
+    C = decode(ct, c)
+    if p["il"]:
+        lo = [(A[i], B[i]) for i in range(k) if i % 4 < 2]
+        hi = [(A[i], B[i]) for i in range(k) if i % 4 >= 2]
+        d1 = tfdpa(lo, ("num", False, Fraction(0), 0), p["F"], p["e0"], p["out"])
+        d2 = tfdpa(hi, decode(d, d1), p["F"], p["e0"], p["out"])
+        if ct != d:
+            C = decode(d, encode(d, C[1], C[2], "rne")) if C[0] == "num" else C
+        return rn_add(d, decode(d, d2), C)
+    acc = C
+    bits = None
+    for j in range(0, max(k, 1), p["L"]):
+        bits = tfdpa(list(zip(A[j:j + p["L"]], B[j:j + p["L"]])), acc, p["F"], p["e0"], p["out"])
+        acc = decode(d, bits)
+    return bits
+
+
+def fma64(a, b, c, mode="rne"):
+    """IEEE binary64 fma (round to nearest even, or 'rz'), for finite a, b, c given as bits."""
+    da, db, dc = decode("f64", a), decode("f64", b), decode("f64", c)
+    assert da[0] == db[0] == dc[0] == "num"
+    pn = da[1] != db[1]
+    pv = da[2] * db[2]
+    s = (-pv if pn else pv) + (-dc[2] if dc[1] else dc[2])
+    if s == 0:
+        neg = pv == 0 and dc[2] == 0 and pn and dc[1]
+        return (1 << 63) if neg else 0
+    return encode("f64", s < 0, abs(s), mode)
+
+
+def dot_f64(a, b, c, mode="rne"):
+    d = c
+    for x, y in zip(a, b):
+        d = fma64(x, y, d, mode)
+    return d
+
+
+def int_val(t, bits):
+    w = {"s8": 8, "u8": 8, "s4": 4, "u4": 4}[t]
+    bits &= (1 << w) - 1
+    if t[0] == "s" and bits >> (w - 1):
+        bits -= 1 << w
+    return bits
+
+
+def dot_int(at, bt, a, b, c, sat):
+    s = c + sum(int_val(at, x) * int_val(bt, y) for x, y in zip(a, b))
+    if sat:
+        s = max(-(1 << 31), min((1 << 31) - 1, s))
+    return s & 0xFFFFFFFF
+
+
+def dot_b1(op, a, b, c):
+    s = c + sum((x & y) if op == "and" else (x ^ y) for x, y in zip(a, b))
+    return s & 0xFFFFFFFF
+
+
+# ---------------------------------------------------------------------------------------
+# Random operands.
+
+def gen_bits(f, r, mode, center, ref=None):
+    """Operand bits of format f from one random word r. ref = (input format, center) gives
+    C an exponent near the products'."""
+    fmt = "f32" if f == "tf32" else f
+    E, M, _ = FMT[fmt if f != "tf32" else "tf32"]
+    if f == "tf32":
+        E, M = 8, 10
+    W = 1 + E + M
+    if mode == 0:
+        bits = r & ((1 << W) - 1)
+    else:
+        sel = r & 255
+        s = (r >> 8) & 1
+        top = (1 << E) - 1
+        if sel == 0:
+            bits = s << (E + M)
+        elif sel == 1:
+            bits = (s << (E + M)) | ((r >> 9) & ((1 << M) - 1))
+        elif sel == 2:
+            bits = (s << (E + M)) | (top << M) | ((r >> 9) & ((1 << M) - 1))
+        else:
+            span = max(top - 1, 1)
+            if ref is None:
+                ce = 1 + center % span
+                ef = ce + (r >> 9) % 7 - 3
+            else:
+                ie, im, _ = FMT[ref]
+                ibias = (1 << (ie - 1)) - 1
+                ice = 1 + center % max((1 << ie) - 2, 1)
+                bias = (1 << (E - 1)) - 1
+                ef = 2 * (ice - ibias) + bias + (r >> 9) % 9 - 4
+            ef = max(1, min(top - 1, ef)) if top > 1 else 1
+            bits = (s << (E + M)) | (ef << M) | ((r >> 20) & ((1 << M) - 1))
+    if f == "tf32":
+        bits = (bits << 13) | ((r >> 40) & 0x1FFF)
+    return bits
+
+
+def gen_vector(rng, k, at, bt, ct):
+    mode = rng.next() % 4
+    center = rng.next()
+    a = [gen_bits(at, rng.next(), mode, center) for _ in range(k)]
+    b = [gen_bits(bt, rng.next(), mode, center) for _ in range(k)]
+    c = gen_bits(ct, rng.next(), mode, center, ref=at)
+    return a, b, c
+
+
+# Rows of the unit-level reference: name gen inst K a b c d.
+ROWS = [
+    ("volta_m8n8k4_f32", "volta", "m8n8k4", 4, "f16", "f16", "f32", "f32"),
+    ("volta_m8n8k4_f16", "volta", "m8n8k4", 4, "f16", "f16", "f16", "f16"),
+    ("volta_m8n8k4_f16c_f32d", "volta", "m8n8k4", 4, "f16", "f16", "f16", "f32"),
+    ("volta_k16_f32", "volta", "mma", 16, "f16", "f16", "f32", "f32"),
+    ("turing_k8_f32", "turing", "mma", 8, "f16", "f16", "f32", "f32"),
+    ("turing_k8_f16", "turing", "mma", 8, "f16", "f16", "f16", "f16"),
+    ("turing_m8n8k4_f32", "turing", "m8n8k4", 4, "f16", "f16", "f32", "f32"),
+    ("ampere_f16_k16_f32", "ampere", "mma", 16, "f16", "f16", "f32", "f32"),
+    ("ampere_f16_k16_f16", "ampere", "mma", 16, "f16", "f16", "f16", "f16"),
+    ("ampere_bf16_k16_f32", "ampere", "mma", 16, "bf16", "bf16", "f32", "f32"),
+    ("ampere_bf16_k8_f32", "ampere", "mma", 8, "bf16", "bf16", "f32", "f32"),
+    ("ampere_tf32_k8_f32", "ampere", "mma", 8, "tf32", "tf32", "f32", "f32"),
+    ("ampere_tf32_k4_f32", "ampere", "mma", 4, "tf32", "tf32", "f32", "f32"),
+    ("ampere_m8n8k4_f32", "ampere", "m8n8k4", 4, "f16", "f16", "f32", "f32"),
+    ("ada_e4m3_k32_f32", "ada", "mma", 32, "e4m3", "e4m3", "f32", "f32"),
+    ("ada_e5m2_e4m3_k32_f16", "ada", "mma", 32, "e5m2", "e4m3", "f16", "f16"),
+    ("ada_e4m3_k16_f32", "ada", "mma", 16, "e4m3", "e4m3", "f32", "f32"),
+    ("hopper_f16_k16_f32", "hopper", "mma", 16, "f16", "f16", "f32", "f32"),
+    ("hopper_f16_k16_f16", "hopper", "mma", 16, "f16", "f16", "f16", "f16"),
+    ("hopper_bf16_k16_f32", "hopper", "mma", 16, "bf16", "bf16", "f32", "f32"),
+    ("hopper_tf32_k8_f32", "hopper", "mma", 8, "tf32", "tf32", "f32", "f32"),
+    ("hopper_e4m3_k32_f32", "hopper", "mma", 32, "e4m3", "e4m3", "f32", "f32"),
+    ("hopper_e5m2_k32_f16", "hopper", "mma", 32, "e5m2", "e5m2", "f16", "f16"),
+    ("hopper_e4m3_e5m2_k16_f32", "hopper", "mma", 16, "e4m3", "e5m2", "f32", "f32"),
+    ("hopper_wgmma_e4m3_k32_f32", "hopper", "wgmma", 32, "e4m3", "e4m3", "f32", "f32"),
+    ("hopper_wgmma_e5m2_k32_f16", "hopper", "wgmma", 32, "e5m2", "e5m2", "f16", "f16"),
+    ("hopper_wgmma_f16_k16_f32", "hopper", "wgmma", 16, "f16", "f16", "f32", "f32"),
+    ("hopper_wgmma_tf32_k8_f32", "hopper", "wgmma", 8, "tf32", "tf32", "f32", "f32"),
+    ("blackwell_f16_k16_f32", "blackwell", "mma", 16, "f16", "f16", "f32", "f32"),
+    ("blackwell_bf16_k16_f32", "blackwell", "mma", 16, "bf16", "bf16", "f32", "f32"),
+    ("blackwell_e5m2_k32_f32", "blackwell", "mma", 32, "e5m2", "e5m2", "f32", "f32"),
+    ("blackwell_e4m3_k32_f16", "blackwell", "mma", 32, "e4m3", "e4m3", "f16", "f16"),
+    ("rtx_f16_k16_f32", "rtx-blackwell", "mma", 16, "f16", "f16", "f32", "f32"),
+    ("rtx_tf32_k8_f32", "rtx-blackwell", "mma", 8, "tf32", "tf32", "f32", "f32"),
+    ("rtx_e2m1_e3m2_k32_f32", "rtx-blackwell", "mma", 32, "e2m1", "e3m2", "f32", "f32"),
+    ("rtx_e2m3_e4m3_k32_f16", "rtx-blackwell", "mma", 32, "e2m3", "e4m3", "f16", "f16"),
+]
+VECTORS = 1000
+
+
+def seed_of(name):
+    h = 0xCBF29CE484222325
+    for ch in name.encode():
+        h = ((h ^ ch) * 0x100000001B3) & MASK64
+    return h
+
+
+def cmd_vectors(path):
+    lines = ["# Expected D bits of tools/tc_ref.py for each model row (see that file).",
+             "# row: NAME GEN INST K A B C D, then the hex outputs, 8 per line."]
+    for row in ROWS:
+        name, gen, inst, k, at, bt, ct, d = row
+        rng = SplitMix64(seed_of(name))
+        outs = []
+        for _ in range(VECTORS):
+            a, b, c = gen_vector(rng, k, at, bt, ct)
+            outs.append(dot(gen, inst, at, bt, ct, d, a, b, c))
+        lines.append("row: " + " ".join(str(x) for x in row))
+        for i in range(0, len(outs), 8):
+            lines.append(" ".join("%08x" % x for x in outs[i:i + 8]))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(ROWS)} rows x {VECTORS} vectors -> {path}")
+
+
+# ---------------------------------------------------------------------------------------
+# Fragment layouts (PTX ISA "Matrix Fragments for mma.mMnNkK"): element i of lane l's
+# fragment -> (group, row, column).
+
+def frag(shape, op, t, lane, i, alay="row", blay="col"):
+    g, tg = lane >> 2, lane % 4
+    m, n, k = shape
+    if shape == (8, 8, 4) and t in ("f16", "f32") and t != "f64":
+        grp = (lane >> 2) & 3
+        hi = 4 if lane >= 16 else 0
+        q = lane % 4
+        if op == "a":
+            return (grp, q + hi, i) if alay == "row" else (grp, i + hi, q)
+        if op == "b":
+            return (grp, i, q + hi) if blay == "col" else (grp, q, i + hi)
+        if t == "f16":
+            return (grp, q + hi, i)
+        x = (lane & 1) + (i & 2)
+        return (grp, x + hi, (i & 4) + (lane & 2) + (i & 1))
+    if op == "c":
+        if m == 8:
+            return (0, g, tg * 2 + i)
+        return (0, g if i < 2 else g + 8, tg * 2 + (i & 1))
+    A = op == "a"
+    if shape == (8, 8, 4):  # f64
+        return (0, g, tg) if A else (0, tg, g)
+    if m == 8:
+        per = k // 4
+        return (0, g, tg * per + i) if A else (0, tg * per + i, g)
+    if k == 4:
+        return (0, g + 8 * i, tg) if A else (0, tg, g)
+    if k == 8 and t in ("f16", "bf16"):
+        return (0, g if i < 2 else g + 8, tg * 2 + (i & 1)) if A else (0, tg * 2 + i, g)
+    if k == 8:  # tf32, f64
+        if A:
+            return (0, g + (8 if i in (1, 3) else 0), tg + (4 if i >= 2 else 0))
+        return (0, tg + (4 if i == 1 else 0), g)
+    if k == 16 and t in ("f16", "bf16"):
+        if A:
+            row = g if (i < 2 or 4 <= i < 6) else g + 8
+            return (0, row, tg * 2 + (i & 1) + (8 if i >= 4 else 0))
+        return (0, tg * 2 + (i & 1) + (8 if i >= 2 else 0), g)
+    if k == 16 and t == "f64":
+        if A:
+            if i % 2 == 0:
+                return (0, g, i * 2 + tg)
+            return (0, g + 8, i * 2 - 2 + tg)
+        return (0, tg + i * 4, g)
+    if k == 16:  # 8-bit
+        return (0, g if i < 4 else g + 8, tg * 4 + (i & 3)) if A else (0, tg * 4 + i, g)
+    if k == 32 and t in ("s4", "u4"):
+        return (0, g if i < 8 else g + 8, tg * 8 + (i & 7)) if A else (0, tg * 8 + (i & 7), g)
+    if k == 32:
+        if A:
+            row = g if (i < 4 or 8 <= i < 12) else g + 8
+            return (0, row, tg * 4 + (i & 3) + (16 if i >= 8 else 0))
+        return (0, tg * 4 + (i & 3) + (16 if i >= 4 else 0), g)
+    if k == 64:
+        if A:
+            row = g if (i < 8 or 16 <= i < 24) else g + 8
+            return (0, row, tg * 8 + (i & 7) + (32 if i >= 16 else 0))
+        return (0, tg * 8 + (i & 7) + (32 if i >= 8 else 0), g)
+    if k == 128:
+        return (0, g if i < 32 else g + 8, tg * 32 + (i & 31)) if A else (0, tg * 32 + i, g)
+    if k == 256:
+        if A:
+            row = g if (i < 32 or 64 <= i < 96) else g + 8
+            return (0, row, tg * 32 + (i & 31) + (128 if i >= 64 else 0))
+        return (0, tg * 32 + (i & 31) + (128 if i >= 32 else 0), g)
+    raise ValueError(shape)
+
+
+ELEM_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
+             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 8,
+             "s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}
+
+
+def reg_bits(t):
+    return 64 if t == "f64" else 32
+
+
+def pack(t, elems):
+    """Elements (low to high) -> registers."""
+    w = ELEM_BITS[t]
+    rb = reg_bits(t)
+    per = rb // w
+    regs = []
+    for r in range(0, len(elems), per):
+        v = 0
+        for j, x in enumerate(elems[r:r + per]):
+            v |= (x & ((1 << w) - 1)) << (j * w)
+        regs.append(v)
+    return regs
+
+
+# VM run tests: (file, arch, target, shape, d, a, b, c, extra modifiers, alayout, blayout, gen)
+RUNTESTS = [
+    ("mma_m16n8k16_f16_f32_sm80", "sm_80", "sm_80", (16, 8, 16), "f32", "f16", "f16", "f32", "", "row", "col", "ampere"),
+    ("mma_m16n8k16_f16_f32_sm90", "sm_90a", "sm_80", (16, 8, 16), "f32", "f16", "f16", "f32", "", "row", "col", "hopper"),
+    ("mma_m16n8k16_f16_f16_sm80", "sm_80", "sm_80", (16, 8, 16), "f16", "f16", "f16", "f16", "", "row", "col", "ampere"),
+    ("mma_m16n8k16_bf16_sm89", "sm_89", "sm_80", (16, 8, 16), "f32", "bf16", "bf16", "f32", "", "row", "col", "ada"),
+    ("mma_m16n8k8_f16_f32_sm75", "sm_75", "sm_75", (16, 8, 8), "f32", "f16", "f16", "f32", "", "row", "col", "turing"),
+    ("mma_m16n8k8_f16_f16_sm100", "sm_100a", "sm_75", (16, 8, 8), "f16", "f16", "f16", "f16", "", "row", "col", "blackwell"),
+    ("mma_m16n8k8_bf16_sm80", "sm_80", "sm_80", (16, 8, 8), "f32", "bf16", "bf16", "f32", "", "row", "col", "ampere"),
+    ("mma_m16n8k8_tf32_sm80", "sm_80", "sm_80", (16, 8, 8), "f32", "tf32", "tf32", "f32", "", "row", "col", "ampere"),
+    ("mma_m16n8k8_tf32_sm90", "sm_90a", "sm_80", (16, 8, 8), "f32", "tf32", "tf32", "f32", "", "row", "col", "hopper"),
+    ("mma_m16n8k4_tf32_sm86", "sm_86", "sm_80", (16, 8, 4), "f32", "tf32", "tf32", "f32", "", "row", "col", "ampere"),
+    ("mma_m8n8k4_f16_f32_sm70", "sm_70", "sm_70", (8, 8, 4), "f32", "f16", "f16", "f32", "", "row", "col", "volta"),
+    ("mma_m8n8k4_f16_f16_colrow_sm70", "sm_70", "sm_70", (8, 8, 4), "f16", "f16", "f16", "f16", "", "col", "row", "volta"),
+    ("mma_m8n8k4_f16c_f32d_sm75", "sm_75", "sm_70", (8, 8, 4), "f32", "f16", "f16", "f16", "", "row", "row", "turing"),
+    ("mma_m8n8k4_f64_sm80", "sm_80", "sm_80", (8, 8, 4), "f64", "f64", "f64", "f64", "", "row", "col", "ampere"),
+    ("mma_m16n8k8_f64_sm90", "sm_90a", "sm_90", (16, 8, 8), "f64", "f64", "f64", "f64", "", "row", "col", "hopper"),
+    ("mma_m16n8k16_f64_sm90", "sm_90a", "sm_90", (16, 8, 16), "f64", "f64", "f64", "f64", "", "row", "col", "hopper"),
+    ("mma_m16n8k4_f64_sm90", "sm_90a", "sm_90", (16, 8, 4), "f64", "f64", "f64", "f64", "", "row", "col", "hopper"),
+    ("mma_m16n8k32_e4m3_e5m2_f32_sm89", "sm_89", "sm_89", (16, 8, 32), "f32", "e4m3", "e5m2", "f32", "", "row", "col", "ada"),
+    ("mma_m16n8k32_e4m3_f16_sm90", "sm_90a", "sm_89", (16, 8, 32), "f16", "e4m3", "e4m3", "f16", "", "row", "col", "hopper"),
+    ("mma_m16n8k32_e5m2_f32_sm100", "sm_100a", "sm_89", (16, 8, 32), "f32", "e5m2", "e5m2", "f32", "", "row", "col", "blackwell"),
+    ("mma_m16n8k16_e5m2_f32_sm89", "sm_89", "sm_89", (16, 8, 16), "f32", "e5m2", "e5m2", "f32", "", "row", "col", "ada"),
+    ("mma_m16n8k32_f8f6f4_e2m1_e3m2_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f32", "e2m1", "e3m2", "f32", ".kind::f8f6f4", "row", "col", "rtx-blackwell"),
+    ("mma_m16n8k16_s8_u8_satfinite", "sm_80", "sm_80", (16, 8, 16), "s32", "s8", "u8", "s32", ".satfinite", "row", "col", None),
+    ("mma_m16n8k32_s8_wrap", "sm_80", "sm_80", (16, 8, 32), "s32", "s8", "s8", "s32", "", "row", "col", None),
+    ("mma_m8n8k16_u8_s8", "sm_75", "sm_75", (8, 8, 16), "s32", "u8", "s8", "s32", "", "row", "col", None),
+    ("mma_m8n8k32_s4", "sm_75", "sm_75", (8, 8, 32), "s32", "s4", "s4", "s32", ".satfinite", "row", "col", None),
+    ("mma_m16n8k32_u4_s4", "sm_80", "sm_80", (16, 8, 32), "s32", "u4", "s4", "s32", "", "row", "col", None),
+    ("mma_m16n8k64_s4_satfinite", "sm_80", "sm_80", (16, 8, 64), "s32", "s4", "s4", "s32", ".satfinite", "row", "col", None),
+    ("mma_m8n8k128_b1_xor", "sm_75", "sm_75", (8, 8, 128), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
+    ("mma_m16n8k128_b1_and", "sm_80", "sm_80", (16, 8, 128), "s32", "b1", "b1", "s32", ".and.popc", "row", "col", None),
+    ("mma_m16n8k256_b1_xor", "sm_80", "sm_80", (16, 8, 256), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
+]
+
+
+SAME_INPUTS = {
+    "mma_m16n8k16_f16_f32_sm80": "mma_m16n8k16_f16_f32",
+    "mma_m16n8k16_f16_f32_sm90": "mma_m16n8k16_f16_f32",
+    "mma_m16n8k8_tf32_sm80": "mma_m16n8k8_tf32",
+    "mma_m16n8k8_tf32_sm90": "mma_m16n8k8_tf32",
+}
+
+
+def per_lane(shape, t, op):
+    m, n, k = shape
+    if shape == (8, 8, 4) and t not in ("f64",):
+        return {"a": 4, "b": 4, "c": 8}[op]
+    return {"a": m * k, "b": k * n, "c": m * n}[op] // 32
+
+
+def rand_elem(rng, t, shape_sat=False):
+    r = rng.next()
+    if t in ("s8", "u8", "s4", "u4", "b1"):
+        return r & ((1 << ELEM_BITS[t]) - 1)
+    if t == "s32":
+        sel = r & 7
+        if shape_sat and sel == 0:
+            return 0x7FFFFF00 + ((r >> 8) & 0xFF)  # near MAX_INT32: saturation/wrap visible
+        if shape_sat and sel == 1:
+            return 0x80000000 + ((r >> 8) & 0xFF)
+        return (r >> 8) & 0xFFFFFFFF
+    if t == "f64":
+        # finite values with exponents in a narrow band, random signs; some zeros
+        if r & 15 == 0:
+            return ((r >> 4) & 1) << 63
+        e = 1023 + ((r >> 4) % 9) - 4
+        return (((r >> 13) & 1) << 63) | (e << 52) | ((r >> 14) & ((1 << 50) - 1)) << 2
+    return None
+
+
+def gen_frags(name, shape, d, at, bt, ct, alay, blay):
+    # The same form on two generations shares its inputs (the expected outputs differ).
+    rng = SplitMix64(seed_of(SAME_INPUTS.get(name, name)))
+    m, n, k = shape
+    groups = 4 if shape == (8, 8, 4) and at == "f16" else 1
+    mm, nn, kk = (8, 8, 4) if groups == 4 else shape
+    center = rng.next()
+    mode = 1
+    A = [[[0] * kk for _ in range(mm)] for _ in range(groups)]
+    B = [[[0] * nn for _ in range(kk)] for _ in range(groups)]
+    C = [[[0] * nn for _ in range(mm)] for _ in range(groups)]
+    for g in range(groups):
+        for r in range(mm):
+            for c in range(kk):
+                v = rand_elem(rng, at)
+                A[g][r][c] = v if v is not None else gen_bits(at, rng.next(), mode, center)
+        for r in range(kk):
+            for c in range(nn):
+                v = rand_elem(rng, bt)
+                B[g][r][c] = v if v is not None else gen_bits(bt, rng.next(), mode, center)
+        for r in range(mm):
+            for c in range(nn):
+                v = rand_elem(rng, ct, True)
+                C[g][r][c] = v if v is not None else gen_bits(ct, rng.next(), mode, center, ref=at)
+    return groups, (mm, nn, kk), A, B, C
+
+
+def f8f6f4_place(t, v):
+    """kind::f8f6f4: e2m1 sits in bits 5:2 of its byte, fp6 in bits 5:0."""
+    if t == "e2m1":
+        return (v & 0xF) << 2
+    if t in ("e3m2", "e2m3"):
+        return v & 0x3F
+    return v
+
+
+def cmd_runtests(outdir):
+    for (name, arch, target, shape, d, at, bt, ct, extra, alay, blay, gen) in RUNTESTS:
+        groups, (mm, nn, kk), A, B, C = gen_frags(name, shape, d, at, bt, ct, alay, blay)
+        kind = ".kind::f8f6f4" in extra
+        if kind:
+            # fp6/fp4 codes in the element's own width; reference decodes them as such
+            for g in range(groups):
+                for r in range(mm):
+                    for c in range(kk):
+                        A[g][r][c] &= (1 << width(at)) - 1
+                for r in range(kk):
+                    for c in range(nn):
+                        B[g][r][c] &= (1 << width(bt)) - 1
+        # Expected D.
+        D = [[[0] * nn for _ in range(mm)] for _ in range(groups)]
+        for g in range(groups):
+            for r in range(mm):
+                arow = A[g][r]
+                for c in range(nn):
+                    bcol = [B[g][x][c] for x in range(kk)]
+                    cv = C[g][r][c]
+                    if at == "f64":
+                        D[g][r][c] = dot_f64(arow, bcol, cv)
+                    elif at in ("s8", "u8", "s4", "u4"):
+                        sv = cv - (1 << 32) if cv >> 31 else cv
+                        D[g][r][c] = dot_int(at, bt, arow, bcol, sv, "satfinite" in extra)
+                    elif at == "b1":
+                        sv = cv - (1 << 32) if cv >> 31 else cv
+                        D[g][r][c] = dot_b1("and" if ".and" in extra else "xor", arow, bcol, sv)
+                    else:
+                        inst = "m8n8k4" if shape == (8, 8, 4) else "mma"
+                        D[g][r][c] = dot(gen, inst, at, bt, ct, d, arow, bcol, cv)
+        # Per-lane fragments.
+        na = per_lane(shape, at, "a") * ELEM_BITS[at] // reg_bits(at)
+        nb = per_lane(shape, bt, "b") * ELEM_BITS[bt] // reg_bits(bt)
+        ncel = per_lane(shape, ct, "c")
+        ndel = per_lane(shape, d, "c")
+        nc = ncel * ELEM_BITS[ct] // reg_bits(ct)
+        nd = ndel * ELEM_BITS[d] // reg_bits(d)
+        fa, fb, fc, fd = [], [], [], []
+        for lane in range(32):
+            ea, eb, ec, ed = [], [], [], []
+            for i in range(per_lane(shape, at, "a")):
+                g, r, c = frag(shape, "a", at, lane, i, alay, blay)
+                v = A[g][r][c]
+                ea.append(f8f6f4_place(at, v) if kind else v)
+            for i in range(per_lane(shape, bt, "b")):
+                g, r, c = frag(shape, "b", bt, lane, i, alay, blay)
+                v = B[g][r][c]
+                eb.append(f8f6f4_place(bt, v) if kind else v)
+            for i in range(ncel):
+                g, r, c = frag(shape, "c", ct, lane, i, alay, blay)
+                ec.append(C[g][r][c])
+            for i in range(ndel):
+                g, r, c = frag(shape, "c", d, lane, i, alay, blay)
+                ed.append(D[g][r][c])
+            fa += pack(at, ea)
+            fb += pack(bt, eb)
+            fc += pack(ct, ec)
+            fd += pack(d, ed)
+        write_runtest(outdir, name, arch, target, shape, d, at, bt, ct, extra, alay, blay,
+                      (na, nb, nc, nd), (fa, fb, fc, fd), gen)
+    print(f"{len(RUNTESTS)} run tests -> {outdir}")
+
+
+def ptx_reg_type(t):
+    return {"f32": ".f32", "f64": ".f64", "s32": ".s32"}.get(t, ".b32")
+
+
+def write_runtest(outdir, name, arch, target, shape, d, at, bt, ct, extra, alay, blay,
+                  counts, frags, gen):
+    na, nb, nc, nd = counts
+    fa, fb, fc, fd = frags
+    m, n, k = shape
+    if shape == (8, 8, 4) and at != "f64":
+        lay = f".{alay}.{blay}"
+    else:
+        lay = ".row.col"
+    if extra.startswith(".kind"):
+        opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}{extra}.{d}.{at}.{bt}.{ct}"
+    elif extra in (".xor.popc", ".and.popc"):
+        opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}.{d}.{at}.{bt}.{ct}{extra}"
+    else:
+        opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}{extra}.{d}.{at}.{bt}.{ct}"
+    w64 = lambda t: reg_bits(t) == 64
+    dt = lambda t: "u64" if w64(t) else "u32"
+    ra, rb, rc, rd = (ptx_reg_type(t) if t in ("f32", "f64", "s32") else ".b32" for t in (at, bt, ct, d))
+    if at == "f64":
+        ra = rb = ".f64"
+    lines = []
+    desc = {
+        None: "exact integer arithmetic (wrap, or .satfinite\n// clamping of the exact sum)",
+    }.get(gen, f"the {gen} generation's tensor-core model\n// (T-FDPA, "
+               f"shared/spec/tensor-core-arithmetic.md)")
+    if at == "f64":
+        desc = "sequential IEEE fma in k order, round to nearest\n// even"
+    lines.append(f"// `{opname}` on {arch}: one warp, random operands.")
+    lines.append("// Generated by tools/tc_ref.py (an independent exact-rational reference): A, B, C")
+    lines.append("// are laid out per lane by the PTX ISA's fragment tables (arg0 = A, arg1 = B,")
+    lines.append("// arg2 = C, each lane's registers contiguous); arg3 = D per lane, expected from")
+    lines.append(f"// {desc}.")
+    if name in SAME_INPUTS:
+        lines.append("// The same inputs run on another generation in the sibling file, with other results.")
+    lines.append(f"// run: --grid 1 --block 32 --arch {arch}")
+
+    def arg(t, vals):
+        return f"// arg: {dt(t)}[{len(vals)}] = [" + ", ".join(hex(v) for v in vals) + "]"
+    lines.append(arg(at, fa))
+    lines.append(arg(bt, fb))
+    lines.append(arg(ct, fc))
+    lines.append(f"// arg: zeros:{dt(d)}:{len(fd)}")
+    for i in range(0, len(fd), 16):
+        chunk = fd[i:i + 16]
+        lines.append(f"// expect arg3[{i}..{i + len(chunk)}]: {dt(d)} [" +
+                     ", ".join(hex(v) for v in chunk) + "]")
+    ver = "8.7" if ("e" in at and at.startswith("e")) or target.startswith("sm_12") else "8.0"
+    lines.append(f".version {ver}")
+    lines.append(f".target {target}")
+    lines.append(".address_size 64")
+    lines.append("")
+    lines.append(".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)")
+    lines.append("{")
+    lines.append(f"\t.reg {ra} %a<{na}>;")
+    lines.append(f"\t.reg {rb} %b<{nb}>;")
+    lines.append(f"\t.reg {rc} %c<{nc}>;")
+    lines.append(f"\t.reg {rd} %d<{nd}>;")
+    lines.append("\t.reg .b32 %r<4>;")
+    lines.append("\t.reg .b64 %rd<16>;")
+    lines.append("\tmov.u32 %r1, %tid.x;")
+    for idx, (p, cnt, t, reg) in enumerate((("pa", na, at, "a"), ("pb", nb, bt, "b"),
+                                            ("pc", nc, ct, "c"))):
+        size = 8 if w64(t) else 4
+        lines.append(f"\tld.param.u64 %rd{idx * 3 + 1}, [{p}];")
+        lines.append(f"\tmul.wide.u32 %rd{idx * 3 + 2}, %r1, {cnt * size};")
+        lines.append(f"\tadd.u64 %rd{idx * 3 + 3}, %rd{idx * 3 + 1}, %rd{idx * 3 + 2};")
+        rt = {"a": ra, "b": rb, "c": rc}[reg]
+        for j in range(cnt):
+            lines.append(f"\tld.global{rt.replace('.b32', '.b32')} %{reg}{j}, [%rd{idx * 3 + 3}+{j * size}];")
+    vec = lambda r, c: "{" + ", ".join(f"%{r}{j}" for j in range(c)) + "}"
+    lines.append(f"\t{opname} {vec('d', nd)}, {vec('a', na)}, {vec('b', nb)}, {vec('c', nc)};")
+    size = 8 if w64(d) else 4
+    lines.append("\tld.param.u64 %rd10, [pd];")
+    lines.append(f"\tmul.wide.u32 %rd11, %r1, {nd * size};")
+    lines.append("\tadd.u64 %rd12, %rd10, %rd11;")
+    for j in range(nd):
+        lines.append(f"\tst.global{rd} [%rd12+{j * size}], %d{j};")
+    lines.append("\tret;")
+    lines.append("}")
+    with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+# wmma run tests: layout-independent (A, B, C in memory -> D in memory).
+# (file, arch, target, shape, d, a, b, c, alayout, blayout, clayout, dlayout, strides (a,b,c,d or
+#  None = default), extra, gen)
+WMMA_TESTS = [
+    ("wmma_m16n16k16_f16_f32_sm80", "sm_80", "sm_70", (16, 16, 16), "f32", "f16", "f16", "f32",
+     "row", "col", "row", "row", None, "", "ampere"),
+    ("wmma_m16n16k16_f16_f32_sm70", "sm_70", "sm_70", (16, 16, 16), "f32", "f16", "f16", "f32",
+     "row", "col", "row", "row", None, "", "volta"),
+    ("wmma_m16n16k16_f16_f16_sm90", "sm_90a", "sm_70", (16, 16, 16), "f16", "f16", "f16", "f16",
+     "col", "row", "col", "row", (32, 48, 24, 40), "", "hopper"),
+    ("wmma_m32n8k16_f16_f32_strided_sm86", "sm_86", "sm_70", (32, 8, 16), "f32", "f16", "f16", "f32",
+     "row", "row", "col", "col", (32, 16, 40, 48), "", "ampere"),
+    ("wmma_m8n32k16_bf16_sm89", "sm_89", "sm_80", (8, 32, 16), "f32", "bf16", "bf16", "f32",
+     "col", "col", "row", "col", None, "", "ada"),
+    ("wmma_m16n16k8_tf32_sm100", "sm_100a", "sm_80", (16, 16, 8), "f32", "tf32", "tf32", "f32",
+     "row", "col", "row", "row", None, "", "blackwell"),
+    ("wmma_m8n8k4_f64_rz", "sm_80", "sm_80", (8, 8, 4), "f64", "f64", "f64", "f64",
+     "row", "col", "row", "row", None, ".rz", None),
+    ("wmma_m16n16k16_s8_satfinite", "sm_80", "sm_72", (16, 16, 16), "s32", "s8", "s8", "s32",
+     "row", "col", "row", "row", None, ".satfinite", None),
+    ("wmma_m32n8k16_u8", "sm_75", "sm_72", (32, 8, 16), "s32", "u8", "u8", "s32",
+     "col", "row", "row", "col", None, "", None),
+    ("wmma_m8n8k32_s4", "sm_75", "sm_75", (8, 8, 32), "s32", "s4", "s4", "s32",
+     "row", "col", "row", "row", None, "", None),
+    ("wmma_m8n8k128_b1_xor", "sm_80", "sm_75", (8, 8, 128), "s32", "b1", "b1", "s32",
+     "row", "col", "row", "row", None, ".xor.popc", None),
+]
+
+def wmma_regs(shape, t, mat):
+    m, n, k = shape
+    elems = {"a": m * k, "b": k * n, "c": m * n}[mat] // 32
+    if t == "f16" and mat in ("a", "b"):
+        return 8
+    bits = ELEM_BITS[t]
+    return max(1, elems * bits // reg_bits(t))
+
+
+def cmd_wmmatests(outdir):
+    for (name, arch, target, shape, d, at, bt, ct, al, bl, cl, dl, strides, extra, gen) in WMMA_TESTS:
+        rng = SplitMix64(seed_of(name))
+        m, n, k = shape
+        center = rng.next()
+
+        def rnd(t, ref=None):
+            v = rand_elem(rng, t, True)
+            return v if v is not None else gen_bits(t, rng.next(), 1, center, ref)
+        A = [[rnd(at) for _ in range(k)] for _ in range(m)]
+        B = [[rnd(bt) for _ in range(n)] for _ in range(k)]
+        C = [[rnd(ct, at) for _ in range(n)] for _ in range(m)]
+        D = [[0] * n for _ in range(m)]
+        for r in range(m):
+            for c in range(n):
+                bcol = [B[x][c] for x in range(k)]
+                cv = C[r][c]
+                if at == "f64":
+                    D[r][c] = dot_f64(A[r], bcol, cv, "rz" if extra == ".rz" else "rne")
+                elif at in ("s8", "u8", "s4", "u4"):
+                    sv = cv - (1 << 32) if cv >> 31 else cv
+                    D[r][c] = dot_int(at, bt, A[r], bcol, sv, "satfinite" in extra)
+                elif at == "b1":
+                    sv = cv - (1 << 32) if cv >> 31 else cv
+                    D[r][c] = dot_b1("and" if ".and" in extra else "xor", A[r], bcol, sv)
+                else:
+                    D[r][c] = dot(gen, "mma", at, bt, ct, d, A[r], bcol, cv)
+        defaults = {"a": (k if al == "row" else m), "b": (n if bl == "row" else k),
+                    "c": (n if cl == "row" else m), "d": (n if dl == "row" else m)}
+        st = dict(zip("abcd", strides)) if strides else defaults
+
+        def lay(mat, t, rows, cols, layout, stride):
+            """Memory image (elements) of a rows x cols matrix, with `stride` elements between
+            consecutive rows (row-major) or columns (column-major)."""
+            lead = rows if layout == "row" else cols
+            size = stride * (lead - 1) + (cols if layout == "row" else rows)
+            img = [0] * size
+            for r in range(rows):
+                for c in range(cols):
+                    idx = r * stride + c if layout == "row" else c * stride + r
+                    img[idx] = mat[r][c]
+            return img
+
+        imgs = {
+            "a": (at, lay(A, at, m, k, al, st["a"])),
+            "b": (bt, lay(B, bt, k, n, bl, st["b"])),
+            "c": (ct, lay(C, ct, m, n, cl, st["c"])),
+            "d": (d, lay(D, d, m, n, dl, st["d"])),
+        }
+
+        def words(t, img):
+            """Element image -> u32/u64 words (sub-byte elements packed low bits first)."""
+            bits = ELEM_BITS[t]
+            wb = 64 if bits == 64 else 32
+            per = wb // bits
+            out = []
+            for i in range(0, len(img), per):
+                v = 0
+                for j, x in enumerate(img[i:i + per]):
+                    v |= (x & ((1 << bits) - 1)) << (j * bits)
+                out.append(v)
+            while len(out) % 8:
+                out.append(0)
+            return out
+
+        na, nb = wmma_regs(shape, at, "a"), wmma_regs(shape, bt, "b")
+        nc, nd = wmma_regs(shape, ct, "c"), wmma_regs(shape, d, "c")
+        lines = []
+        lines.append(f"// wmma.load (A {al}, B {bl}, C {cl}), wmma.mma and wmma.store (D {dl}) of a")
+        lines.append(f"// m{m}n{n}k{k} {at} x {bt} + {ct} -> {d} tile on {arch}" +
+                     (f", strides {strides}" if strides else ", default strides") + ".")
+        lines.append("// Layout-independent: the fragments never leave the registers. Expected D from")
+        lines.append("// tools/tc_ref.py (exact-rational reference of " +
+                     ({None: "exact integer / IEEE fma arithmetic"}.get(gen, f"the {gen} tensor-core model") if at != "f64" else "sequential fma, " + ("round toward zero" if extra == ".rz" else "round to nearest")) + ").")
+        lines.append(f"// run: --grid 1 --block 32 --arch {arch}")
+        dtn = lambda t: "u64" if reg_bits(t) == 64 else "u32"
+        for key in "abc":
+            t, img = imgs[key]
+            wv = words(t, img)
+            lines.append(f"// arg: {dtn(t)}[{len(wv)}] = [" + ", ".join(hex(x) for x in wv) + "]")
+        t, img = imgs["d"]
+        wv = words(t, img)
+        lines.append(f"// arg: zeros:{dtn(t)}:{len(wv)}")
+        for i in range(0, len(wv), 16):
+            chunk = wv[i:i + 16]
+            lines.append(f"// expect arg3[{i}..{i + len(chunk)}]: {dtn(t)} [" + ", ".join(hex(x) for x in chunk) + "]")
+        lines.append(".version 8.0")
+        lines.append(f".target {target}")
+        lines.append(".address_size 64")
+        lines.append("")
+        lines.append(".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)")
+        lines.append("{")
+        rt = lambda t: {"f32": ".f32", "f64": ".f64", "s32": ".s32"}.get(t, ".b32")
+        lines.append(f"\t.reg {rt(at) if at == 'f64' else '.b32'} %a<{na}>;")
+        lines.append(f"\t.reg {rt(bt) if bt == 'f64' else '.b32'} %b<{nb}>;")
+        lines.append(f"\t.reg {rt(ct)} %c<{nc}>;")
+        lines.append(f"\t.reg {rt(d)} %d<{nd}>;")
+        lines.append("\t.reg .b64 %rd<8>;")
+        for i, p in enumerate(("pa", "pb", "pc", "pd")):
+            lines.append(f"\tld.param.u64 %rd{i + 1}, [{p}];")
+            lines.append(f"\tcvta.to.global.u64 %rd{i + 1}, %rd{i + 1};")
+        vec = lambda r, c: "{" + ", ".join(f"%{r}{j}" for j in range(c)) + "}"
+        sh = f".m{m}n{n}k{k}"
+        sarg = lambda key: f", {st[key]}" if strides else ""
+        lines.append(f"\twmma.load.a.sync.aligned.{al}{sh}.global.{at} {vec('a', na)}, [%rd1]{sarg('a')};")
+        lines.append(f"\twmma.load.b.sync.aligned.{bl}{sh}.global.{bt} {vec('b', nb)}, [%rd2]{sarg('b')};")
+        lines.append(f"\twmma.load.c.sync.aligned.{cl}{sh}.global.{ct} {vec('c', nc)}, [%rd3]{sarg('c')};")
+        if at == "f16":
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{ct}"
+        elif at == "b1":
+            mma = f"wmma.mma{extra}.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}"
+        elif at == "f64":
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}{extra}.{d}.{at}.{bt}.{ct}"
+        else:
+            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}{extra}"
+        lines.append(f"\t{mma} {vec('d', nd)}, {vec('a', na)}, {vec('b', nb)}, {vec('c', nc)};")
+        lines.append(f"\twmma.store.d.sync.aligned.{dl}{sh}.global.{d} [%rd4], {vec('d', nd)}{sarg('d')};")
+        lines.append("\tret;")
+        lines.append("}")
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(WMMA_TESTS)} wmma run tests -> {outdir}")
+
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else ""
+    if what == "vectors":
+        cmd_vectors(sys.argv[2] if len(sys.argv) > 2 else "crates/ptxvm-fp/tests/data/tc_ref.txt")
+    elif what == "runtests":
+        cmd_runtests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_wmmatests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+    else:
+        print(__doc__)
+        sys.exit(2)
