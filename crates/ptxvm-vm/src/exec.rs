@@ -163,6 +163,26 @@ struct BarRedState {
     any: bool,
 }
 
+/// The kernel frame's registers of one warp, lane-major (`[register][lane]`) in banks by
+/// width (see [`RegSlot`]): what every engine reads and writes for threads at call depth 1.
+/// Deeper frames keep their registers per thread.
+struct WarpRegs {
+    r32: Vec<[u32; 32]>,
+    r64: Vec<[u64; 32]>,
+    /// One bit per lane.
+    pred: Vec<u32>,
+}
+
+impl WarpRegs {
+    fn new(banks: [u32; 3]) -> WarpRegs {
+        WarpRegs {
+            r32: vec![[0; 32]; banks[0] as usize],
+            r64: vec![[0; 32]; banks[1] as usize],
+            pred: vec![0; banks[2] as usize],
+        }
+    }
+}
+
 struct Cta<'a> {
     prog: &'a Program,
     launch: &'a Launch,
@@ -175,6 +195,8 @@ struct Cta<'a> {
     ctaid: [u32; 3],
     shared: Vec<u8>,
     threads: Vec<Thread>,
+    /// Per warp: the kernel frame's registers.
+    wregs: Vec<WarpRegs>,
     nwarps: u32,
     /// Per barrier, per warp: the lanes that have arrived.
     bar_lanes: [Vec<u32>; NBAR],
@@ -327,6 +349,8 @@ pub fn run(
     };
     let next = AtomicUsize::new(0);
     let workers = launch.threads.clamp(1, total.max(1));
+    // Memory freed while this launch runs stays mapped until it ends.
+    let _in_flight = mem.launch_guard();
     let ctaid = |i: usize| {
         [
             (i % gx as usize) as u32,
@@ -509,7 +533,8 @@ impl<'a> Cta<'a> {
             };
             t.frames.push(Frame {
                 func: launch.kernel,
-                regs: vec![0; f.reg_types.len()],
+                // The kernel frame's registers live in the warp's register file.
+                regs: Vec::new(),
                 local_base: 0,
                 param_base: 0,
                 ret_pc: u32::MAX,
@@ -527,6 +552,7 @@ impl<'a> Cta<'a> {
             shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
             nwarps: n.div_ceil(32),
             threads,
+            wregs: (0..n.div_ceil(32)).map(|_| WarpRegs::new(f.banks)).collect(),
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
             bar_expected: [None; NBAR],
             bar_red: [BarRedState::default(); NBAR],
@@ -838,8 +864,18 @@ impl<'a> Cta<'a> {
     }
 
     fn reg(&self, t: usize, r: u32) -> u64 {
-        self.threads[t]
-            .frames
+        let th = &self.threads[t];
+        if th.frames.len() == 1 {
+            let l = t % 32;
+            let wr = &self.wregs[t / 32];
+            return match self.kernel().reg_slots.get(r as usize) {
+                Some(&RegSlot::B32(i)) => wr.r32[i as usize][l] as u64,
+                Some(&RegSlot::B64(i)) => wr.r64[i as usize][l],
+                Some(&RegSlot::Pred(i)) => (wr.pred[i as usize] >> l & 1) as u64,
+                None => 0,
+            };
+        }
+        th.frames
             .last()
             .and_then(|f| f.regs.get(r as usize).copied())
             .unwrap_or(0)
@@ -923,7 +959,24 @@ impl<'a> Cta<'a> {
     fn write(&mut self, t: usize, d: Dst, v: u64) {
         if let Dst::Reg(r) = d {
             let prog = self.prog;
-            if let Some(f) = self.threads[t].frames.last_mut() {
+            let th = &mut self.threads[t];
+            if th.frames.len() == 1 {
+                let kernel = &prog.funcs[self.launch.kernel as usize];
+                let v = v & kernel.reg_masks.get(r as usize).copied().unwrap_or(0);
+                let l = t % 32;
+                let wr = &mut self.wregs[t / 32];
+                match kernel.reg_slots.get(r as usize) {
+                    Some(&RegSlot::B32(i)) => wr.r32[i as usize][l] = v as u32,
+                    Some(&RegSlot::B64(i)) => wr.r64[i as usize][l] = v,
+                    Some(&RegSlot::Pred(i)) => {
+                        let p = &mut wr.pred[i as usize];
+                        *p = *p & !(1 << l) | ((v as u32 & 1) << l);
+                    }
+                    None => {}
+                }
+                return;
+            }
+            if let Some(f) = th.frames.last_mut() {
                 f.regs[r as usize] = v & prog.funcs[f.func as usize].reg_masks[r as usize];
             }
         }
@@ -1003,15 +1056,7 @@ impl<'a> Cta<'a> {
     ) -> Result<(), Box<Fault>> {
         let len = buf.len();
         if len.is_power_of_two() && !(addr & !KPARAM_TAG).is_multiple_of(len as u64) {
-            return Err(self.fault(
-                t,
-                FaultKind::Misaligned,
-                format!(
-                    "misaligned {} read of {len} bytes at {addr:#x}{}",
-                    space_name(space),
-                    where_in(space, addr, mem)
-                ),
-            ));
+            return Err(self.misaligned(t, space, addr, len, "read", mem));
         }
         let r = match space {
             MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read_guest(addr, buf),
@@ -1043,15 +1088,7 @@ impl<'a> Cta<'a> {
     ) -> Result<(), Box<Fault>> {
         let len = data.len();
         if len.is_power_of_two() && !addr.is_multiple_of(len as u64) {
-            return Err(self.fault(
-                t,
-                FaultKind::Misaligned,
-                format!(
-                    "misaligned {} write of {len} bytes at {addr:#x}{}",
-                    space_name(space),
-                    where_in(space, addr, mem)
-                ),
-            ));
+            return Err(self.misaligned(t, space, addr, len, "write", mem));
         }
         let r = match space {
             MemSpace::Global | MemSpace::Generic => mem.write_guest(addr, data),
@@ -1085,6 +1122,63 @@ impl<'a> Cta<'a> {
             }
         };
         r.map_err(|e| self.access_fault(t, "write", space, addr, len, e))
+    }
+
+    /// `atom`/`red` of thread `t` at a resolved address: global memory through the host's
+    /// atomic instructions (atomic across CTAs and streams), shared and local memory (private
+    /// to this CTA or thread, which one host thread runs) by a read and a write. Returns the
+    /// old value.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        t: usize,
+        sp: MemSpace,
+        at: u64,
+        op: AtomOp,
+        ty: Type,
+        b: u64,
+        c: u64,
+        mem: &AddressSpace,
+    ) -> Result<u64, Box<Fault>> {
+        let w = ty.bytes() as usize;
+        if matches!(sp, MemSpace::Global | MemSpace::Generic) {
+            if !at.is_multiple_of(w as u64) {
+                return Err(self.misaligned(t, sp, at, w, "read", mem));
+            }
+            return match mem.atomic_rmw(at, w, |old| atom_op(op, ty, old as u64, b, c) as u128) {
+                Ok(old) => Ok(old as u64),
+                Err((e, write)) => {
+                    Err(self.access_fault(t, if write { "write" } else { "read" }, sp, at, w, e))
+                }
+            };
+        }
+        let mut buf = [0u8; 8];
+        self.load(t, sp, at, &mut buf[..w], mem)?;
+        let old = u64::from_le_bytes(buf);
+        let new = atom_op(op, ty, old, b, c);
+        self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
+        Ok(old)
+    }
+
+    /// The fault of a misaligned access.
+    fn misaligned(
+        &self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        len: usize,
+        what: &str,
+        mem: &AddressSpace,
+    ) -> Box<Fault> {
+        self.fault(
+            t,
+            FaultKind::Misaligned,
+            format!(
+                "misaligned {} {what} of {len} bytes at {addr:#x}{}",
+                space_name(space),
+                where_in(space, addr, mem)
+            ),
+        )
     }
 
     fn unsupported(&self, t: usize, what: &str) -> Box<Fault> {
@@ -1585,15 +1679,8 @@ impl<'a> Cta<'a> {
                 c,
             } => {
                 let (sp, at) = self.resolve(t, *space, *addr);
-                let w = ty.bytes() as usize;
-                let mut buf = [0u8; 8];
-                // Atomic across the host threads running other CTAs.
-                let _guard = mem.atomic();
-                self.load(t, sp, at, &mut buf[..w], mem)?;
-                let old = u64::from_le_bytes(buf);
                 let (b, c) = (self.src(t, *b), self.src(t, *c));
-                let new = atom_op(*op, *ty, old, b, c);
-                self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
+                let old = self.atomic(t, sp, at, *op, *ty, b, c, mem)?;
                 self.write(t, *d, old);
             }
             Exec::BrxIdx { index, targets } => {
@@ -2714,7 +2801,8 @@ impl<'a> Cta<'a> {
             return false;
         }
         let r = self.bar_red[id];
-        for th in &mut self.threads {
+        let mut results = Vec::new();
+        for (t, th) in self.threads.iter_mut().enumerate() {
             if th.state == TState::Barrier(id as u8) {
                 th.state = TState::Ready;
                 if let (Some(d), Some(op)) = (th.red_dst.take(), r.op) {
@@ -2723,13 +2811,12 @@ impl<'a> Cta<'a> {
                         BarRedOp::And => r.all as u64,
                         BarRedOp::Or => r.any as u64,
                     };
-                    if let (Dst::Reg(reg), Some(f)) = (d, th.frames.last_mut())
-                        && let Some(slot) = f.regs.get_mut(reg as usize)
-                    {
-                        *slot = v;
-                    }
+                    results.push((t, d, v));
                 }
             }
+        }
+        for (t, d, v) in results {
+            self.write(t, d, v);
         }
         for m in &mut self.bar_lanes[id] {
             *m = 0;

@@ -17,15 +17,25 @@
 //! - `.const` variables are read-only to the guest; the host may write them
 //!   (`cuMemcpyHtoD` to a `__constant__` symbol).
 //! - All methods take `&self`: host threads running CTAs, driver streams and the host program
-//!   use one address space at once. The allocation map is behind a reader-writer lock held
-//!   only for the lookup of an access; bytes are copied outside any lock. Plain guest accesses
-//!   that race are races in the guest program (as on a GPU); read-modify-writes hold
-//!   [`AddressSpace::atomic`] so guest atomics are atomic across CTAs.
+//!   use one address space at once. The allocation map is behind a reader-writer lock; a
+//!   host-side copy holds it (shared) for the copy. Engines look an allocation up once
+//!   ([`AddressSpace::span`]) and then access it with no lock while the map's
+//!   [`AddressSpace::epoch`] is unchanged. Plain guest accesses that race are races in the
+//!   guest program (as on a GPU); guest atomics are the host's atomic instructions on the
+//!   guest's bytes ([`AddressSpace::atomic_rmw`]), so they are atomic across CTAs and
+//!   streams without a lock.
+//! - Freeing never pulls memory from under a running kernel: a freed allocation leaves the
+//!   map at once (every checked access to it faults as a use after free) and its pages'
+//!   memory goes back to the host, but while any launch is in flight
+//!   ([`AddressSpace::launch_guard`]) the pages stay mapped, reading zeros; they become
+//!   inaccessible, and their addresses reusable, when the last launch ends. An access that
+//!   raced with the free (a guest bug) touches pages the VM owns, never the host's.
 //! - Shared, local and function addresses have generic windows of their own (below); the
 //!   windows are reserved in host virtual memory too, so no allocation or registered host
 //!   range can ever overlap them.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Generic window of the current CTA's shared memory: `generic = SHARED_WINDOW + offset`.
@@ -169,6 +179,9 @@ struct State {
     limit: u64,
     /// Live device-heap allocations (`malloc` from device code): base → size.
     heap: BTreeMap<u64, u64>,
+    /// Freed region ranges (address, size) waiting for the last launch in flight to end
+    /// before their pages are given back.
+    pending: Vec<(u64, u64)>,
     heap_used: u64,
     heap_limit: u64,
 }
@@ -177,8 +190,51 @@ struct State {
 #[derive(Debug)]
 pub struct AddressSpace {
     state: RwLock<State>,
+    /// Serialises the atomic forms the host has no instruction for (128-bit).
     atomics: Mutex<()>,
+    /// Bumped whenever an allocation stops being accessible (free, unmap, unregister): a
+    /// [`Span`] looked up under an older epoch must be looked up again.
+    epoch: AtomicU64,
+    /// Launches running now (see [`AddressSpace::launch_guard`]).
+    in_flight: AtomicUsize,
 }
+
+/// A live allocation an engine may access without a lock while the address space's epoch
+/// is the one it was found under: `[lo, hi)`, and whether the guest may write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub lo: u64,
+    pub hi: u64,
+    pub writable: bool,
+}
+
+impl Span {
+    /// True when `[addr, addr+len)` lies inside.
+    #[inline(always)]
+    pub fn holds(&self, addr: u64, len: u64) -> bool {
+        addr >= self.lo && addr.wrapping_add(len) <= self.hi && addr.wrapping_add(len) >= addr
+    }
+}
+
+/// Marks a launch in flight for as long as it lives (see [`AddressSpace::launch_guard`]).
+pub struct LaunchGuard<'a> {
+    mem: &'a AddressSpace,
+}
+
+impl Drop for LaunchGuard<'_> {
+    fn drop(&mut self) {
+        if self.mem.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let mut st = self.mem.wr();
+            if self.mem.in_flight.load(Ordering::SeqCst) == 0 {
+                AddressSpace::release_pending(&mut st);
+            }
+        }
+    }
+}
+
+/// Why an atomic read-modify-write failed: the error, and whether it was the write (a
+/// read-only allocation) rather than the read.
+pub type RmwError = (AccessError, bool);
 
 fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions.
@@ -292,13 +348,34 @@ impl Region {
         Ok(())
     }
 
-    /// Gives the whole pages of `[addr, addr+len)` back to the host.
-    fn decommit(&self, addr: u64, len: u64) {
+    /// The whole pages of `[addr, addr+len)`.
+    fn whole_pages(addr: u64, len: u64) -> Option<(u64, u64)> {
         let ps = page_size();
         let lo = addr.div_ceil(ps) * ps;
         let hi = (addr + len) / ps * ps;
-        if hi > lo {
+        (hi > lo).then_some((lo, hi))
+    }
+
+    /// Gives the memory of the whole pages of `[addr, addr+len)` back to the host; the
+    /// pages stay mapped (reading zeros) until [`Region::seal`].
+    fn discard(&self, addr: u64, len: u64) {
+        if let Some((lo, hi)) = Self::whole_pages(addr, len) {
             // SAFETY: whole pages inside this region that belong to the freed allocation only.
+            unsafe {
+                libc::madvise(
+                    lo as *mut libc::c_void,
+                    (hi - lo) as usize,
+                    libc::MADV_DONTNEED,
+                );
+            }
+        }
+    }
+
+    /// Makes the whole pages of a freed `[addr, addr+len)` inaccessible again (and
+    /// discards what a racing access wrote there).
+    fn seal(&self, addr: u64, len: u64) {
+        if let Some((lo, hi)) = Self::whole_pages(addr, len) {
+            // SAFETY: as in `discard`; no launch runs, so no engine holds a span of them.
             unsafe {
                 libc::madvise(
                     lo as *mut libc::c_void,
@@ -337,8 +414,105 @@ impl AddressSpace {
                 heap: BTreeMap::new(),
                 heap_used: 0,
                 heap_limit: DEFAULT_HEAP_LIMIT,
+                pending: Vec::new(),
             }),
             atomics: Mutex::new(()),
+            epoch: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+
+    /// Marks a launch in flight until the guard is dropped: memory freed meanwhile stays
+    /// mapped (inaccessible through every check) until no launch runs.
+    pub fn launch_guard(&self) -> LaunchGuard<'_> {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        LaunchGuard { mem: self }
+    }
+
+    /// The map's epoch: it changes whenever an allocation stops being accessible.
+    #[inline(always)]
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// The live allocation holding `addr`, for lock-free access while [`Self::epoch`] stays
+    /// what it was before this call.
+    pub fn span(&self, addr: u64) -> Option<Span> {
+        let st = self.rd();
+        let (&base, a) = st.allocs.range(..=addr).next_back()?;
+        (a.live && addr < base + a.size).then_some(Span {
+            lo: base,
+            hi: base + a.size,
+            writable: a.kind != AllocKind::Const,
+        })
+    }
+
+    /// Gives back the pages of frees deferred while launches ran.
+    fn release_pending(st: &mut State) {
+        let pending = std::mem::take(&mut st.pending);
+        if let Some(r) = &mut st.region {
+            for (addr, size) in pending {
+                r.seal(addr, size);
+                let span = size.next_multiple_of(ALLOC_ALIGN) + ALLOC_ALIGN;
+                r.free.insert(addr - r.base, span);
+            }
+        }
+    }
+
+    /// An atomic read-modify-write of `width` bytes (2, 4, 8 or 16; `addr` aligned to it) of
+    /// guest memory: `f` maps the old value to the new one (it may run more than once, on
+    /// each value seen). Returns the old value (16 bytes: as two little-endian halves).
+    pub fn atomic_rmw(
+        &self,
+        addr: u64,
+        width: usize,
+        mut f: impl FnMut(u128) -> u128,
+    ) -> Result<u128, RmwError> {
+        {
+            let st = self.rd();
+            let (base, a) = Self::find(&st, addr, width as u64).map_err(|e| (e, false))?;
+            if a.kind == AllocKind::Const {
+                return Err((
+                    AccessError::ReadOnly(format!(
+                        "{width}-byte write at {addr:#x} into {} ({base:#x}..{:#x}): constant memory is read-only",
+                        a.what,
+                        base + a.size
+                    )),
+                    true,
+                ));
+            }
+        }
+        // SAFETY (all arms): `[addr, addr+width)` lies in a live, writable allocation (pages
+        // stay mapped while a launch runs, see `launch_guard`) and `addr` is aligned to
+        // `width` (the callers' alignment check), as the atomic types require.
+        macro_rules! cas {
+            ($at:ty, $t:ty) => {{
+                let cell = unsafe { <$at>::from_ptr(addr as *mut $t) };
+                let mut old = cell.load(Ordering::Relaxed);
+                loop {
+                    let new = f(old as u128) as $t;
+                    match cell.compare_exchange_weak(old, new, Ordering::SeqCst, Ordering::Relaxed)
+                    {
+                        Ok(_) => break Ok(old as u128),
+                        Err(seen) => old = seen,
+                    }
+                }
+            }};
+        }
+        match width {
+            2 => cas!(AtomicU16, u16),
+            4 => cas!(AtomicU32, u32),
+            8 => cas!(AtomicU64, u64),
+            _ => {
+                let _g = self.atomic();
+                let mut b = [0u8; 16];
+                let n = width.min(16);
+                unsafe { std::ptr::copy(addr as *const u8, b.as_mut_ptr(), n) };
+                let old = u128::from_le_bytes(b);
+                let new = f(old).to_le_bytes();
+                unsafe { std::ptr::copy(new.as_ptr(), addr as *mut u8, n) };
+                Ok(old)
+            }
         }
     }
 
@@ -563,6 +737,7 @@ impl AddressSpace {
             _ => return Err(format!("{addr:#x} ({size} bytes) is not a mapping")),
         }
         st.allocs.remove(&addr);
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         st.used = st.used.saturating_sub(size);
         // SAFETY: the range was a mapping made by `map_shared` inside our reservation; an
         // anonymous PROT_NONE mapping takes its place again.
@@ -635,6 +810,7 @@ impl AddressSpace {
             }
         };
         a.live = false;
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         let (size, kind) = (a.size, a.kind);
         if kind == AllocKind::Registered {
             // Not ours: forget it entirely (the program may register the range again).
@@ -642,10 +818,12 @@ impl AddressSpace {
             return Ok(kind);
         }
         st.used -= size;
-        if let Some(r) = &mut st.region {
-            r.decommit(addr, size);
-            let span = size.next_multiple_of(ALLOC_ALIGN) + ALLOC_ALIGN;
-            r.free.insert(addr - r.base, span);
+        if let Some(r) = &st.region {
+            r.discard(addr, size);
+        }
+        st.pending.push((addr, size));
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            Self::release_pending(st);
         }
         st.freed.push_back(addr);
         while st.freed.len() > FREED_RECORDS {
@@ -762,12 +940,14 @@ impl AddressSpace {
         s
     }
 
-    /// Checks `[addr, addr+len)` for a host-side copy.
-    fn check(&self, addr: u64, len: u64) -> Result<(), AccessError> {
-        if len == 0 {
-            return Ok(());
+    /// Checks `[addr, addr+len)` for a host-side copy; the guard keeps the map (and so the
+    /// allocation) as it is until the copy is done.
+    fn check(&self, addr: u64, len: u64) -> Result<RwLockReadGuard<'_, State>, AccessError> {
+        let st = self.rd();
+        if len > 0 {
+            Self::find(&st, addr, len)?;
         }
-        Self::find(&self.rd(), addr, len).map(|_| ())
+        Ok(st)
     }
 
     /// Checks a guest access; `write` refuses read-only memory.
@@ -786,7 +966,7 @@ impl AddressSpace {
 
     /// Host-side read of device bytes.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
-        self.check(addr, out.len() as u64)?;
+        let _held = self.check(addr, out.len() as u64)?;
         // SAFETY: `[addr, addr+len)` lies in a live allocation: committed memory of the
         // region or registered host memory.
         unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
@@ -795,7 +975,7 @@ impl AddressSpace {
 
     /// Host-side write of device bytes (`.const` memory included).
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), AccessError> {
-        self.check(addr, data.len() as u64)?;
+        let _held = self.check(addr, data.len() as u64)?;
         // SAFETY: as in `read`.
         unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
         Ok(())
@@ -803,7 +983,7 @@ impl AddressSpace {
 
     /// Host-side fill.
     pub fn fill(&self, addr: u64, len: u64, byte: u8) -> Result<(), AccessError> {
-        self.check(addr, len)?;
+        let _held = self.check(addr, len)?;
         // SAFETY: as in `read`.
         unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len as usize) };
         Ok(())
@@ -811,8 +991,10 @@ impl AddressSpace {
 
     /// Device-to-device copy (the ranges may overlap).
     pub fn copy(&self, dst: u64, src: u64, len: u64) -> Result<(), AccessError> {
-        self.check(src, len)?;
-        self.check(dst, len)?;
+        let held = self.check(src, len)?;
+        if len > 0 {
+            Self::find(&held, dst, len)?;
+        }
         // SAFETY: both ranges lie in live allocations.
         unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len as usize) };
         Ok(())

@@ -746,6 +746,34 @@ pub struct DInst {
     pub loc: Option<(u32, u32)>,
 }
 
+/// Where a register lives in a warp's lane-major register file: the bank by width (values
+/// of up to 32 bits, 64-bit values, predicates as one bit per lane) and the index in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegSlot {
+    B32(u32),
+    B64(u32),
+    Pred(u32),
+}
+
+/// The register-file slots of registers of the given types, and the banks' sizes.
+pub fn reg_slots(types: &[Type]) -> (Vec<RegSlot>, [u32; 3]) {
+    let mut n = [0u32; 3];
+    let slots = types
+        .iter()
+        .map(|&ty| {
+            let (k, mk): (usize, fn(u32) -> RegSlot) = match ty {
+                Type::Pred => (2, RegSlot::Pred),
+                ty if ty.bits() > 32 => (1, RegSlot::B64),
+                _ => (0, RegSlot::B32),
+            };
+            let i = n[k];
+            n[k] += 1;
+            mk(i)
+        })
+        .collect();
+    (slots, n)
+}
+
 /// A decoded function.
 #[derive(Debug, Clone, Default)]
 pub struct FuncCode {
@@ -755,6 +783,10 @@ pub struct FuncCode {
     pub reg_types: Vec<Type>,
     /// Per register, the mask of the bits a write keeps (1 for a predicate, else its width).
     pub reg_masks: Vec<u64>,
+    /// Per register, its slot in a warp's lane-major register file (see [`RegSlot`]).
+    pub reg_slots: Vec<RegSlot>,
+    /// Registers of the warp register file's banks: 32-bit, 64-bit, predicates.
+    pub banks: [u32; 3],
     pub code: Vec<DInst>,
     /// Bytes of `.local` variables per activation.
     pub local_size: u32,
@@ -1191,11 +1223,15 @@ fn decode_func(
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
 ) -> Result<FuncCode, String> {
     let is_entry = f.kind == Some(FuncKind::Entry);
+    let reg_types: Vec<Type> = f.regs.iter().map(|r| r.ty).collect();
+    let (reg_slots, banks) = reg_slots(&reg_types);
     let mut fc = FuncCode {
+        reg_slots,
+        banks,
         name: f.name.clone(),
         is_entry,
         defined: f.defined,
-        reg_types: f.regs.iter().map(|r| r.ty).collect(),
+        reg_types,
         reg_masks: f
             .regs
             .iter()
