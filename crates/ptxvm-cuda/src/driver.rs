@@ -80,6 +80,8 @@ pub enum Log {
 pub struct Config {
     /// `PTXVM_ARCH`: the emulated GPU (default sm_80).
     pub model: &'static GpuModel,
+    /// `PTXVM_ENGINE`: the execution engine (default auto).
+    pub engine: ptxvm_vm::Engine,
     /// `PTXVM_DEVICES`: how many devices (default 1, at most 16).
     pub devices: usize,
     /// `PTXVM_THREADS`: host threads per launch (0 = all cores).
@@ -137,20 +139,28 @@ impl Config {
                 .ok_or_else(|| format!("PTXVM_DEVICE_MEMORY={v} is not a byte count"))?,
             None => ptxvm_vm::device::DEFAULT_GLOBAL_MEMORY,
         };
-        match env("PTXVM_ENGINE").as_deref() {
-            None | Some("interp") | Some("interpreter") => {}
+        let engine = match env("PTXVM_ENGINE") {
+            None => ptxvm_vm::Engine::Auto,
             Some(e) => {
-                return Err(format!(
-                    "PTXVM_ENGINE={e} is not an engine of this build (available: interp)"
-                ));
+                let engine = ptxvm_vm::Engine::parse(&e).ok_or_else(|| {
+                    format!(
+                        "PTXVM_ENGINE={e} is not an engine (engines: {})",
+                        ptxvm_vm::Engine::NAMES.join(", ")
+                    )
+                })?;
+                engine
+                    .resolve()
+                    .map_err(|why| format!("PTXVM_ENGINE={e}: {why}"))?;
+                engine
             }
-        }
+        };
         let log = match env("PTXVM_LOG").as_deref() {
             None | Some("0") | Some("off") => Log::Errors,
             Some("api") | Some("calls") | Some("2") => Log::Calls,
             Some(_) => Log::Failures,
         };
         Ok(Config {
+            engine,
             model,
             devices,
             threads,

@@ -334,6 +334,7 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         max_steps: d.config.max_steps,
         threads: d.config.threads,
         printf_fifo: t.ctx.limits.lock().map_or(1 << 20, |l| l.printf_fifo),
+        engine: d.config.engine,
     };
     // A block the device cannot hold is CUDA_ERROR_INVALID_VALUE, as the driver documents
     // and as clients of the driver API expect (numba-cuda's tests; cuda-bindings accepts only

@@ -37,7 +37,7 @@
 
 use crate::arch::GpuModel;
 use crate::error::VmError;
-use crate::exec::{self, Launch, Stats};
+use crate::exec::{self, Engine, Launch, Stats};
 use crate::memory::{AddressSpace, AllocKind};
 use crate::program::{self, Program};
 use ptxvm_syntax::Source;
@@ -122,6 +122,8 @@ pub struct LaunchConfig {
     /// Device `printf` output the launch keeps (CUDA's printf FIFO); output beyond it is
     /// dropped and counted in [`Stats::printf_dropped`].
     pub printf_fifo: u64,
+    /// The engine that runs the launch (every engine gives the same results).
+    pub engine: Engine,
 }
 
 /// Default warp-instruction budget of a launch: 10^8 warp instructions (up to 3.2·10^9
@@ -139,6 +141,7 @@ impl Default for LaunchConfig {
             max_steps: DEFAULT_MAX_STEPS,
             threads: 0,
             printf_fifo: DEFAULT_PRINTF_FIFO,
+            engine: Engine::Auto,
         }
     }
 }
@@ -645,6 +648,7 @@ impl Device {
             &k.module.prog,
             &Launch {
                 kernel: k.index,
+                engine: Engine::Reference,
                 model: p.model,
                 grid: cfg.grid,
                 block: cfg.block,
@@ -679,8 +683,10 @@ impl Device {
     ) -> Result<(), VmError> {
         self.check_launch(k, cfg)?;
         params.resize(k.param_buffer_size() as usize, 0);
+        let engine = cfg.engine.resolve().map_err(VmError::usage)?;
         let launch = Launch {
             kernel: k.index,
+            engine,
             model: self.props.model,
             grid: cfg.grid,
             block: cfg.block,

@@ -19,15 +19,17 @@
 //! [`GlobalMemory`], shared/local/param against their buffers); a failure becomes a
 //! [`Fault`] naming kernel, line, CTA, thread and lane.
 
+mod fast;
+
 use crate::error::{Fault, FaultKind, Site};
 use crate::local::LocalMem;
 use crate::memory::{
     AccessError, AddressSpace, FUNC_BASE, LOCAL_WINDOW, LOCAL_WINDOW_SIZE, PARAM_WINDOW,
     PARAM_WINDOW_SIZE, SHARED_WINDOW, SHARED_WINDOW_SIZE,
 };
+use crate::ops::alu::*;
 use crate::ops::mbarrier::MBar;
 use crate::program::*;
-use ptxvm_fp::Rnd;
 use ptxvm_fp::arith as fa;
 use ptxvm_ir::types::{Class, Type};
 use std::collections::{BTreeMap, VecDeque};
@@ -62,10 +64,64 @@ const HEAP_CALL_WORK: u64 = 16 * BYTES_PER_STEP;
 /// record), counted against the launch's memory budget.
 const THREAD_OVERHEAD: u64 = 256;
 
+/// The engine that executes a launch. Every engine gives the same results, bit for bit:
+/// the same memory, registers, `printf` text, faults and diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The fastest engine for the kernel: today the warp engine.
+    #[default]
+    Auto,
+    /// Native code compiled from the kernel (not available in this build).
+    Jit,
+    /// The warp engine: one dispatch per warp instruction over lane-major registers.
+    Interp,
+    /// The reference interpreter: thread by thread, the oracle the others are tested
+    /// against.
+    Reference,
+}
+
+impl Engine {
+    pub const NAMES: [&'static str; 4] = ["auto", "jit", "interp", "reference"];
+
+    pub fn parse(s: &str) -> Option<Engine> {
+        Some(match s {
+            "auto" => Engine::Auto,
+            "jit" => Engine::Jit,
+            "interp" => Engine::Interp,
+            "reference" => Engine::Reference,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Jit => "jit",
+            Engine::Interp => "interp",
+            Engine::Reference => "reference",
+        }
+    }
+
+    /// The engine that runs when this one is asked for: `Auto` resolves to the fastest
+    /// available; `Err` names why an engine cannot run.
+    pub fn resolve(self) -> Result<Engine, String> {
+        match self {
+            Engine::Auto | Engine::Interp => Ok(Engine::Interp),
+            Engine::Reference => Ok(Engine::Reference),
+            Engine::Jit => Err(
+                "the JIT engine is not available in this build (engines: auto, interp, reference)"
+                    .into(),
+            ),
+        }
+    }
+}
+
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub kernel: u32,
+    /// The engine (resolved: [`Engine::Interp`] or [`Engine::Reference`]).
+    pub engine: Engine,
     /// The emulated GPU (the arithmetic of the matrix instructions).
     pub model: &'static crate::arch::GpuModel,
     pub grid: [u32; 3],
@@ -94,6 +150,12 @@ pub struct Stats {
     pub warp_insts: u64,
     /// Thread-level instructions executed (active threads per step, summed).
     pub thread_insts: u64,
+    /// The engine that ran the launch.
+    pub engine: Option<Engine>,
+    /// Warp instructions by how they ran: the warp engine's lane loops, the reference's
+    /// per-thread semantics lane by lane inside the warp engine, and reference steps (all of
+    /// them under the reference engine).
+    pub tiers: [u64; 3],
     /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
     /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
     /// each thread's output in its program order. A CTA's output is appended when the CTA
@@ -183,6 +245,21 @@ impl WarpRegs {
     }
 }
 
+/// A group of a warp chosen to run together: the lanes at one PC of one function and call
+/// depth, and the lowest-numbered thread. `others` is the lowest PC of the warp's other
+/// ready, non-spinning threads (`u32::MAX`: none; `0` when some are at another call depth):
+/// while the group stays below it, at depth 1, and does not start spinning, it stays the
+/// group [`Cta::select`] picks, which the warp engine uses to skip the selection.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    mask: u32,
+    pc: u32,
+    func: u32,
+    depth: usize,
+    leader: usize,
+    others: u32,
+}
+
 struct Cta<'a> {
     prog: &'a Program,
     launch: &'a Launch,
@@ -197,6 +274,8 @@ struct Cta<'a> {
     threads: Vec<Thread>,
     /// Per warp: the kernel frame's registers.
     wregs: Vec<WarpRegs>,
+    /// Allocations the warp engine looked up (see [`fast::SpanCache`]).
+    spans: fast::SpanCache,
     nwarps: u32,
     /// Per barrier, per warp: the lanes that have arrived.
     bar_lanes: [Vec<u32>; NBAR],
@@ -232,6 +311,7 @@ struct Grid {
     mem_limit: u64,
     warp_insts: AtomicU64,
     thread_insts: AtomicU64,
+    tiers: [AtomicU64; 3],
 }
 
 impl Grid {
@@ -277,6 +357,9 @@ impl Grid {
         self.warp_insts.fetch_add(st.warp_insts, Ordering::Relaxed);
         self.thread_insts
             .fetch_add(st.thread_insts, Ordering::Relaxed);
+        for (t, n) in self.tiers.iter().zip(st.tiers) {
+            t.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     /// Reserves room for `n` bytes of printf output; false when the FIFO is full (the
@@ -346,6 +429,7 @@ pub fn run(
         mem_limit: launch.memory,
         warp_insts: AtomicU64::new(0),
         thread_insts: AtomicU64::new(0),
+        tiers: Default::default(),
     };
     let next = AtomicUsize::new(0);
     let workers = launch.threads.clamp(1, total.max(1));
@@ -434,8 +518,16 @@ pub fn run(
     }
     stats.printf_dropped += grid.printf_dropped.into_inner();
     stats.printf_dropped_calls += grid.printf_dropped_calls.into_inner();
-    stats.warp_insts += grid.warp_insts.into_inner();
+    let warp_insts = grid.warp_insts.into_inner();
+    stats.warp_insts += warp_insts;
+    if launch.engine == Engine::Reference {
+        stats.tiers[2] += warp_insts;
+    }
     stats.thread_insts += grid.thread_insts.into_inner();
+    for (t, n) in stats.tiers.iter_mut().zip(grid.tiers) {
+        *t += n.into_inner();
+    }
+    stats.engine = Some(launch.engine);
     let fault = grid.fault.into_inner().unwrap_or_else(|e| e.into_inner());
     let step = grid
         .step_fault
@@ -552,7 +644,10 @@ impl<'a> Cta<'a> {
             shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
             nwarps: n.div_ceil(32),
             threads,
-            wregs: (0..n.div_ceil(32)).map(|_| WarpRegs::new(f.banks)).collect(),
+            wregs: (0..n.div_ceil(32))
+                .map(|_| WarpRegs::new(f.banks))
+                .collect(),
+            spans: fast::SpanCache::default(),
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
             bar_expected: [None; NBAR],
             bar_red: [BarRedState::default(); NBAR],
@@ -644,9 +739,14 @@ impl<'a> Cta<'a> {
         slice: u64,
     ) -> Result<bool, Box<Fault>> {
         let start = self.clock;
+        let warp_engine = self.launch.engine == Engine::Interp;
         loop {
             let mut progressed = false;
             for w in 0..self.nwarps {
+                if warp_engine {
+                    progressed |= self.run_quantum_fast(w, mem, stats, budget)?;
+                    continue;
+                }
                 let mut n = 0;
                 while n < QUANTUM {
                     match self.step_warp(w, mem, stats, budget)? {
@@ -747,9 +847,21 @@ impl<'a> Cta<'a> {
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
+        match self.select(w) {
+            Some(g) => {
+                self.step_group(w, g, mem, stats, budget)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Picks the group of warp `w` to run next: the ready threads at the lowest (deepest
+    /// call, then lowest PC) position, unless they have spun too long and another group can
+    /// run. `None` when no thread of the warp can run.
+    fn select(&mut self, w: u32) -> Option<Group> {
         let lo = (w * 32) as usize;
         let hi = (lo + 32).min(self.threads.len());
-        // Pick the group: lowest (depth, pc) among ready threads, unless it has spun too long.
         let mut best: Option<(usize, u32, usize)> = None;
         let mut spinner: Option<(usize, u32, usize)> = None;
         for i in lo..hi {
@@ -768,9 +880,7 @@ impl<'a> Cta<'a> {
                 best = Some(key);
             }
         }
-        let Some((_, pc, leader)) = best.or(spinner) else {
-            return Ok(false);
-        };
+        let (_, pc, leader) = best.or(spinner)?;
         if best.is_none() {
             // Only spinning groups are left: let them go on.
             for i in lo..hi {
@@ -779,32 +889,69 @@ impl<'a> Cta<'a> {
         }
         let depth = self.threads[leader].frames.len();
         let func = self.threads[leader].frames.last().map_or(0, |f| f.func);
-        let mut group: [usize; 32] = [0; 32];
-        let mut n = 0;
+        let spinning = self.threads[leader].spins >= SPIN_YIELD;
+        let mut mask = 0u32;
+        let mut others = u32::MAX;
         for i in lo..hi {
             let t = &self.threads[i];
-            if t.state == TState::Ready
-                && t.pc == pc
+            if t.state != TState::Ready {
+                continue;
+            }
+            if t.pc == pc
                 && t.frames.len() == depth
                 && t.frames.last().map_or(0, |f| f.func) == func
-                && (t.spins >= SPIN_YIELD) == (self.threads[leader].spins >= SPIN_YIELD)
+                && (t.spins >= SPIN_YIELD) == spinning
             {
-                group[n] = i;
-                n += 1;
+                mask |= 1 << (i - lo);
+            } else if t.spins < SPIN_YIELD {
+                others = if t.frames.len() == depth {
+                    others.min(t.pc)
+                } else {
+                    0
+                };
             }
         }
+        Some(Group {
+            mask,
+            pc,
+            func,
+            depth,
+            leader,
+            others,
+        })
+    }
+
+    /// Runs one instruction for group `g` of warp `w`, thread by thread: the reference
+    /// semantics of every instruction.
+    fn step_group(
+        &mut self,
+        w: u32,
+        g: Group,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<(), Box<Fault>> {
+        let lo = (w * 32) as usize;
+        let mut group: [usize; 32] = [0; 32];
+        let mut n = 0;
+        let mut m = g.mask;
+        while m != 0 {
+            group[n] = lo + m.trailing_zeros() as usize;
+            n += 1;
+            m &= m - 1;
+        }
         if !budget.take(1) {
-            return Err(self.step_limit(leader));
+            return Err(self.step_limit(g.leader));
         }
         stats.warp_insts += 1;
         self.clock += 1;
         let prog = self.prog;
-        let Some(inst) = prog.funcs[func as usize].code.get(pc as usize) else {
+        let Some(inst) = prog.funcs[g.func as usize].code.get(g.pc as usize) else {
             // Falling off the end of a function body returns.
             for &i in &group[..n] {
                 self.ret(i);
             }
-            return Ok(true);
+            return Ok(());
         };
         if let Exec::Warp { .. } | Exec::Matrix { .. } = inst.exec {
             let mut active = [0usize; 32];
@@ -819,7 +966,7 @@ impl<'a> Cta<'a> {
             }
             stats.thread_insts += na as u64;
             self.warp_inst(w, &active[..na], inst)?;
-            return Ok(true);
+            return Ok(());
         }
         for &i in &group[..n] {
             if !self.guard_passes(i, inst) {
@@ -832,7 +979,7 @@ impl<'a> Cta<'a> {
         if self.exits_dirty {
             self.recheck_blocked()?;
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The fault of a launch whose step budget ran out at thread `t`.
@@ -1322,25 +1469,7 @@ impl<'a> Cta<'a> {
                 c,
             } => {
                 let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
-                let v = if *ty == Type::F32 {
-                    fa::fma_f32(
-                        f32::from_bits(a as u32),
-                        f32::from_bits(b as u32),
-                        f32::from_bits(c as u32),
-                        *rnd,
-                        *ftz,
-                        *sat,
-                    )
-                    .to_bits() as u64
-                } else {
-                    fa::fma_f64(
-                        f64::from_bits(a),
-                        f64::from_bits(b),
-                        f64::from_bits(c),
-                        *rnd,
-                    )
-                    .to_bits()
-                };
+                let v = fma_bits(*ty, *rnd, *ftz, *sat, a, b, c);
                 self.write(t, *d, v);
             }
             Exec::Setp {
@@ -3037,474 +3166,5 @@ fn slice_write(s: &mut [u8], addr: u64, data: &[u8], what: &str) -> Result<(), A
             "{n}-byte access at offset {addr:#x} is outside {what} ({} bytes)",
             s.len()
         )))
-    }
-}
-
-#[inline]
-fn mask(v: u64, bits: u32) -> u64 {
-    if bits >= 64 {
-        v
-    } else {
-        v & ((1u64 << bits) - 1)
-    }
-}
-
-#[inline]
-fn sext(v: u64, bits: u32) -> u64 {
-    if bits >= 64 {
-        v
-    } else {
-        (((v << (64 - bits)) as i64) >> (64 - bits)) as u64
-    }
-}
-
-fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
-    match op {
-        BoolOp::And => a && b,
-        BoolOp::Or => a || b,
-        BoolOp::Xor => a ^ b,
-    }
-}
-
-/// Integer binary operations on the low `ty.bits()` bits.
-fn int_bin(op: IntOp, ty: Type, a: u64, b: u64) -> u64 {
-    let bits = ty.bits();
-    let signed = ty.class() == Class::Signed;
-    let (ua, ub) = (mask(a, bits), mask(b, bits));
-    let (sa, sb) = (sext(a, bits) as i64, sext(b, bits) as i64);
-    let r = match op {
-        IntOp::Add => ua.wrapping_add(ub),
-        IntOp::Sub => ua.wrapping_sub(ub),
-        IntOp::AddSat => (sa as i128 + sb as i128).clamp(i32::MIN as i128, i32::MAX as i128) as u64,
-        IntOp::SubSat => (sa as i128 - sb as i128).clamp(i32::MIN as i128, i32::MAX as i128) as u64,
-        IntOp::MulLo => ua.wrapping_mul(ub),
-        IntOp::MulHi => {
-            let p = if signed {
-                (sa as i128 * sb as i128) as u128
-            } else {
-                ua as u128 * ub as u128
-            };
-            (p >> bits) as u64
-        }
-        IntOp::MulWide => {
-            let p = if signed {
-                (sa as i128 * sb as i128) as u128
-            } else {
-                ua as u128 * ub as u128
-            };
-            return mask(p as u64, bits * 2);
-        }
-        // Division by zero: PTX leaves the result unspecified; ptxvm gives all ones
-        // (as GPUs do) for the quotient and the dividend for the remainder.
-        IntOp::Div => {
-            if ub == 0 {
-                u64::MAX
-            } else if signed {
-                sa.wrapping_div(sb) as u64
-            } else {
-                ua / ub
-            }
-        }
-        IntOp::Rem => {
-            if ub == 0 {
-                ua
-            } else if signed {
-                sa.wrapping_rem(sb) as u64
-            } else {
-                ua % ub
-            }
-        }
-        IntOp::Min => {
-            if signed {
-                sa.min(sb) as u64
-            } else {
-                ua.min(ub)
-            }
-        }
-        IntOp::Max => {
-            if signed {
-                sa.max(sb) as u64
-            } else {
-                ua.max(ub)
-            }
-        }
-        IntOp::And => ua & ub,
-        IntOp::Or => ua | ub,
-        IntOp::Xor => ua ^ ub,
-        // Shift amounts are unsigned 32-bit and clamp at the type width.
-        IntOp::Shl => {
-            let s = mask(b, 32);
-            if s >= bits as u64 { 0 } else { ua << s }
-        }
-        IntOp::Shr => {
-            let s = mask(b, 32).min(bits as u64);
-            if signed {
-                (sa >> s.min(63)) as u64
-            } else if s >= bits as u64 {
-                0
-            } else {
-                ua >> s
-            }
-        }
-    };
-    mask(r, bits)
-}
-
-fn int_un(op: IntUn, ty: Type, a: u64) -> u64 {
-    let bits = ty.bits();
-    let ua = mask(a, bits);
-    let r = match op {
-        IntUn::Not => !ua,
-        IntUn::Cnot => (ua == 0) as u64,
-        IntUn::Neg => ua.wrapping_neg(),
-        IntUn::Abs => (sext(a, bits) as i64).wrapping_abs() as u64,
-        IntUn::Popc => ua.count_ones() as u64,
-        IntUn::Clz => (ua.leading_zeros() - (64 - bits)) as u64,
-        IntUn::Brev => ua.reverse_bits() >> (64 - bits),
-    };
-    mask(r, bits)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn float_bin(
-    op: FOp,
-    ty: Type,
-    rnd: Rnd,
-    ftz: bool,
-    sat: bool,
-    nan: bool,
-    xorsign: bool,
-    a: u64,
-    b: u64,
-) -> u64 {
-    if ty == Type::F32 {
-        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-        let mm = fa::MinMax {
-            ftz,
-            nan,
-            xorsign_abs: xorsign,
-        };
-        let r = match op {
-            FOp::Add => fa::add_f32(x, y, rnd, ftz, sat),
-            FOp::Sub => fa::sub_f32(x, y, rnd, ftz, sat),
-            FOp::Mul => fa::mul_f32(x, y, rnd, ftz, sat),
-            FOp::Div => fa::div_f32(x, y, rnd, ftz),
-            FOp::DivFull => fa::div_full_f32(x, y, ftz),
-            FOp::DivApprox => ptxvm_fp::approx::div_approx_f32(x, y, ftz),
-            FOp::Min => fa::min_f32(x, y, mm),
-            FOp::Max => fa::max_f32(x, y, mm),
-            FOp::Copysign => fa::copysign_f32(x, y),
-        };
-        r.to_bits() as u64
-    } else {
-        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-        let r = match op {
-            FOp::Add => fa::add_f64(x, y, rnd),
-            FOp::Sub => fa::sub_f64(x, y, rnd),
-            FOp::Mul => fa::mul_f64(x, y, rnd),
-            FOp::Div | FOp::DivFull | FOp::DivApprox => fa::div_f64(x, y, rnd),
-            FOp::Min => fa::min_f64(x, y),
-            FOp::Max => fa::max_f64(x, y),
-            FOp::Copysign => fa::copysign_f64(x, y),
-        };
-        r.to_bits()
-    }
-}
-
-fn float_un(op: FUn, ty: Type, rnd: Rnd, ftz: bool, a: u64) -> u64 {
-    use ptxvm_fp::approx as ap;
-    if ty == Type::F32 {
-        let x = f32::from_bits(a as u32);
-        let r = match op {
-            FUn::Neg => fa::neg_f32(x, ftz),
-            FUn::Abs => fa::abs_f32(x, ftz),
-            FUn::Sqrt => fa::sqrt_f32(x, rnd, ftz),
-            FUn::SqrtApprox => ap::sqrt_approx_f32(x, ftz),
-            FUn::Rcp => fa::rcp_f32(x, rnd, ftz),
-            FUn::RcpApprox => ap::rcp_approx_f32(x, ftz),
-            FUn::Rsqrt => ap::rsqrt_approx_f32(x, ftz),
-            FUn::Sin => ap::sin_approx_f32(x, ftz),
-            FUn::Cos => ap::cos_approx_f32(x, ftz),
-            FUn::Lg2 => ap::lg2_approx_f32(x, ftz),
-            FUn::Ex2 => ap::ex2_approx_f32(x, ftz),
-            FUn::Tanh => ap::tanh_approx_f32(x),
-        };
-        r.to_bits() as u64
-    } else {
-        let x = f64::from_bits(a);
-        let r = match op {
-            FUn::Neg => fa::neg_f64(x),
-            FUn::Abs => fa::abs_f64(x),
-            FUn::Sqrt | FUn::SqrtApprox => fa::sqrt_f64(x, rnd),
-            FUn::Rcp => fa::rcp_f64(x, rnd),
-            FUn::RcpApprox => ap::rcp_approx_ftz_f64(x),
-            FUn::Rsqrt if ftz => ap::rsqrt_approx_ftz_f64(x),
-            FUn::Rsqrt => ap::rsqrt_approx_f64(x),
-            _ => f64::NAN,
-        };
-        r.to_bits()
-    }
-}
-
-fn compare(cmp: Cmp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
-    use fa::CmpOp::*;
-    match cmp {
-        Cmp::Float(op) if crate::ops::half::is_half(ty) => {
-            crate::ops::half::compare(op, ty, ftz, a, b).0
-        }
-        Cmp::Float(op) => {
-            if ty == Type::F32 {
-                fa::cmp_f32(op, f32::from_bits(a as u32), f32::from_bits(b as u32), ftz)
-            } else {
-                fa::cmp_f64(op, f64::from_bits(a), f64::from_bits(b))
-            }
-        }
-        Cmp::Int(op, unsigned) => {
-            let bits = ty.bits();
-            let ord = if unsigned {
-                mask(a, bits).cmp(&mask(b, bits))
-            } else {
-                (sext(a, bits) as i64).cmp(&(sext(b, bits) as i64))
-            };
-            match op {
-                Eq => ord.is_eq(),
-                Ne => ord.is_ne(),
-                Lt => ord.is_lt(),
-                Le => ord.is_le(),
-                Gt => ord.is_gt(),
-                Ge => ord.is_ge(),
-                _ => false,
-            }
-        }
-    }
-}
-
-fn int_type(t: Type) -> Option<ptxvm_fp::convert::IntType> {
-    use ptxvm_fp::convert::IntType as I;
-    Some(match t {
-        Type::U8 | Type::B8 => I::U8,
-        Type::U16 | Type::B16 => I::U16,
-        Type::U32 | Type::B32 => I::U32,
-        Type::U64 | Type::B64 => I::U64,
-        Type::S8 => I::S8,
-        Type::S16 => I::S16,
-        Type::S32 => I::S32,
-        Type::S64 => I::S64,
-        _ => return None,
-    })
-}
-
-fn float_type(t: Type) -> Option<ptxvm_fp::convert::FloatType> {
-    use ptxvm_fp::convert::FloatType as F;
-    Some(match t {
-        Type::F16 => F::F16,
-        Type::Bf16 => F::BF16,
-        Type::F32 => F::F32,
-        Type::F64 => F::F64,
-        _ => return None,
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn cvt(
-    dty: Type,
-    aty: Type,
-    rnd: Option<Rnd>,
-    irnd: Option<Rnd>,
-    sat: bool,
-    ftz: bool,
-    relu: bool,
-    satfinite: bool,
-    a: u64,
-) -> Option<u64> {
-    use ptxvm_fp::convert as cv;
-    match (
-        int_type(dty),
-        float_type(dty),
-        int_type(aty),
-        float_type(aty),
-    ) {
-        (Some(di), _, Some(ai), _) => Some(cv::cvt_int_to_int(a, ai, di, sat)),
-        (Some(di), _, _, Some(af)) => Some(cv::cvt_float_to_int(
-            a,
-            af,
-            di,
-            irnd.unwrap_or(Rnd::Rz),
-            ftz,
-        )),
-        (_, Some(df), Some(ai), _) => {
-            Some(cv::cvt_int_to_float(a, ai, df, rnd.unwrap_or(Rnd::Rn), sat))
-        }
-        (_, Some(df), _, Some(af)) => {
-            if df == af && irnd.is_some() {
-                return Some(cv::cvt_float_round_int(a, af, irnd?, ftz, sat));
-            }
-            let m = cv::CvtMods {
-                ftz,
-                sat,
-                relu,
-                satfinite,
-            };
-            Some(cv::cvt_float_to_float(a, af, df, rnd.unwrap_or(Rnd::Rn), m))
-        }
-        _ => None,
-    }
-}
-
-fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
-    let bits = ty.bits();
-    match (op, ty) {
-        // `atom.add.f32` rounds to nearest even and flushes subnormal inputs and results.
-        (AtomOp::Add, Type::F32) => fa::add_f32(
-            f32::from_bits(old as u32),
-            f32::from_bits(b as u32),
-            Rnd::Rn,
-            true,
-            false,
-        )
-        .to_bits() as u64,
-        (AtomOp::Add, Type::F64) => {
-            fa::add_f64(f64::from_bits(old), f64::from_bits(b), Rnd::Rn).to_bits()
-        }
-        // `.noftz` half adds: round to nearest even, subnormals preserved.
-        (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
-            crate::ops::half::eval(
-                crate::ops::half::HOp::Add,
-                ty,
-                crate::ops::half::HMods {
-                    rnd: Rnd::Rn,
-                    ftz: false,
-                    sat: false,
-                    relu: false,
-                    nan: false,
-                    xorsign_abs: false,
-                },
-                old,
-                b,
-                0,
-            )
-        }
-        (AtomOp::Add, _) => mask(old.wrapping_add(b), bits),
-        (AtomOp::Min, _) => int_bin(IntOp::Min, ty, old, b),
-        (AtomOp::Max, _) => int_bin(IntOp::Max, ty, old, b),
-        (AtomOp::Inc, _) => {
-            if mask(old, bits) >= mask(b, bits) {
-                0
-            } else {
-                mask(old + 1, bits)
-            }
-        }
-        (AtomOp::Dec, _) => {
-            if mask(old, bits) == 0 || mask(old, bits) > mask(b, bits) {
-                mask(b, bits)
-            } else {
-                mask(old - 1, bits)
-            }
-        }
-        (AtomOp::And, _) => old & b,
-        (AtomOp::Or, _) => old | b,
-        (AtomOp::Xor, _) => old ^ b,
-        (AtomOp::Exch, _) => mask(b, bits),
-        (AtomOp::Cas, _) => {
-            if mask(old, bits) == mask(b, bits) {
-                mask(c, bits)
-            } else {
-                mask(old, bits)
-            }
-        }
-    }
-}
-
-fn int_x(op: IntX, ty: Type, v: [u64; 4]) -> u64 {
-    use crate::ops::int as ix;
-    let [a, b, c, d] = v;
-    let bits = ty.bits();
-    let signed = ty.class() == Class::Signed;
-    match op {
-        IntX::Mul24 { hi } => ix::mul24(a, b, hi, signed),
-        IntX::Mad24 { hi, sat } => ix::mad24(a, b, c, hi, signed, sat),
-        IntX::Sad => ix::sad(a, b, c, bits, signed),
-        IntX::Bfe => ix::bfe(a, b, c, bits, signed),
-        IntX::Bfi => ix::bfi(a, b, c, d, bits),
-        IntX::Bfind { shiftamt } => ix::bfind(a, bits, signed, shiftamt),
-        IntX::Fns => ix::fns(a, b, c),
-        IntX::Szext { clamp } => ix::szext(a, b, clamp, signed),
-        IntX::Bmsk { clamp } => ix::bmsk(a, b, clamp),
-        IntX::Prmt(m) => ix::prmt(a, b, c, m),
-        IntX::Lop3 => ix::lop3(a, b, c, d),
-        IntX::Shf { left, clamp } => ix::shf(a, b, c, left, clamp),
-        IntX::Dp4a { sa, sb } => ix::dp4a(a, b, c, sa, sb),
-        IntX::Dp2a { hi, sa, sb } => ix::dp2a(a, b, c, hi, sa, sb),
-        IntX::Packed { op, relu } => ix::packed16(op, a, b, ty == Type::S16x2, relu),
-        IntX::MinMaxRelu { max } => ix::minmax_relu_s32(a, b, max),
-    }
-}
-
-fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
-    use ptxvm_fp::convert as cv;
-    let (fa_, fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
-    match op {
-        CvtX::Half2F32 {
-            bf,
-            rnd,
-            relu,
-            satfinite,
-        } => {
-            if bf {
-                cv::cvt_f32x2_to_bf16x2(fa_, fb, rnd, relu, satfinite) as u64
-            } else {
-                cv::cvt_f32x2_to_f16x2(fa_, fb, rnd, relu, satfinite) as u64
-            }
-        }
-        CvtX::Tf32 {
-            rnd,
-            relu,
-            satfinite,
-        } => cv::cvt_f32_to_tf32(fa_, rnd, relu, satfinite) as u64,
-        CvtX::NarrowF32 { ty, relu } => cv::cvt_f32x2_to_narrow(fa_, fb, ty, relu) as u64,
-        CvtX::NarrowF16x2 { ty, relu } => cv::cvt_f16x2_to_narrow(a as u32, ty, relu) as u64,
-        CvtX::F16x2Narrow { ty, relu } => cv::cvt_narrow_to_f16x2(a as u16, ty, relu) as u64,
-        CvtX::Ue8m0F32 { rnd, satfinite } => {
-            cv::cvt_f32x2_to_ue8m0x2(fa_, fb, rnd, satfinite) as u64
-        }
-        CvtX::Ue8m0Bf16x2 { rnd, satfinite } => {
-            cv::cvt_bf16x2_to_ue8m0x2(a as u32, rnd, satfinite) as u64
-        }
-        CvtX::Bf16x2Ue8m0 => cv::cvt_ue8m0x2_to_bf16x2(a as u16) as u64,
-        CvtX::PackSat16 { signed } => {
-            cv::cvt_pack_sat_16(a as u32 as i32, b as u32 as i32, signed) as u64
-        }
-        CvtX::PackSat { size, signed } => {
-            cv::cvt_pack_sat(a as u32 as i32, b as u32 as i32, c as u32, size, signed) as u64
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integer_edge_cases() {
-        assert_eq!(int_bin(IntOp::Div, Type::S32, 7, 0), u32::MAX as u64);
-        assert_eq!(
-            int_bin(IntOp::Div, Type::S32, 0x8000_0000, u32::MAX as u64),
-            0x8000_0000
-        );
-        assert_eq!(int_bin(IntOp::Shr, Type::S32, 0x8000_0000, 40), 0xffff_ffff);
-        assert_eq!(int_bin(IntOp::Shl, Type::B32, 1, 32), 0);
-        assert_eq!(
-            int_bin(IntOp::MulWide, Type::S32, u32::MAX as u64, 2),
-            (-2i64) as u64
-        );
-        assert_eq!(int_bin(IntOp::MulHi, Type::U32, 0x8000_0000, 4), 2);
-        assert_eq!(
-            int_bin(IntOp::AddSat, Type::S32, i32::MAX as u64, 1),
-            i32::MAX as u64
-        );
-        assert_eq!(int_un(IntUn::Clz, Type::B32, 1), 31);
-        assert_eq!(int_un(IntUn::Brev, Type::B32, 1), 0x8000_0000);
-        assert_eq!(atom_op(AtomOp::Inc, Type::U32, 5, 5, 0), 0);
-        assert_eq!(atom_op(AtomOp::Dec, Type::U32, 0, 5, 0), 5);
     }
 }

@@ -19,7 +19,7 @@ pub use device::{
     ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
 pub use error::{Fault, FaultKind, Located, Site, VmError, catch};
-pub use exec::Stats;
+pub use exec::{Engine, Stats};
 pub use ptxvm_ir::CheckOptions;
 
 #[cfg(test)]

@@ -65,6 +65,9 @@ pub const FREED_RECORDS: usize = 65536;
 /// Virtual address space reserved for allocations (1 TiB; halved until the host grants it,
 /// e.g. under `ulimit -v`). Only touched pages use memory.
 const REGION_RESERVE: u64 = 1 << 40;
+/// Where the region is reserved when that range is free: above the generic windows, far
+/// below where Linux places mappings by default.
+const REGION_HINT: u64 = 0x0000_5000_0000_0000;
 /// Default size of the device heap: 8 MiB (CUDA's `cudaLimitMallocHeapSize` default).
 pub const DEFAULT_HEAP_LIMIT: u64 = 8 << 20;
 
@@ -294,7 +297,10 @@ impl Region {
         reserve_windows();
         let mut size = REGION_RESERVE;
         while size >= 1 << 30 {
-            if let Some(base) = reserve(0, size, false) {
+            // At a fixed place when it is free, so device addresses (in diagnostics, in
+            // memory a kernel writes) repeat from run to run; anywhere otherwise.
+            if let Some(base) = reserve(REGION_HINT, size, true).or_else(|| reserve(0, size, false))
+            {
                 return Some(Region {
                     base,
                     size,

@@ -283,9 +283,15 @@ pub struct RunOpts {
     /// bulk or printed); a launch that exceeds it fails (runaway loops).
     #[arg(long, default_value_t = ptxvm_vm::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
-    /// Print executed warp and thread instructions and wall time (to stderr).
+    /// Print executed warp and thread instructions, wall time and the engine's tiers (to
+    /// stderr).
     #[arg(long)]
     pub stats: bool,
+    /// The execution engine: auto (the fastest available), interp (the warp engine), jit,
+    /// reference (the thread-by-thread reference interpreter). Every engine gives the same
+    /// results.
+    #[arg(long, value_parser = parse_engine, default_value = "auto")]
+    pub engine: ptxvm_vm::Engine,
     /// Host threads running CTAs in parallel (default: all cores; 1 makes every run of a
     /// kernel repeat exactly, see the README on determinism).
     #[arg(long, default_value_t = 0, hide_default_value = true)]
@@ -306,6 +312,15 @@ pub struct RunOpts {
     /// Global memory of the device (buffers, module variables, heap), bytes.
     #[arg(long, value_name = "BYTES", value_parser = parse_size, default_value = "16G")]
     pub device_memory: u64,
+}
+
+fn parse_engine(s: &str) -> Result<ptxvm_vm::Engine, String> {
+    ptxvm_vm::Engine::parse(s).ok_or_else(|| {
+        format!(
+            "`{s}` is not an engine (engines: {})",
+            ptxvm_vm::Engine::NAMES.join(", ")
+        )
+    })
 }
 
 /// Local memory per thread ptxvm accepts at most (`--local-memory`): 16 MiB.
@@ -468,6 +483,7 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
         max_steps: o.max_steps,
         threads: o.threads,
         printf_fifo: o.printf_fifo,
+        engine: o.engine,
     };
     // A launch the device cannot take is refused before any buffer is read.
     let k = dev
@@ -607,6 +623,14 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             stats.thread_insts,
             wall.as_secs_f64() * 1e3
         )
+        .and_then(|()| {
+            let [vector, lanes, steps] = stats.tiers;
+            writeln!(
+                stderr,
+                "engine: {} ({vector} warp instructions in lane loops, {lanes} per lane, {steps} as reference steps)",
+                stats.engine.map_or("none", |e| e.name())
+            )
+        })
         .map_err(|e| RunError::input(format!("cannot write to stderr: {e}")))?;
     }
     Ok(())

@@ -325,8 +325,56 @@ fn line_matches(got: &str, exp: &str) -> bool {
     rest.is_empty()
 }
 
-/// Runs one case; Ok(()) when every output matches, Err(reason) otherwise.
-fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
+/// What a run produced, for comparing engines.
+#[derive(Debug, PartialEq, Eq)]
+struct Produced {
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    outs: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+/// Runs a case on the reference (one host thread) and on the warp engine (all cores, then
+/// one host thread): both must match numpy, and the warp engine's serial run must produce
+/// exactly what the reference's did.
+fn run_engines(dir: &Path, tmp: &Path) -> Result<(), String> {
+    let (reference, r) = run_case(dir, &tmp.join("reference"), "reference", true)?;
+    r.map_err(|e| format!("[engine reference] {e}"))?;
+    let (_, r) = run_case(dir, &tmp.join("interp"), "interp", false)?;
+    r.map_err(|e| format!("[engine interp] {e}"))?;
+    let (interp, _) = run_case(dir, &tmp.join("interp1"), "interp", true)?;
+    if reference == interp {
+        return Ok(());
+    }
+    let mut m = String::from("[engine interp] differs from the reference:");
+    if reference.code != interp.code {
+        m += &format!(" exit {:?} vs {:?};", interp.code, reference.code);
+    }
+    if reference.stdout != interp.stdout {
+        m += " stdout differs;";
+    }
+    if reference.stderr != interp.stderr {
+        m += &format!(
+            " stderr {:?} vs {:?};",
+            String::from_utf8_lossy(&interp.stderr),
+            String::from_utf8_lossy(&reference.stderr)
+        );
+    }
+    for (name, bytes) in &reference.outs {
+        if interp.outs.get(name) != Some(bytes) {
+            m += &format!(" {name} differs;");
+        }
+    }
+    Err(m)
+}
+
+/// Runs one case with an engine; the outcome of checking its outputs.
+fn run_case(
+    dir: &Path,
+    tmp: &Path,
+    engine: &str,
+    serial: bool,
+) -> Result<(Produced, Result<(), String>), String> {
     let text = std::fs::read_to_string(dir.join("case.json")).map_err(|e| e.to_string())?;
     let j: Value = serde_json::from_str(&text).map_err(|e| format!("case.json: {e}"))?;
     let dim = |k: &str| -> String {
@@ -376,7 +424,32 @@ fn run_case(dir: &Path, tmp: &Path) -> Result<(), String> {
         };
         cmd.arg("--symbol").arg(format!("{name}={spec}"));
     }
+    cmd.args(["--engine", engine]);
+    if serial {
+        cmd.args(["--threads", "1"]);
+    }
     let o = cmd.output().map_err(|e| format!("cannot run ptxvm: {e}"))?;
+    let mut outs = std::collections::BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(tmp) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            outs.insert(name, std::fs::read(e.path()).unwrap_or_default());
+        }
+    }
+    let check = check_case(dir, tmp, &j, &o);
+    Ok((
+        Produced {
+            code: o.status.code(),
+            stdout: o.stdout,
+            stderr: o.stderr,
+            outs,
+        },
+        check,
+    ))
+}
+
+/// Checks a finished run of a case against its expectations.
+fn check_case(dir: &Path, tmp: &Path, j: &Value, o: &std::process::Output) -> Result<(), String> {
     let stderr = String::from_utf8_lossy(&o.stderr);
     let mut msgs = Vec::new();
     // Device printf output, compared as text (`<PTR>` stands for any `%p` value).
@@ -502,7 +575,7 @@ fn fixture_kernels_match_numpy() {
                     let tmp = tmp_base.join(&name);
                     let _ = std::fs::remove_dir_all(&tmp);
                     let t0 = Instant::now();
-                    let r = run_case(dir, &tmp);
+                    let r = run_engines(dir, &tmp);
                     let secs = t0.elapsed().as_secs_f64();
                     let _ = std::fs::remove_dir_all(&tmp);
                     results.lock().unwrap().push((name, xfail, r, secs));

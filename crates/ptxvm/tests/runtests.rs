@@ -842,7 +842,24 @@ fn parse_file(text: &str) -> Result<TestFile, String> {
 type Outcome = (PathBuf, Result<(), String>, Option<String>);
 
 /// Runs one file; `Err` holds the failure description.
-fn run_file(path: &Path, tmp: &Path) -> Result<(), String> {
+/// What a run produced, for comparing engines: exit status, stdout, stderr and every
+/// `--out` file.
+#[derive(Debug, PartialEq, Eq)]
+struct Produced {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    outs: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+/// Runs a test file with an engine (and with one host thread when `serial`, so the run is
+/// deterministic), checking its expectations.
+fn run_file(
+    path: &Path,
+    tmp: &Path,
+    engine: &str,
+    serial: bool,
+) -> Result<(Produced, Result<(), String>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     let t = parse_file(&text).map_err(|e| format!("bad test header: {e}"))?;
     let _ = std::fs::remove_dir_all(tmp);
@@ -850,6 +867,10 @@ fn run_file(path: &Path, tmp: &Path) -> Result<(), String> {
     let outdir = tmp.join("out");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxvm"));
     cmd.arg("run").arg(path).args(&t.run);
+    cmd.args(["--engine", engine]);
+    if serial && !t.run.iter().any(|a| a == "--threads") {
+        cmd.args(["--threads", "1"]);
+    }
     let mut dtypes: Vec<Option<Dtype>> = Vec::new();
     for (i, a) in t.args.iter().enumerate() {
         match a {
@@ -906,9 +927,37 @@ fn run_file(path: &Path, tmp: &Path) -> Result<(), String> {
     };
     let stdout = std::fs::read_to_string(&so).unwrap_or_default();
     let stderr = std::fs::read_to_string(&se).unwrap_or_default();
-    if std::env::var_os("RUNTESTS_VERBOSE").is_some() && !stderr.is_empty() {
-        eprintln!("--- {} stderr:\n{stderr}", path.display());
+    let mut outs = std::collections::BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(&outdir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            outs.insert(name, std::fs::read(e.path()).unwrap_or_default());
+        }
     }
+    if std::env::var_os("RUNTESTS_VERBOSE").is_some() && !stderr.is_empty() {
+        eprintln!("--- {} ({engine}) stderr:\n{stderr}", path.display());
+    }
+    let produced = Produced {
+        code: status.code(),
+        stdout: stdout.clone(),
+        stderr: stderr.clone(),
+        outs,
+    };
+    Ok((
+        produced,
+        check_run(&t, status, &stdout, &stderr, &outdir, &dtypes),
+    ))
+}
+
+/// Checks a finished run against the file's expectations.
+fn check_run(
+    t: &TestFile,
+    status: std::process::ExitStatus,
+    stdout: &str,
+    stderr: &str,
+    outdir: &Path,
+    dtypes: &[Option<Dtype>],
+) -> Result<(), String> {
     let mut fails: Vec<String> = Vec::new();
     let short = |s: &str| -> String {
         let s = s.trim_end();
@@ -932,11 +981,11 @@ fn run_file(path: &Path, tmp: &Path) -> Result<(), String> {
                 }
             }
             if !fails.is_empty() {
-                fails.push(format!("stderr was:\n{}", short(&stderr)));
+                fails.push(format!("stderr was:\n{}", short(stderr)));
             }
         }
     } else if !status.success() {
-        return Err(format!("ptxvm run failed ({status}):\n{}", short(&stderr)));
+        return Err(format!("ptxvm run failed ({status}):\n{}", short(stderr)));
     }
     let want: Vec<String> = t.stdout.clone().unwrap_or_default();
     let got: Vec<&str> = stdout.lines().collect();
@@ -1063,6 +1112,60 @@ fn run_file(path: &Path, tmp: &Path) -> Result<(), String> {
     }
 }
 
+/// Runs a file on every engine: the reference (one host thread) and the warp engine (all
+/// cores) must each meet the file's expectations, and the warp engine on one host thread
+/// must produce exactly what the reference did: exit status, stdout, stderr, `--out` files.
+fn run_engines(path: &Path, tmp: &Path) -> Result<(), String> {
+    let (reference, r) = run_file(path, &tmp.join("reference"), "reference", true)?;
+    r.map_err(|e| format!("[engine reference] {e}"))?;
+    let (_, r) = run_file(path, &tmp.join("interp"), "interp", false)?;
+    r.map_err(|e| format!("[engine interp] {e}"))?;
+    let (interp, _) = run_file(path, &tmp.join("interp1"), "interp", true)?;
+    differ("interp", &reference, &interp)
+}
+
+/// Where an engine's run differs from the reference's.
+fn differ(engine: &str, reference: &Produced, got: &Produced) -> Result<(), String> {
+    if reference == got {
+        return Ok(());
+    }
+    let mut m = format!("[engine {engine}] differs from the reference:");
+    if reference.code != got.code {
+        let _ = write!(m, "\n  exit {:?}, reference {:?}", got.code, reference.code);
+    }
+    for (what, a, b) in [
+        ("stdout", &reference.stdout, &got.stdout),
+        ("stderr", &reference.stderr, &got.stderr),
+    ] {
+        if a != b {
+            let _ = write!(m, "\n  {what}:\n    reference: {a:?}\n    {engine}: {b:?}");
+        }
+    }
+    for (name, bytes) in &reference.outs {
+        match got.outs.get(name) {
+            Some(b) if b == bytes => {}
+            Some(b) => {
+                let first = bytes.iter().zip(b).position(|(x, y)| x != y);
+                let _ = write!(
+                    m,
+                    "\n  {name}: {} bytes vs {} bytes, first difference at byte {first:?}",
+                    bytes.len(),
+                    b.len()
+                );
+            }
+            None => {
+                let _ = write!(m, "\n  {name}: missing");
+            }
+        }
+    }
+    for name in got.outs.keys() {
+        if !reference.outs.contains_key(name) {
+            let _ = write!(m, "\n  {name}: not written by the reference");
+        }
+    }
+    Err(m)
+}
+
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -1118,7 +1221,7 @@ fn run_tests() {
                         .ok()
                         .and_then(|t| parse_file(&t).ok())
                         .and_then(|t| t.xfail);
-                    let r = run_file(p, &tmp);
+                    let r = run_engines(p, &tmp);
                     results.lock().unwrap().push((rel.to_path_buf(), r, xfail));
                 }
             });

@@ -3,6 +3,7 @@
 //! `vprintf` formatter. Nothing here touches scheduler state; every function is total on
 //! arbitrary guest bits (no panics, no unchecked indexing).
 
+pub mod alu;
 pub mod half;
 pub mod int;
 pub mod mbarrier;

@@ -6,11 +6,34 @@ mod families;
 mod video;
 mod warp;
 
-use crate::{Device, LaunchConfig, Stats, VmError};
+use crate::{Device, Engine, LaunchConfig, Stats, VmError};
 
 /// Runs `body` in a kernel `k(.param .u64 out)` where `%rd1` is this thread's output base
 /// (`words` u32 slots per thread, by linear thread index); returns each thread's words.
+/// Runs on every engine, and fails the test unless they agree exactly (outputs, errors,
+/// instruction counts, printf text).
 pub fn run_kernel(
+    body: &str,
+    grid: u32,
+    block: u32,
+    words: usize,
+) -> Result<(Vec<Vec<u32>>, Stats), VmError> {
+    let reference = run_kernel_on(Engine::Reference, body, grid, block, words);
+    let warp = run_kernel_on(Engine::Interp, body, grid, block, words);
+    let key = |r: &Result<(Vec<Vec<u32>>, Stats), VmError>| match r {
+        Ok((v, st)) => Ok((v.clone(), st.warp_insts, st.thread_insts, st.printf.clone())),
+        Err(e) => Err(e.to_string()),
+    };
+    assert_eq!(
+        key(&warp),
+        key(&reference),
+        "the warp engine (left) differs from the reference (right)"
+    );
+    warp
+}
+
+fn run_kernel_on(
+    engine: Engine,
     body: &str,
     grid: u32,
     block: u32,
@@ -50,6 +73,8 @@ pub fn run_kernel(
         grid: [grid, 1, 1],
         block: [block, 1, 1],
         max_steps: 1_000_000,
+        threads: 1,
+        engine,
         ..LaunchConfig::default()
     };
     let mut stats = crate::Stats::default();

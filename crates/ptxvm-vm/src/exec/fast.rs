@@ -1,0 +1,1268 @@
+//! The warp engine (`--engine interp`): the reference machine model, one dispatch per warp
+//! instruction instead of one per thread.
+//!
+//! It runs on the reference interpreter's CTA state — the same threads, barriers, budget and
+//! faults — and differs only in how a step of a group at call depth 1 (the kernel's own
+//! code) is carried out:
+//!
+//! - **Scheduling.** [`Cta::select`] picks the group exactly as the reference does. While the
+//!   group then runs straight-line code (no thread leaves it, none joins it, none starts
+//!   spinning) it stays the group `select` would pick, so the engine keeps it without
+//!   rescanning the warp, and keeps its PC in the group rather than in each thread until
+//!   something needs the threads' own (a reference step, a fault, the end of the quantum).
+//! - **Registers.** Both engines keep the kernel frame's registers lane-major
+//!   ([`super::WarpRegs`]); here an instruction reads whole registers, computes all 32 lanes
+//!   in a loop over the shared semantics functions of [`crate::ops::alu`] (inlined with the
+//!   instruction's constant modifiers, so the loops vectorise) and blends the active lanes
+//!   back. Predicates are lane masks, so a guard is one AND.
+//! - **Memory.** Global accesses check each lane against the allocations the CTA looked up
+//!   last (under the address space's epoch) and touch the bytes with no lock; anything else
+//!   (a miss, a misaligned address, local or parameter memory) goes through the reference's
+//!   own access function for that lane, faults included.
+//! - **Everything else** (control flow other than branches, barriers, warp collectives,
+//!   calls, builtins) is a reference step of the group, and instructions without a lane loop
+//!   here run the reference's per-thread semantics lane by lane. Either way the result is
+//!   the reference's, by construction; the tests run every case on both engines.
+//!
+//! The loop is compiled twice, for the baseline CPU and with AVX2+FMA, and picks one at run
+//! time.
+
+use super::*;
+use crate::memory::Span;
+use ptxvm_fp::Rnd;
+
+type L32 = [u32; 32];
+type L64 = [u64; 32];
+
+/// How a fast step left the group.
+enum Done {
+    /// Every lane of the group is at this PC (not yet stored in the threads); the group
+    /// remains the one `select` would pick if the PC is below the others'.
+    Uniform(u32),
+    /// Every lane is at this PC, but the group must be selected again (a lane started
+    /// spinning).
+    Reselect(u32),
+    /// The threads' PCs were written (a divergent branch, per-lane execution): select again.
+    Written,
+}
+
+/// Allocations a CTA has looked up, valid while the address space's epoch is `epoch`.
+pub(super) struct SpanCache {
+    epoch: u64,
+    spans: [Span; 4],
+    next: usize,
+}
+
+const NO_SPAN: Span = Span {
+    lo: 1,
+    hi: 0,
+    writable: false,
+};
+
+impl Default for SpanCache {
+    fn default() -> Self {
+        SpanCache {
+            epoch: u64::MAX,
+            spans: [NO_SPAN; 4],
+            next: 0,
+        }
+    }
+}
+
+impl SpanCache {
+    /// Forgets every span when the map changed since they were looked up.
+    #[inline(always)]
+    fn validate(&mut self, mem: &AddressSpace) {
+        let e = mem.epoch();
+        if e != self.epoch {
+            self.epoch = e;
+            self.spans = [NO_SPAN; 4];
+        }
+    }
+
+    /// The span holding `[a, a+n)`, looked up when none of the cached ones does.
+    #[inline(always)]
+    fn find(&mut self, mem: &AddressSpace, a: u64, n: u64) -> Option<Span> {
+        for s in &self.spans {
+            if s.holds(a, n) {
+                return Some(*s);
+            }
+        }
+        self.miss(mem, a, n)
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, mem: &AddressSpace, a: u64, n: u64) -> Option<Span> {
+        let s = mem.span(a)?;
+        if !s.holds(a, n) {
+            return None;
+        }
+        self.spans[self.next] = s;
+        self.next = (self.next + 1) % self.spans.len();
+        Some(s)
+    }
+}
+
+/// Lanes of `m`, lowest first.
+#[inline(always)]
+fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+#[inline(always)]
+fn blend32(d: &mut L32, v: &L32, act: u32, keep: u32) {
+    if act == u32::MAX {
+        for l in 0..32 {
+            d[l] = v[l] & keep;
+        }
+    } else {
+        for l in 0..32 {
+            let on = (act >> l) & 1 != 0;
+            d[l] = if on { v[l] & keep } else { d[l] };
+        }
+    }
+}
+
+#[inline(always)]
+fn blend64(d: &mut L64, v: &L64, act: u32, keep: u64) {
+    if act == u32::MAX {
+        for l in 0..32 {
+            d[l] = v[l] & keep;
+        }
+    } else {
+        for l in 0..32 {
+            let on = (act >> l) & 1 != 0;
+            d[l] = if on { v[l] & keep } else { d[l] };
+        }
+    }
+}
+
+#[inline(always)]
+fn map1_32(a: &L32, f: impl Fn(u32) -> u32) -> L32 {
+    let mut r = [0u32; 32];
+    for l in 0..32 {
+        r[l] = f(a[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map2_32(a: &L32, b: &L32, f: impl Fn(u32, u32) -> u32) -> L32 {
+    let mut r = [0u32; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map3_32(a: &L32, b: &L32, c: &L32, f: impl Fn(u32, u32, u32) -> u32) -> L32 {
+    let mut r = [0u32; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map2_64(a: &L64, b: &L64, f: impl Fn(u64, u64) -> u64) -> L64 {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map3_64(a: &L64, b: &L64, c: &L64, f: impl Fn(u64, u64, u64) -> u64) -> L64 {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    r
+}
+
+/// Lane mask of a per-lane condition.
+#[inline(always)]
+fn bits_of(f: impl Fn(usize) -> bool) -> u32 {
+    let mut m = 0u32;
+    for l in 0..32 {
+        m |= (f(l) as u32) << l;
+    }
+    m
+}
+
+/// True for types whose values fit the 32-bit lanes (and whose semantics functions see
+/// only their low 32 bits).
+#[inline(always)]
+fn narrow(ty: Type) -> bool {
+    ty.bits() <= 32
+}
+
+impl Cta<'_> {
+    /// Runs up to [`QUANTUM`] instructions of warp `w` with the warp engine. Returns whether
+    /// any ran.
+    pub(super) fn run_quantum_fast(
+        &mut self,
+        w: u32,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<bool, Box<Fault>> {
+        #[cfg(target_arch = "x86_64")]
+        if host_avx2() {
+            // SAFETY: the CPU has AVX2 and FMA (checked at run time).
+            return unsafe { self.quantum_avx2(w, mem, stats, budget) };
+        }
+        self.quantum(w, mem, stats, budget)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn quantum_avx2(
+        &mut self,
+        w: u32,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<bool, Box<Fault>> {
+        self.quantum(w, mem, stats, budget)
+    }
+
+    #[inline(always)]
+    fn quantum(
+        &mut self,
+        w: u32,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<bool, Box<Fault>> {
+        let mut n = 0u32;
+        // The group being run and whether its PC is only in `cur` (not in the threads).
+        let mut cur: Option<Group> = None;
+        while n < QUANTUM {
+            let g = match cur.take() {
+                Some(g) => g,
+                None => match self.select(w) {
+                    Some(g) => g,
+                    None => break,
+                },
+            };
+            if g.depth == 1 {
+                let r = self.fast_step(w, &g, mem, stats, budget);
+                match r {
+                    Ok(Some(done)) => {
+                        n += 1;
+                        match done {
+                            Done::Uniform(pc) if pc < g.others => {
+                                cur = Some(Group { pc, ..g });
+                            }
+                            Done::Uniform(pc) | Done::Reselect(pc) => {
+                                self.set_pcs(w, g.mask, pc);
+                            }
+                            Done::Written => {}
+                        }
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(f) => return Err(f),
+                }
+            }
+            // A reference step: the threads hold their PCs (the group's is still `g.pc`).
+            self.set_pcs(w, g.mask, g.pc);
+            stats.tiers[2] += 1;
+            self.step_group(w, g, mem, stats, budget)?;
+            n += 1;
+        }
+        if let Some(g) = cur {
+            self.set_pcs(w, g.mask, g.pc);
+        }
+        Ok(n > 0)
+    }
+
+    /// Stores the group's PC in its threads.
+    #[inline(always)]
+    fn set_pcs(&mut self, w: u32, mask: u32, pc: u32) {
+        let lo = w as usize * 32;
+        for l in lanes(mask) {
+            self.threads[lo + l].pc = pc;
+        }
+    }
+
+    /// Slot of register `r` of the kernel.
+    #[inline(always)]
+    fn slot(&self, r: u32) -> Option<RegSlot> {
+        self.prog.funcs[self.launch.kernel as usize]
+            .reg_slots
+            .get(r as usize)
+            .copied()
+    }
+
+    /// Lanes whose predicate register `r` is true.
+    #[inline(always)]
+    fn pred_bits(&self, w: usize, r: u32) -> u32 {
+        let wr = &self.wregs[w];
+        match self.slot(r) {
+            Some(RegSlot::Pred(i)) => wr.pred[i as usize],
+            Some(RegSlot::B32(i)) => {
+                let v = &wr.r32[i as usize];
+                bits_of(|l| v[l] != 0)
+            }
+            Some(RegSlot::B64(i)) => {
+                let v = &wr.r64[i as usize];
+                bits_of(|l| v[l] != 0)
+            }
+            None => 0,
+        }
+    }
+
+    /// A source's value in every lane of `mask` (others: unspecified), zero-extended.
+    #[inline(always)]
+    fn fetch64(&self, w: usize, mask: u32, s: Src) -> L64 {
+        match s {
+            Src::Reg(r) => {
+                let wr = &self.wregs[w];
+                match self.slot(r) {
+                    Some(RegSlot::B64(i)) => wr.r64[i as usize],
+                    Some(RegSlot::B32(i)) => {
+                        let v = &wr.r32[i as usize];
+                        std::array::from_fn(|l| v[l] as u64)
+                    }
+                    Some(RegSlot::Pred(i)) => {
+                        let b = wr.pred[i as usize];
+                        std::array::from_fn(|l| (b >> l & 1) as u64)
+                    }
+                    None => [0; 32],
+                }
+            }
+            Src::Imm(v) => [v; 32],
+            Src::Pred(r, neg) => {
+                let b = self.pred_bits(w, r) ^ if neg { u32::MAX } else { 0 };
+                std::array::from_fn(|l| (b >> l & 1) as u64)
+            }
+            _ => self.fetch_each(w, mask, s),
+        }
+    }
+
+    /// A source's low 32 bits in every lane of `mask`.
+    #[inline(always)]
+    fn fetch32(&self, w: usize, mask: u32, s: Src) -> L32 {
+        match s {
+            Src::Reg(r) => {
+                let wr = &self.wregs[w];
+                match self.slot(r) {
+                    Some(RegSlot::B32(i)) => wr.r32[i as usize],
+                    Some(RegSlot::B64(i)) => {
+                        let v = &wr.r64[i as usize];
+                        std::array::from_fn(|l| v[l] as u32)
+                    }
+                    Some(RegSlot::Pred(i)) => {
+                        let b = wr.pred[i as usize];
+                        std::array::from_fn(|l| b >> l & 1)
+                    }
+                    None => [0; 32],
+                }
+            }
+            Src::Imm(v) => [v as u32; 32],
+            _ => {
+                let v = self.fetch64(w, mask, s);
+                std::array::from_fn(|l| v[l] as u32)
+            }
+        }
+    }
+
+    /// A source evaluated lane by lane by the reference (special registers, variables).
+    #[inline(never)]
+    fn fetch_each(&self, w: usize, mask: u32, s: Src) -> L64 {
+        let mut v = [0u64; 32];
+        for l in lanes(mask) {
+            v[l] = self.src(w * 32 + l, s);
+        }
+        v
+    }
+
+    /// Writes `v` (per lane) to `d` in the lanes of `act`, as the reference's `write` does.
+    #[inline(always)]
+    fn put64(&mut self, w: usize, d: Dst, v: &L64, act: u32) {
+        let Dst::Reg(r) = d else { return };
+        let kernel = &self.prog.funcs[self.launch.kernel as usize];
+        let keep = kernel.reg_masks.get(r as usize).copied().unwrap_or(0);
+        let wr = &mut self.wregs[w];
+        match kernel.reg_slots.get(r as usize) {
+            Some(&RegSlot::B64(i)) => blend64(&mut wr.r64[i as usize], v, act, keep),
+            Some(&RegSlot::B32(i)) => {
+                let n: L32 = std::array::from_fn(|l| v[l] as u32);
+                blend32(&mut wr.r32[i as usize], &n, act, keep as u32);
+            }
+            Some(&RegSlot::Pred(i)) => {
+                let b = bits_of(|l| v[l] & 1 != 0);
+                let p = &mut wr.pred[i as usize];
+                *p = (*p & !act) | (b & act);
+            }
+            None => {}
+        }
+    }
+
+    /// Writes 32-bit lane values (zero-extended) to `d`.
+    #[inline(always)]
+    fn put32(&mut self, w: usize, d: Dst, v: &L32, act: u32) {
+        let Dst::Reg(r) = d else { return };
+        let kernel = &self.prog.funcs[self.launch.kernel as usize];
+        let keep = kernel.reg_masks.get(r as usize).copied().unwrap_or(0);
+        let wr = &mut self.wregs[w];
+        match kernel.reg_slots.get(r as usize) {
+            Some(&RegSlot::B32(i)) => blend32(&mut wr.r32[i as usize], v, act, keep as u32),
+            Some(&RegSlot::B64(i)) => {
+                let n: L64 = std::array::from_fn(|l| v[l] as u64);
+                blend64(&mut wr.r64[i as usize], &n, act, keep);
+            }
+            Some(&RegSlot::Pred(i)) => {
+                let b = bits_of(|l| v[l] & 1 != 0);
+                let p = &mut wr.pred[i as usize];
+                *p = (*p & !act) | (b & act);
+            }
+            None => {}
+        }
+    }
+
+    /// Writes a lane mask of booleans (0/1 values) to `d`.
+    #[inline(always)]
+    fn put_bits(&mut self, w: usize, d: Dst, b: u32, act: u32) {
+        let Dst::Reg(r) = d else { return };
+        match self.slot(r) {
+            Some(RegSlot::Pred(i)) => {
+                let p = &mut self.wregs[w].pred[i as usize];
+                *p = (*p & !act) | (b & act);
+            }
+            _ => {
+                let v: L32 = std::array::from_fn(|l| b >> l & 1);
+                self.put32(w, d, &v, act);
+            }
+        }
+    }
+
+    /// One step of group `g` (at call depth 1) by the warp engine: `None` when the
+    /// instruction needs a reference step (nothing was done then).
+    #[inline(always)]
+    fn fast_step(
+        &mut self,
+        w: u32,
+        g: &Group,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<Option<Done>, Box<Fault>> {
+        let prog = self.prog;
+        let Some(inst) = prog.funcs[g.func as usize].code.get(g.pc as usize) else {
+            return Ok(None);
+        };
+        let kind = lane_kind(&inst.exec);
+        if kind == Kind::Step {
+            return Ok(None);
+        }
+        let wi = w as usize;
+        if !budget.take(1) {
+            self.set_pcs(w, g.mask, g.pc);
+            return Err(self.step_limit(g.leader));
+        }
+        stats.warp_insts += 1;
+        self.clock += 1;
+        let act = match inst.guard {
+            Some((p, neg)) => g.mask & (self.pred_bits(wi, p) ^ if neg { u32::MAX } else { 0 }),
+            None => g.mask,
+        };
+        stats.thread_insts += act.count_ones() as u64;
+        let next = g.pc + 1;
+        if act == 0 {
+            stats.tiers[0] += 1;
+            return Ok(Some(Done::Uniform(next)));
+        }
+        if kind == Kind::Lanes {
+            stats.tiers[1] += 1;
+            return self.lanes_exec(w, g, act, inst, mem, budget);
+        }
+        stats.tiers[0] += 1;
+        match &inst.exec {
+            Exec::Mov { d, a, bits } => {
+                if *bits <= 32 {
+                    let v = self.fetch32(wi, act, *a);
+                    let m = mask(u32::MAX as u64, *bits) as u32;
+                    let v = map1_32(&v, |x| x & m);
+                    self.put32(wi, *d, &v, act);
+                } else {
+                    let v = self.fetch64(wi, act, *a);
+                    self.put64(wi, *d, &v, act);
+                }
+            }
+            Exec::Int { op, ty, d, a, b } => self.int_op(wi, act, *op, *ty, *d, *a, *b),
+            Exec::Mad {
+                mode,
+                ty,
+                sat: false,
+                d,
+                a,
+                b,
+                c,
+            } => self.mad_op(wi, act, *mode, *ty, *d, *a, *b, *c),
+            Exec::Float {
+                op,
+                ty,
+                rnd,
+                ftz,
+                sat,
+                nan,
+                xorsign,
+                d,
+                a,
+                b,
+            } => self.float_op(
+                wi, act, *op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, *d, *a, *b,
+            ),
+            Exec::Fma {
+                ty,
+                rnd,
+                ftz,
+                sat,
+                d,
+                a,
+                b,
+                c,
+            } => self.fma_op(wi, act, *ty, *rnd, *ftz, *sat, *d, *a, *b, *c),
+            Exec::Setp {
+                cmp,
+                ty,
+                ftz,
+                p,
+                q,
+                a,
+                b,
+                bop,
+            } => {
+                let r = self.compare_op(wi, act, *cmp, *ty, *ftz, *a, *b);
+                let (mut r, mut nr) = (r, !r);
+                if let Some((op, c)) = bop {
+                    let c = self.bool_src(wi, act, *c);
+                    r = bool_bits(*op, r, c);
+                    nr = bool_bits(*op, nr, c);
+                }
+                self.put_bits(wi, *p, r, act);
+                self.put_bits(wi, *q, nr, act);
+            }
+            Exec::Selp { d, a, b, c, bits } => {
+                let c = self.bool_src(wi, act, *c);
+                if *bits <= 32 {
+                    let (x, y) = (self.fetch32(wi, act, *a), self.fetch32(wi, act, *b));
+                    let m = mask(u32::MAX as u64, *bits) as u32;
+                    let v: L32 =
+                        std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] } & m);
+                    self.put32(wi, *d, &v, act);
+                } else {
+                    let (x, y) = (self.fetch64(wi, act, *a), self.fetch64(wi, act, *b));
+                    let v: L64 = std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] });
+                    self.put64(wi, *d, &v, act);
+                }
+            }
+            Exec::PredOp { op, d, a, b } => {
+                let a = self.bool_src(wi, act, *a);
+                let v = match op {
+                    None => !a,
+                    Some(o) => bool_bits(*o, a, self.bool_src(wi, act, *b)),
+                };
+                self.put_bits(wi, *d, v, act);
+            }
+            Exec::Cvt {
+                dty,
+                aty,
+                rnd,
+                irnd,
+                sat,
+                ftz,
+                relu,
+                satfinite,
+                d,
+                a,
+            } => {
+                let x = self.fetch64(wi, act, *a);
+                let mut v = [0u64; 32];
+                for l in lanes(act) {
+                    match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, x[l]) {
+                        Some(r) => v[l] = r,
+                        None => {
+                            self.set_pcs(w, g.mask, g.pc);
+                            return Err(self.unsupported(
+                                wi * 32 + l,
+                                &format!("cvt{}{}", dty.name(), aty.name()),
+                            ));
+                        }
+                    }
+                }
+                self.put64(wi, *d, &v, act);
+            }
+            Exec::Ld {
+                space,
+                ty,
+                ds,
+                addr,
+            } => {
+                self.load_op(w, g, act, *space, *ty, ds, *addr, mem)?;
+            }
+            Exec::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => {
+                self.store_op(w, g, act, *space, *ty, srcs, *addr, mem)?;
+            }
+            Exec::Bra { target } => return Ok(Some(self.branch(w, g, act, *target))),
+            _ => return self.lanes_exec(w, g, act, inst, mem, budget),
+        }
+        Ok(Some(Done::Uniform(next)))
+    }
+
+    /// The reference's per-thread semantics for the active lanes, in lane order.
+    #[inline(never)]
+    fn lanes_exec(
+        &mut self,
+        w: u32,
+        g: &Group,
+        act: u32,
+        inst: &DInst,
+        mem: &AddressSpace,
+        budget: &mut Budget,
+    ) -> Result<Option<Done>, Box<Fault>> {
+        self.set_pcs(w, g.mask, g.pc);
+        let lo = w as usize * 32;
+        for l in lanes(act) {
+            self.exec(lo + l, inst, mem, budget)?;
+        }
+        // Every lane is at the next instruction now (exec moved the active ones).
+        Ok(Some(Done::Uniform(g.pc + 1)))
+    }
+
+    /// A predicate-valued source as a lane mask.
+    #[inline(always)]
+    fn bool_src(&self, w: usize, act: u32, s: Src) -> u32 {
+        match s {
+            Src::Pred(r, neg) => self.pred_bits(w, r) ^ if neg { u32::MAX } else { 0 },
+            Src::Reg(r) => self.pred_bits(w, r),
+            Src::Imm(v) => {
+                if v != 0 {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
+            _ => {
+                let v = self.fetch64(w, act, s);
+                bits_of(|l| v[l] != 0)
+            }
+        }
+    }
+
+    /// `bra`: the lanes of `act` jump, the group's others fall through.
+    #[inline(always)]
+    fn branch(&mut self, w: u32, g: &Group, act: u32, target: u32) -> Done {
+        let lo = w as usize * 32;
+        let back = target <= g.pc;
+        let mut spun = false;
+        for l in lanes(act) {
+            let th = &mut self.threads[lo + l];
+            if back {
+                th.spins += 1;
+                spun |= th.spins >= SPIN_YIELD;
+            } else {
+                th.spins = 0;
+            }
+        }
+        if act == g.mask {
+            if spun {
+                Done::Reselect(target)
+            } else {
+                Done::Uniform(target)
+            }
+        } else {
+            self.set_pcs(w, act, target);
+            self.set_pcs(w, g.mask & !act, g.pc + 1);
+            Done::Written
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn int_op(&mut self, w: usize, act: u32, op: IntOp, ty: Type, d: Dst, a: Src, b: Src) {
+        use IntOp::*;
+        if narrow(ty) && op != MulWide {
+            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            macro_rules! spec {
+                ($($o:ident),*) => {
+                    match (op, ty) {
+                        $(
+                            ($o, Type::U32 | Type::B32) => map2_32(&x, &y, |p, q| int_bin($o, Type::U32, p as u64, q as u64) as u32),
+                            ($o, Type::S32) => map2_32(&x, &y, |p, q| int_bin($o, Type::S32, p as u64, q as u64) as u32),
+                        )*
+                        _ => map2_32(&x, &y, |p, q| int_bin(op, ty, p as u64, q as u64) as u32),
+                    }
+                };
+            }
+            let v = spec!(Add, Sub, MulLo, MulHi, Min, Max, And, Or, Xor, Shl, Shr);
+            self.put32(w, d, &v, act);
+        } else if op == MulWide && narrow(ty) {
+            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let v: L64 = match ty {
+                Type::U32 => {
+                    std::array::from_fn(|l| int_bin(MulWide, Type::U32, x[l] as u64, y[l] as u64))
+                }
+                Type::S32 => {
+                    std::array::from_fn(|l| int_bin(MulWide, Type::S32, x[l] as u64, y[l] as u64))
+                }
+                _ => std::array::from_fn(|l| int_bin(op, ty, x[l] as u64, y[l] as u64)),
+            };
+            self.put64(w, d, &v, act);
+        } else {
+            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            macro_rules! spec {
+                ($($o:ident),*) => {
+                    match (op, ty) {
+                        $(
+                            ($o, Type::U64 | Type::B64) => map2_64(&x, &y, |p, q| int_bin($o, Type::U64, p, q)),
+                            ($o, Type::S64) => map2_64(&x, &y, |p, q| int_bin($o, Type::S64, p, q)),
+                        )*
+                        _ => map2_64(&x, &y, |p, q| int_bin(op, ty, p, q)),
+                    }
+                };
+            }
+            let v = spec!(Add, Sub, MulLo, And, Or, Xor, Shl, Shr);
+            self.put64(w, d, &v, act);
+        }
+    }
+
+    /// `mad.lo/hi/wide` without `.sat`: the reference's `p + c` on `int_bin`'s product.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn mad_op(
+        &mut self,
+        w: usize,
+        act: u32,
+        mode: IntOp,
+        ty: Type,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    ) {
+        if mode == IntOp::MulWide {
+            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let z = self.fetch64(w, act, c);
+            let bits = ty.bits() * 2;
+            let v: L64 = match ty {
+                Type::U32 => std::array::from_fn(|l| {
+                    mask(
+                        int_bin(IntOp::MulWide, Type::U32, x[l] as u64, y[l] as u64)
+                            .wrapping_add(z[l]),
+                        64,
+                    )
+                }),
+                Type::S32 => std::array::from_fn(|l| {
+                    mask(
+                        int_bin(IntOp::MulWide, Type::S32, x[l] as u64, y[l] as u64)
+                            .wrapping_add(z[l]),
+                        64,
+                    )
+                }),
+                _ => std::array::from_fn(|l| {
+                    mask(
+                        int_bin(mode, ty, x[l] as u64, y[l] as u64).wrapping_add(z[l]),
+                        bits,
+                    )
+                }),
+            };
+            self.put64(w, d, &v, act);
+        } else if narrow(ty) {
+            let (x, y, z) = (
+                self.fetch32(w, act, a),
+                self.fetch32(w, act, b),
+                self.fetch32(w, act, c),
+            );
+            let bits = ty.bits();
+            let v = match (mode, ty) {
+                (IntOp::MulLo, Type::U32 | Type::B32 | Type::S32) => {
+                    map3_32(&x, &y, &z, |p, q, r| {
+                        int_bin(IntOp::MulLo, Type::U32, p as u64, q as u64).wrapping_add(r as u64)
+                            as u32
+                    })
+                }
+                _ => map3_32(&x, &y, &z, |p, q, r| {
+                    mask(
+                        int_bin(mode, ty, p as u64, q as u64).wrapping_add(r as u64),
+                        bits,
+                    ) as u32
+                }),
+            };
+            self.put32(w, d, &v, act);
+        } else {
+            let (x, y, z) = (
+                self.fetch64(w, act, a),
+                self.fetch64(w, act, b),
+                self.fetch64(w, act, c),
+            );
+            let bits = ty.bits();
+            let v = map3_64(&x, &y, &z, |p, q, r| {
+                mask(int_bin(mode, ty, p, q).wrapping_add(r), bits)
+            });
+            self.put64(w, d, &v, act);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn float_op(
+        &mut self,
+        w: usize,
+        act: u32,
+        op: FOp,
+        ty: Type,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        nan: bool,
+        xorsign: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+    ) {
+        if ty == Type::F32 {
+            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            macro_rules! f32s {
+                ($($o:ident),*) => {
+                    match (op, rnd, ftz, sat, nan, xorsign) {
+                        $(
+                            (FOp::$o, Rnd::Rn, false, false, false, false) => map2_32(&x, &y, |p, q| {
+                                float_bin(FOp::$o, Type::F32, Rnd::Rn, false, false, false, false, p as u64, q as u64) as u32
+                            }),
+                            (FOp::$o, Rnd::Rn, true, false, false, false) => map2_32(&x, &y, |p, q| {
+                                float_bin(FOp::$o, Type::F32, Rnd::Rn, true, false, false, false, p as u64, q as u64) as u32
+                            }),
+                        )*
+                        _ => map2_32(&x, &y, |p, q| {
+                            float_bin(op, ty, rnd, ftz, sat, nan, xorsign, p as u64, q as u64) as u32
+                        }),
+                    }
+                };
+            }
+            let v = f32s!(Add, Sub, Mul, Min, Max);
+            self.put32(w, d, &v, act);
+        } else {
+            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let v = match (op, ty, rnd) {
+                (FOp::Add, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                    float_bin(
+                        FOp::Add,
+                        Type::F64,
+                        Rnd::Rn,
+                        false,
+                        false,
+                        false,
+                        false,
+                        p,
+                        q,
+                    )
+                }),
+                (FOp::Mul, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                    float_bin(
+                        FOp::Mul,
+                        Type::F64,
+                        Rnd::Rn,
+                        false,
+                        false,
+                        false,
+                        false,
+                        p,
+                        q,
+                    )
+                }),
+                _ => map2_64(&x, &y, |p, q| {
+                    float_bin(op, ty, rnd, ftz, sat, nan, xorsign, p, q)
+                }),
+            };
+            self.put64(w, d, &v, act);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fma_op(
+        &mut self,
+        w: usize,
+        act: u32,
+        ty: Type,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    ) {
+        if ty == Type::F32 {
+            let (x, y, z) = (
+                self.fetch32(w, act, a),
+                self.fetch32(w, act, b),
+                self.fetch32(w, act, c),
+            );
+            let f = |p: u32, q: u32, r: u32, rnd, ftz, sat| {
+                fma_bits(Type::F32, rnd, ftz, sat, p as u64, q as u64, r as u64) as u32
+            };
+            let v = match (rnd, ftz, sat) {
+                (Rnd::Rn, false, false) => {
+                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, false, false))
+                }
+                (Rnd::Rn, true, false) => {
+                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, true, false))
+                }
+                _ => map3_32(&x, &y, &z, |p, q, r| f(p, q, r, rnd, ftz, sat)),
+            };
+            self.put32(w, d, &v, act);
+        } else {
+            let (x, y, z) = (
+                self.fetch64(w, act, a),
+                self.fetch64(w, act, b),
+                self.fetch64(w, act, c),
+            );
+            let v = match rnd {
+                Rnd::Rn => map3_64(&x, &y, &z, |p, q, r| {
+                    fma_bits(Type::F64, Rnd::Rn, false, false, p, q, r)
+                }),
+                _ => map3_64(&x, &y, &z, |p, q, r| fma_bits(ty, rnd, ftz, sat, p, q, r)),
+            };
+            self.put64(w, d, &v, act);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn compare_op(&self, w: usize, act: u32, cmp: Cmp, ty: Type, ftz: bool, a: Src, b: Src) -> u32 {
+        use ptxvm_fp::arith::CmpOp::*;
+        if narrow(ty) {
+            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            macro_rules! spec {
+                ($($c:ident),*) => {
+                    match (cmp, ty, ftz) {
+                        $(
+                            (Cmp::Int($c, true), Type::U32 | Type::B32, _) => bits_of(|l| compare(Cmp::Int($c, true), Type::U32, false, x[l] as u64, y[l] as u64)),
+                            (Cmp::Int($c, false), Type::S32, _) => bits_of(|l| compare(Cmp::Int($c, false), Type::S32, false, x[l] as u64, y[l] as u64)),
+                            (Cmp::Float($c), Type::F32, false) => bits_of(|l| compare(Cmp::Float($c), Type::F32, false, x[l] as u64, y[l] as u64)),
+                        )*
+                        _ => bits_of(|l| compare(cmp, ty, ftz, x[l] as u64, y[l] as u64)),
+                    }
+                };
+            }
+            spec!(Eq, Ne, Lt, Le, Gt, Ge)
+        } else {
+            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            bits_of(|l| compare(cmp, ty, ftz, x[l], y[l]))
+        }
+    }
+
+    /// Address of a memory operand in every lane of `act`, in its own space (before the
+    /// generic windows are told apart); `None` for operands the reference resolves per
+    /// thread (variables, parameters).
+    #[inline(always)]
+    fn addrs(&self, w: usize, act: u32, space: MemSpace, a: Addr) -> Option<L64> {
+        match (space, a) {
+            (
+                MemSpace::Global | MemSpace::Generic | MemSpace::Shared | MemSpace::Const,
+                Addr::Reg(r, off),
+            ) => {
+                let base = self.fetch64(w, act, Src::Reg(r));
+                Some(std::array::from_fn(|l| base[l].wrapping_add(off as u64)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `ld`: global, constant, generic-to-global and shared accesses directly; every other
+    /// lane (and anything unusual) through the reference's `load` for that thread.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn load_op(
+        &mut self,
+        w: u32,
+        g: &Group,
+        act: u32,
+        space: MemSpace,
+        ty: Type,
+        ds: &[Dst],
+        addr: Addr,
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let wi = w as usize;
+        let lo = wi * 32;
+        let wd = ty.bytes() as usize;
+        let n = wd * ds.len();
+        let signed = ty.class() == Class::Signed;
+        let at = self.addrs(wi, act, space, addr);
+        self.spans.validate(mem);
+        // vals[k][lane]: element k of each lane.
+        let mut vals = [[0u64; 32]; 4];
+        let mut wide: Option<Vec<[u64; 32]>> = None;
+        if ds.len() > 4 {
+            wide = Some(vec![[0u64; 32]; ds.len()]);
+        }
+        let align_ok = |a: u64| !n.is_power_of_two() || a.is_multiple_of(n as u64);
+        for l in lanes(act) {
+            let mut buf = [0u8; 128];
+            let mut done = false;
+            if let Some(at) = &at {
+                let a = at[l];
+                let (sp, a) = if space == MemSpace::Generic {
+                    generic_space(a)
+                } else {
+                    (space, a)
+                };
+                if align_ok(a) {
+                    match sp {
+                        MemSpace::Global | MemSpace::Const
+                            if self.spans.find(mem, a, n as u64).is_some() =>
+                        {
+                            // SAFETY: `[a, a+n)` lies in a live allocation (checked against
+                            // a span of the current epoch; freed pages stay mapped while
+                            // the launch runs).
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(a as *const u8, buf.as_mut_ptr(), n)
+                            };
+                            done = true;
+                        }
+                        MemSpace::Shared => {
+                            if let Some(s) =
+                                self.shared.get(a as usize..(a as usize).wrapping_add(n))
+                                && a.checked_add(n as u64).is_some()
+                            {
+                                buf[..n].copy_from_slice(s);
+                                done = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if !done {
+                self.set_pcs(w, g.mask, g.pc);
+                let t = lo + l;
+                let (sp, a) = self.resolve(t, space, addr);
+                self.load(t, sp, a, &mut buf[..n], mem)?;
+            }
+            for k in 0..ds.len() {
+                let mut v = 0u64;
+                for (j, byte) in buf[k * wd..k * wd + wd].iter().enumerate() {
+                    v |= (*byte as u64) << (8 * j);
+                }
+                if signed {
+                    v = sext(v, ty.bits());
+                }
+                match &mut wide {
+                    Some(wv) => wv[k][l] = v,
+                    None => vals[k][l] = v,
+                }
+            }
+        }
+        for (k, d) in ds.iter().enumerate() {
+            let v = match &wide {
+                Some(wv) => wv[k],
+                None => vals[k],
+            };
+            self.put64(wi, *d, &v, act);
+        }
+        Ok(())
+    }
+
+    /// `st`: as `load_op`, lane by lane in lane order (a later lane's store wins).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn store_op(
+        &mut self,
+        w: u32,
+        g: &Group,
+        act: u32,
+        space: MemSpace,
+        ty: Type,
+        srcs: &[Src],
+        addr: Addr,
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let wi = w as usize;
+        let lo = wi * 32;
+        let wd = ty.bytes() as usize;
+        let n = wd * srcs.len();
+        let mut vals: Vec<L64> = Vec::new();
+        let mut small = [[0u64; 32]; 4];
+        if srcs.len() <= 4 {
+            for (k, s) in srcs.iter().enumerate() {
+                small[k] = self.fetch64(wi, act, *s);
+            }
+        } else {
+            vals = srcs.iter().map(|s| self.fetch64(wi, act, *s)).collect();
+        }
+        let at = self.addrs(wi, act, space, addr);
+        self.spans.validate(mem);
+        let align_ok = |a: u64| !n.is_power_of_two() || a.is_multiple_of(n as u64);
+        for l in lanes(act) {
+            let mut buf = [0u8; 128];
+            for k in 0..srcs.len() {
+                let v = if srcs.len() <= 4 {
+                    small[k][l]
+                } else {
+                    vals[k][l]
+                };
+                buf[k * wd..k * wd + wd].copy_from_slice(&v.to_le_bytes()[..wd]);
+            }
+            let mut done = false;
+            if let Some(at) = &at {
+                let a = at[l];
+                let (sp, a) = if space == MemSpace::Generic {
+                    generic_space(a)
+                } else {
+                    (space, a)
+                };
+                if align_ok(a) {
+                    match sp {
+                        MemSpace::Global => {
+                            if let Some(s) = self.spans.find(mem, a, n as u64)
+                                && s.writable
+                            {
+                                // SAFETY: as in `load_op`, and the allocation is writable.
+                                unsafe {
+                                    std::ptr::copy_nonoverlapping(buf.as_ptr(), a as *mut u8, n)
+                                };
+                                done = true;
+                            }
+                        }
+                        MemSpace::Shared => {
+                            if let Some(s) = self
+                                .shared
+                                .get_mut(a as usize..(a as usize).wrapping_add(n))
+                                && a.checked_add(n as u64).is_some()
+                            {
+                                s.copy_from_slice(&buf[..n]);
+                                done = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if !done {
+                self.set_pcs(w, g.mask, g.pc);
+                let t = lo + l;
+                let (sp, a) = self.resolve(t, space, addr);
+                self.store(t, sp, a, &buf[..n], mem)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The space and address of a generic address, as the reference's `resolve` tells them
+/// apart.
+#[inline(always)]
+fn generic_space(a: u64) -> (MemSpace, u64) {
+    if (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a) {
+        return (MemSpace::Shared, a - SHARED_WINDOW);
+    }
+    if (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&a) {
+        return (MemSpace::Local, a - LOCAL_WINDOW);
+    }
+    if param_of_generic(a).is_some() {
+        return (MemSpace::Param, a);
+    }
+    (MemSpace::Global, a)
+}
+
+#[inline(always)]
+fn bool_bits(op: BoolOp, a: u32, b: u32) -> u32 {
+    match op {
+        BoolOp::And => a & b,
+        BoolOp::Or => a | b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// How the warp engine carries out an instruction at call depth 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Its own lane loops.
+    Vector,
+    /// The reference's per-thread semantics, lane by lane (no effect on scheduling).
+    Lanes,
+    /// A reference step of the group (control flow, barriers, warp collectives, calls).
+    Step,
+}
+
+#[inline(always)]
+fn lane_kind(e: &Exec) -> Kind {
+    match e {
+        Exec::Mov { .. }
+        | Exec::Int { .. }
+        | Exec::Float { .. }
+        | Exec::Fma { .. }
+        | Exec::Selp { .. }
+        | Exec::PredOp { .. }
+        | Exec::Cvt { .. }
+        | Exec::Bra { .. } => Kind::Vector,
+        Exec::Ld { ty, ds, .. } if ty.bytes() <= 8 && !ds.is_empty() && ds.len() <= 16 => {
+            Kind::Vector
+        }
+        Exec::St { ty, srcs, .. } if ty.bytes() <= 8 && !srcs.is_empty() && srcs.len() <= 16 => {
+            Kind::Vector
+        }
+        Exec::Ld { .. } | Exec::St { .. } => Kind::Lanes,
+        Exec::Mad { sat: false, .. } => Kind::Vector,
+        Exec::Setp { cmp, ty, .. } => {
+            if matches!(cmp, Cmp::Float(_)) && crate::ops::half::is_half(*ty) {
+                Kind::Lanes
+            } else {
+                Kind::Vector
+            }
+        }
+        Exec::Mad { .. }
+        | Exec::Pack { .. }
+        | Exec::Unpack { .. }
+        | Exec::IntUn { .. }
+        | Exec::FloatUn { .. }
+        | Exec::Set { .. }
+        | Exec::Video(_)
+        | Exec::IntX { .. }
+        | Exec::Carry { .. }
+        | Exec::Half { .. }
+        | Exec::Testp { .. }
+        | Exec::CvtX { .. }
+        | Exec::Nop
+        | Exec::Fence
+        | Exec::Discard { .. }
+        | Exec::Isspacep { .. }
+        | Exec::Alloca { .. }
+        | Exec::StackSave { .. }
+        | Exec::StackRestore { .. }
+        | Exec::Cvta { .. }
+        | Exec::Atom { .. }
+        | Exec::CpAsync { .. }
+        | Exec::MBarPending { .. }
+        | Exec::Slct { .. }
+        | Exec::Mapa { .. } => Kind::Lanes,
+        _ => Kind::Step,
+    }
+}
+
+/// True when the host has AVX2 and FMA (cached).
+#[cfg(target_arch = "x86_64")]
+fn host_avx2() -> bool {
+    use std::sync::OnceLock;
+    static YES: OnceLock<bool> = OnceLock::new();
+    *YES.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+}
