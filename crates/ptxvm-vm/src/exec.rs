@@ -262,6 +262,8 @@ struct Group {
 
 struct Cta<'a> {
     prog: &'a Program,
+    /// The launched kernel's code.
+    kfunc: &'a FuncCode,
     launch: &'a Launch,
     grid: &'a Grid,
     /// Bytes of the launch's memory budget this CTA holds (returned when it is dropped).
@@ -312,6 +314,8 @@ struct Grid {
     warp_insts: AtomicU64,
     thread_insts: AtomicU64,
     tiers: [AtomicU64; 3],
+    /// The warp engine's view of the kernel's instructions (empty for the reference).
+    pre: Vec<fast::Pre>,
 }
 
 impl Grid {
@@ -430,6 +434,10 @@ pub fn run(
         warp_insts: AtomicU64::new(0),
         thread_insts: AtomicU64::new(0),
         tiers: Default::default(),
+        pre: match launch.engine {
+            Engine::Interp => fast::prepare(&prog.funcs[launch.kernel as usize]),
+            _ => Vec::new(),
+        },
     };
     let next = AtomicUsize::new(0);
     let workers = launch.threads.clamp(1, total.max(1));
@@ -636,6 +644,7 @@ impl<'a> Cta<'a> {
         }
         Some(Cta {
             prog,
+            kfunc: f,
             launch,
             grid,
             charged: base,

@@ -34,6 +34,36 @@ use ptxvm_fp::Rnd;
 type L32 = [u32; 32];
 type L64 = [u64; 32];
 
+/// Lanes computed for sources that are not registers of the right width.
+struct Tmp {
+    a32: L32,
+    b32: L32,
+    c32: L32,
+    a64: L64,
+    b64: L64,
+    c64: L64,
+}
+
+/// The spin counts of a cached group's threads: each thread's own count (at most `max`)
+/// plus `taken` backward branches, or just `taken` once a forward branch zeroed them all.
+#[derive(Debug, Clone, Copy)]
+struct Spin {
+    max: u32,
+    taken: u32,
+    zeroed: bool,
+}
+
+impl Spin {
+    /// The largest count of any thread of the group.
+    fn highest(&self) -> u32 {
+        if self.zeroed {
+            self.taken
+        } else {
+            self.max.saturating_add(self.taken)
+        }
+    }
+}
+
 /// How a fast step left the group.
 enum Done {
     /// Every lane of the group is at this PC (not yet stored in the threads); the group
@@ -244,27 +274,37 @@ impl Cta<'_> {
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
         let mut n = 0u32;
-        // The group being run and whether its PC is only in `cur` (not in the threads).
-        let mut cur: Option<Group> = None;
+        // The group being run, whose PC (and spin counts) are kept here rather than in its
+        // threads while it stays the group `select` would pick.
+        let mut cur: Option<(Group, Spin)> = None;
+        let mut tmp = Tmp {
+            a32: [0; 32],
+            b32: [0; 32],
+            c32: [0; 32],
+            a64: [0; 32],
+            b64: [0; 32],
+            c64: [0; 32],
+        };
         while n < QUANTUM {
-            let g = match cur.take() {
-                Some(g) => g,
+            let (g, mut spin) = match cur.take() {
+                Some(c) => c,
                 None => match self.select(w) {
-                    Some(g) => g,
+                    Some(g) => (g, self.spin_of(w, g.mask)),
                     None => break,
                 },
             };
             if g.depth == 1 {
-                let r = self.fast_step(w, &g, mem, stats, budget);
+                let r = self.fast_step(w, &g, &mut spin, &mut tmp, mem, stats, budget);
                 match r {
                     Ok(Some(done)) => {
                         n += 1;
                         match done {
                             Done::Uniform(pc) if pc < g.others => {
-                                cur = Some(Group { pc, ..g });
+                                cur = Some((Group { pc, ..g }, spin));
                             }
                             Done::Uniform(pc) | Done::Reselect(pc) => {
                                 self.set_pcs(w, g.mask, pc);
+                                self.apply_spins(w, g.mask, &spin);
                             }
                             Done::Written => {}
                         }
@@ -276,14 +316,48 @@ impl Cta<'_> {
             }
             // A reference step: the threads hold their PCs (the group's is still `g.pc`).
             self.set_pcs(w, g.mask, g.pc);
+            self.apply_spins(w, g.mask, &spin);
             stats.tiers[2] += 1;
             self.step_group(w, g, mem, stats, budget)?;
             n += 1;
         }
-        if let Some(g) = cur {
+        if let Some((g, spin)) = cur {
             self.set_pcs(w, g.mask, g.pc);
+            self.apply_spins(w, g.mask, &spin);
         }
         Ok(n > 0)
+    }
+
+    /// The spin state of a group just selected.
+    #[inline(always)]
+    fn spin_of(&self, w: u32, mask: u32) -> Spin {
+        let lo = w as usize * 32;
+        let max = lanes(mask)
+            .map(|l| self.threads[lo + l].spins)
+            .max()
+            .unwrap_or(0);
+        Spin {
+            max,
+            taken: 0,
+            zeroed: false,
+        }
+    }
+
+    /// Stores the group's spin counts in its threads (and starts counting afresh).
+    #[inline(always)]
+    fn apply_spins(&mut self, w: u32, mask: u32, spin: &Spin) {
+        if spin.taken == 0 && !spin.zeroed {
+            return;
+        }
+        let lo = w as usize * 32;
+        for l in lanes(mask) {
+            let th = &mut self.threads[lo + l];
+            th.spins = if spin.zeroed {
+                spin.taken
+            } else {
+                th.spins.saturating_add(spin.taken)
+            };
+        }
     }
 
     /// Stores the group's PC in its threads.
@@ -298,10 +372,7 @@ impl Cta<'_> {
     /// Slot of register `r` of the kernel.
     #[inline(always)]
     fn slot(&self, r: u32) -> Option<RegSlot> {
-        self.prog.funcs[self.launch.kernel as usize]
-            .reg_slots
-            .get(r as usize)
-            .copied()
+        self.kfunc.reg_slots.get(r as usize).copied()
     }
 
     /// Lanes whose predicate register `r` is true.
@@ -322,59 +393,75 @@ impl Cta<'_> {
         }
     }
 
-    /// A source's value in every lane of `mask` (others: unspecified), zero-extended.
+    /// A source's value in every lane of `mask` (others: unspecified), zero-extended: the
+    /// register itself when it is a 64-bit one, else computed into `t`.
     #[inline(always)]
-    fn fetch64(&self, w: usize, mask: u32, s: Src) -> L64 {
+    fn fetch64<'s>(&'s self, w: usize, mask: u32, s: Src, t: &'s mut L64) -> &'s L64 {
         match s {
             Src::Reg(r) => {
                 let wr = &self.wregs[w];
                 match self.slot(r) {
-                    Some(RegSlot::B64(i)) => wr.r64[i as usize],
+                    Some(RegSlot::B64(i)) => return &wr.r64[i as usize],
                     Some(RegSlot::B32(i)) => {
                         let v = &wr.r32[i as usize];
-                        std::array::from_fn(|l| v[l] as u64)
+                        for l in 0..32 {
+                            t[l] = v[l] as u64;
+                        }
                     }
                     Some(RegSlot::Pred(i)) => {
                         let b = wr.pred[i as usize];
-                        std::array::from_fn(|l| (b >> l & 1) as u64)
+                        for (l, x) in t.iter_mut().enumerate() {
+                            *x = (b >> l & 1) as u64;
+                        }
                     }
-                    None => [0; 32],
+                    None => *t = [0; 32],
                 }
             }
-            Src::Imm(v) => [v; 32],
+            Src::Imm(v) => *t = [v; 32],
             Src::Pred(r, neg) => {
                 let b = self.pred_bits(w, r) ^ if neg { u32::MAX } else { 0 };
-                std::array::from_fn(|l| (b >> l & 1) as u64)
+                for (l, x) in t.iter_mut().enumerate() {
+                    *x = (b >> l & 1) as u64;
+                }
             }
-            _ => self.fetch_each(w, mask, s),
+            _ => *t = self.fetch_each(w, mask, s),
         }
+        t
     }
 
-    /// A source's low 32 bits in every lane of `mask`.
+    /// A source's low 32 bits in every lane of `mask`: the register itself when it is a
+    /// 32-bit one, else computed into `t`.
     #[inline(always)]
-    fn fetch32(&self, w: usize, mask: u32, s: Src) -> L32 {
+    fn fetch32<'s>(&'s self, w: usize, mask: u32, s: Src, t: &'s mut L32) -> &'s L32 {
         match s {
             Src::Reg(r) => {
                 let wr = &self.wregs[w];
                 match self.slot(r) {
-                    Some(RegSlot::B32(i)) => wr.r32[i as usize],
+                    Some(RegSlot::B32(i)) => return &wr.r32[i as usize],
                     Some(RegSlot::B64(i)) => {
                         let v = &wr.r64[i as usize];
-                        std::array::from_fn(|l| v[l] as u32)
+                        for l in 0..32 {
+                            t[l] = v[l] as u32;
+                        }
                     }
                     Some(RegSlot::Pred(i)) => {
                         let b = wr.pred[i as usize];
-                        std::array::from_fn(|l| b >> l & 1)
+                        for (l, x) in t.iter_mut().enumerate() {
+                            *x = b >> l & 1;
+                        }
                     }
-                    None => [0; 32],
+                    None => *t = [0; 32],
                 }
             }
-            Src::Imm(v) => [v as u32; 32],
+            Src::Imm(v) => *t = [v as u32; 32],
             _ => {
-                let v = self.fetch64(w, mask, s);
-                std::array::from_fn(|l| v[l] as u32)
+                let v = self.fetch_each(w, mask, s);
+                for l in 0..32 {
+                    t[l] = v[l] as u32;
+                }
             }
         }
+        t
     }
 
     /// A source evaluated lane by lane by the reference (special registers, variables).
@@ -449,20 +536,25 @@ impl Cta<'_> {
 
     /// One step of group `g` (at call depth 1) by the warp engine: `None` when the
     /// instruction needs a reference step (nothing was done then).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fast_step(
         &mut self,
         w: u32,
         g: &Group,
+        spin: &mut Spin,
+        t: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<Option<Done>, Box<Fault>> {
-        let prog = self.prog;
-        let Some(inst) = prog.funcs[g.func as usize].code.get(g.pc as usize) else {
+        let kfunc = self.kfunc;
+        let grid = self.grid;
+        let (Some(inst), Some(pre)) = (kfunc.code.get(g.pc as usize), grid.pre.get(g.pc as usize))
+        else {
             return Ok(None);
         };
-        let kind = lane_kind(&inst.exec);
+        let kind = pre.kind;
         if kind == Kind::Step {
             return Ok(None);
         }
@@ -473,9 +565,14 @@ impl Cta<'_> {
         }
         stats.warp_insts += 1;
         self.clock += 1;
-        let act = match inst.guard {
-            Some((p, neg)) => g.mask & (self.pred_bits(wi, p) ^ if neg { u32::MAX } else { 0 }),
-            None => g.mask,
+        let act = match pre.guard {
+            Guard::None => g.mask,
+            Guard::Pred(i, neg) => {
+                g.mask & (self.wregs[wi].pred[i as usize] ^ if neg { u32::MAX } else { 0 })
+            }
+            Guard::Other(r, neg) => {
+                g.mask & (self.pred_bits(wi, r) ^ if neg { u32::MAX } else { 0 })
+            }
         };
         stats.thread_insts += act.count_ones() as u64;
         let next = g.pc + 1;
@@ -491,16 +588,16 @@ impl Cta<'_> {
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
                 if *bits <= 32 {
-                    let v = self.fetch32(wi, act, *a);
+                    let v = self.fetch32(wi, act, *a, &mut t.a32);
                     let m = mask(u32::MAX as u64, *bits) as u32;
-                    let v = map1_32(&v, |x| x & m);
+                    let v = map1_32(v, |x| x & m);
                     self.put32(wi, *d, &v, act);
                 } else {
-                    let v = self.fetch64(wi, act, *a);
+                    let v = *self.fetch64(wi, act, *a, &mut t.a64);
                     self.put64(wi, *d, &v, act);
                 }
             }
-            Exec::Int { op, ty, d, a, b } => self.int_op(wi, act, *op, *ty, *d, *a, *b),
+            Exec::Int { op, ty, d, a, b } => self.int_op(t, wi, act, *op, *ty, *d, *a, *b),
             Exec::Mad {
                 mode,
                 ty,
@@ -509,7 +606,7 @@ impl Cta<'_> {
                 a,
                 b,
                 c,
-            } => self.mad_op(wi, act, *mode, *ty, *d, *a, *b, *c),
+            } => self.mad_op(t, wi, act, *mode, *ty, *d, *a, *b, *c),
             Exec::Float {
                 op,
                 ty,
@@ -522,7 +619,7 @@ impl Cta<'_> {
                 a,
                 b,
             } => self.float_op(
-                wi, act, *op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, *d, *a, *b,
+                t, wi, act, *op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, *d, *a, *b,
             ),
             Exec::Fma {
                 ty,
@@ -533,7 +630,7 @@ impl Cta<'_> {
                 a,
                 b,
                 c,
-            } => self.fma_op(wi, act, *ty, *rnd, *ftz, *sat, *d, *a, *b, *c),
+            } => self.fma_op(t, wi, act, *ty, *rnd, *ftz, *sat, *d, *a, *b, *c),
             Exec::Setp {
                 cmp,
                 ty,
@@ -544,7 +641,7 @@ impl Cta<'_> {
                 b,
                 bop,
             } => {
-                let r = self.compare_op(wi, act, *cmp, *ty, *ftz, *a, *b);
+                let r = self.compare_op(t, wi, act, *cmp, *ty, *ftz, *a, *b);
                 let (mut r, mut nr) = (r, !r);
                 if let Some((op, c)) = bop {
                     let c = self.bool_src(wi, act, *c);
@@ -557,13 +654,19 @@ impl Cta<'_> {
             Exec::Selp { d, a, b, c, bits } => {
                 let c = self.bool_src(wi, act, *c);
                 if *bits <= 32 {
-                    let (x, y) = (self.fetch32(wi, act, *a), self.fetch32(wi, act, *b));
+                    let (x, y) = (
+                        self.fetch32(wi, act, *a, &mut t.a32),
+                        self.fetch32(wi, act, *b, &mut t.b32),
+                    );
                     let m = mask(u32::MAX as u64, *bits) as u32;
                     let v: L32 =
                         std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] } & m);
                     self.put32(wi, *d, &v, act);
                 } else {
-                    let (x, y) = (self.fetch64(wi, act, *a), self.fetch64(wi, act, *b));
+                    let (x, y) = (
+                        self.fetch64(wi, act, *a, &mut t.a64),
+                        self.fetch64(wi, act, *b, &mut t.b64),
+                    );
                     let v: L64 = std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] });
                     self.put64(wi, *d, &v, act);
                 }
@@ -588,7 +691,7 @@ impl Cta<'_> {
                 d,
                 a,
             } => {
-                let x = self.fetch64(wi, act, *a);
+                let x = self.fetch64(wi, act, *a, &mut t.a64);
                 let mut v = [0u64; 32];
                 for l in lanes(act) {
                     match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, x[l]) {
@@ -610,7 +713,7 @@ impl Cta<'_> {
                 ds,
                 addr,
             } => {
-                self.load_op(w, g, act, *space, *ty, ds, *addr, mem)?;
+                self.load_op(t, w, g, act, *space, *ty, ds, *addr, mem)?;
             }
             Exec::St {
                 space,
@@ -618,9 +721,9 @@ impl Cta<'_> {
                 srcs,
                 addr,
             } => {
-                self.store_op(w, g, act, *space, *ty, srcs, *addr, mem)?;
+                self.store_op(t, w, g, act, *space, *ty, srcs, *addr, mem)?;
             }
-            Exec::Bra { target } => return Ok(Some(self.branch(w, g, act, *target))),
+            Exec::Bra { target } => return Ok(Some(self.branch(w, g, spin, act, *target))),
             _ => return self.lanes_exec(w, g, act, inst, mem, budget),
         }
         Ok(Some(Done::Uniform(next)))
@@ -660,7 +763,7 @@ impl Cta<'_> {
                 }
             }
             _ => {
-                let v = self.fetch64(w, act, s);
+                let v = self.fetch_each(w, act, s);
                 bits_of(|l| v[l] != 0)
             }
         }
@@ -668,38 +771,65 @@ impl Cta<'_> {
 
     /// `bra`: the lanes of `act` jump, the group's others fall through.
     #[inline(always)]
-    fn branch(&mut self, w: u32, g: &Group, act: u32, target: u32) -> Done {
-        let lo = w as usize * 32;
+    fn branch(&mut self, w: u32, g: &Group, spin: &mut Spin, act: u32, target: u32) -> Done {
         let back = target <= g.pc;
-        let mut spun = false;
+        if act == g.mask {
+            // The whole group jumps: count in `spin`.
+            if back {
+                spin.taken += 1;
+            } else {
+                *spin = Spin {
+                    max: 0,
+                    taken: 0,
+                    zeroed: true,
+                };
+            }
+            return if spin.highest() >= SPIN_YIELD {
+                Done::Reselect(target)
+            } else {
+                Done::Uniform(target)
+            };
+        }
+        // Divergence: the threads take their own counts and PCs.
+        self.apply_spins(w, g.mask, spin);
+        *spin = Spin {
+            max: 0,
+            taken: 0,
+            zeroed: false,
+        };
+        let lo = w as usize * 32;
         for l in lanes(act) {
             let th = &mut self.threads[lo + l];
             if back {
                 th.spins += 1;
-                spun |= th.spins >= SPIN_YIELD;
             } else {
                 th.spins = 0;
             }
         }
-        if act == g.mask {
-            if spun {
-                Done::Reselect(target)
-            } else {
-                Done::Uniform(target)
-            }
-        } else {
-            self.set_pcs(w, act, target);
-            self.set_pcs(w, g.mask & !act, g.pc + 1);
-            Done::Written
-        }
+        self.set_pcs(w, act, target);
+        self.set_pcs(w, g.mask & !act, g.pc + 1);
+        Done::Written
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn int_op(&mut self, w: usize, act: u32, op: IntOp, ty: Type, d: Dst, a: Src, b: Src) {
+    fn int_op(
+        &mut self,
+        t: &mut Tmp,
+        w: usize,
+        act: u32,
+        op: IntOp,
+        ty: Type,
+        d: Dst,
+        a: Src,
+        b: Src,
+    ) {
         use IntOp::*;
         if narrow(ty) && op != MulWide {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! spec {
                 ($($o:ident),*) => {
                     match (op, ty) {
@@ -714,7 +844,10 @@ impl Cta<'_> {
             let v = spec!(Add, Sub, MulLo, MulHi, Min, Max, And, Or, Xor, Shl, Shr);
             self.put32(w, d, &v, act);
         } else if op == MulWide && narrow(ty) {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             let v: L64 = match ty {
                 Type::U32 => {
                     std::array::from_fn(|l| int_bin(MulWide, Type::U32, x[l] as u64, y[l] as u64))
@@ -726,7 +859,10 @@ impl Cta<'_> {
             };
             self.put64(w, d, &v, act);
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             macro_rules! spec {
                 ($($o:ident),*) => {
                     match (op, ty) {
@@ -748,6 +884,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn mad_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         mode: IntOp,
@@ -758,8 +895,11 @@ impl Cta<'_> {
         c: Src,
     ) {
         if mode == IntOp::MulWide {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
-            let z = self.fetch64(w, act, c);
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
+            let z = self.fetch64(w, act, c, &mut t.a64);
             let bits = ty.bits() * 2;
             let v: L64 = match ty {
                 Type::U32 => std::array::from_fn(|l| {
@@ -786,19 +926,17 @@ impl Cta<'_> {
             self.put64(w, d, &v, act);
         } else if narrow(ty) {
             let (x, y, z) = (
-                self.fetch32(w, act, a),
-                self.fetch32(w, act, b),
-                self.fetch32(w, act, c),
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+                self.fetch32(w, act, c, &mut t.c32),
             );
             let bits = ty.bits();
             let v = match (mode, ty) {
-                (IntOp::MulLo, Type::U32 | Type::B32 | Type::S32) => {
-                    map3_32(&x, &y, &z, |p, q, r| {
-                        int_bin(IntOp::MulLo, Type::U32, p as u64, q as u64).wrapping_add(r as u64)
-                            as u32
-                    })
-                }
-                _ => map3_32(&x, &y, &z, |p, q, r| {
+                (IntOp::MulLo, Type::U32 | Type::B32 | Type::S32) => map3_32(x, y, z, |p, q, r| {
+                    int_bin(IntOp::MulLo, Type::U32, p as u64, q as u64).wrapping_add(r as u64)
+                        as u32
+                }),
+                _ => map3_32(x, y, z, |p, q, r| {
                     mask(
                         int_bin(mode, ty, p as u64, q as u64).wrapping_add(r as u64),
                         bits,
@@ -808,12 +946,12 @@ impl Cta<'_> {
             self.put32(w, d, &v, act);
         } else {
             let (x, y, z) = (
-                self.fetch64(w, act, a),
-                self.fetch64(w, act, b),
-                self.fetch64(w, act, c),
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+                self.fetch64(w, act, c, &mut t.c64),
             );
             let bits = ty.bits();
-            let v = map3_64(&x, &y, &z, |p, q, r| {
+            let v = map3_64(x, y, z, |p, q, r| {
                 mask(int_bin(mode, ty, p, q).wrapping_add(r), bits)
             });
             self.put64(w, d, &v, act);
@@ -824,6 +962,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn float_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         op: FOp,
@@ -838,7 +977,10 @@ impl Cta<'_> {
         b: Src,
     ) {
         if ty == Type::F32 {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! f32s {
                 ($($o:ident),*) => {
                     match (op, rnd, ftz, sat, nan, xorsign) {
@@ -859,9 +1001,12 @@ impl Cta<'_> {
             let v = f32s!(Add, Sub, Mul, Min, Max);
             self.put32(w, d, &v, act);
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             let v = match (op, ty, rnd) {
-                (FOp::Add, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                (FOp::Add, Type::F64, Rnd::Rn) => map2_64(x, y, |p, q| {
                     float_bin(
                         FOp::Add,
                         Type::F64,
@@ -874,7 +1019,7 @@ impl Cta<'_> {
                         q,
                     )
                 }),
-                (FOp::Mul, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                (FOp::Mul, Type::F64, Rnd::Rn) => map2_64(x, y, |p, q| {
                     float_bin(
                         FOp::Mul,
                         Type::F64,
@@ -887,7 +1032,7 @@ impl Cta<'_> {
                         q,
                     )
                 }),
-                _ => map2_64(&x, &y, |p, q| {
+                _ => map2_64(x, y, |p, q| {
                     float_bin(op, ty, rnd, ftz, sat, nan, xorsign, p, q)
                 }),
             };
@@ -899,6 +1044,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn fma_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         ty: Type,
@@ -912,34 +1058,34 @@ impl Cta<'_> {
     ) {
         if ty == Type::F32 {
             let (x, y, z) = (
-                self.fetch32(w, act, a),
-                self.fetch32(w, act, b),
-                self.fetch32(w, act, c),
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+                self.fetch32(w, act, c, &mut t.c32),
             );
             let f = |p: u32, q: u32, r: u32, rnd, ftz, sat| {
                 fma_bits(Type::F32, rnd, ftz, sat, p as u64, q as u64, r as u64) as u32
             };
             let v = match (rnd, ftz, sat) {
                 (Rnd::Rn, false, false) => {
-                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, false, false))
+                    map3_32(x, y, z, |p, q, r| f(p, q, r, Rnd::Rn, false, false))
                 }
                 (Rnd::Rn, true, false) => {
-                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, true, false))
+                    map3_32(x, y, z, |p, q, r| f(p, q, r, Rnd::Rn, true, false))
                 }
-                _ => map3_32(&x, &y, &z, |p, q, r| f(p, q, r, rnd, ftz, sat)),
+                _ => map3_32(x, y, z, |p, q, r| f(p, q, r, rnd, ftz, sat)),
             };
             self.put32(w, d, &v, act);
         } else {
             let (x, y, z) = (
-                self.fetch64(w, act, a),
-                self.fetch64(w, act, b),
-                self.fetch64(w, act, c),
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+                self.fetch64(w, act, c, &mut t.c64),
             );
             let v = match rnd {
-                Rnd::Rn => map3_64(&x, &y, &z, |p, q, r| {
+                Rnd::Rn => map3_64(x, y, z, |p, q, r| {
                     fma_bits(Type::F64, Rnd::Rn, false, false, p, q, r)
                 }),
-                _ => map3_64(&x, &y, &z, |p, q, r| fma_bits(ty, rnd, ftz, sat, p, q, r)),
+                _ => map3_64(x, y, z, |p, q, r| fma_bits(ty, rnd, ftz, sat, p, q, r)),
             };
             self.put64(w, d, &v, act);
         }
@@ -947,10 +1093,23 @@ impl Cta<'_> {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn compare_op(&self, w: usize, act: u32, cmp: Cmp, ty: Type, ftz: bool, a: Src, b: Src) -> u32 {
+    fn compare_op(
+        &self,
+        t: &mut Tmp,
+        w: usize,
+        act: u32,
+        cmp: Cmp,
+        ty: Type,
+        ftz: bool,
+        a: Src,
+        b: Src,
+    ) -> u32 {
         use ptxvm_fp::arith::CmpOp::*;
         if narrow(ty) {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! spec {
                 ($($c:ident),*) => {
                     match (cmp, ty, ftz) {
@@ -965,7 +1124,10 @@ impl Cta<'_> {
             }
             spec!(Eq, Ne, Lt, Le, Gt, Ge)
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             bits_of(|l| compare(cmp, ty, ftz, x[l], y[l]))
         }
     }
@@ -974,13 +1136,13 @@ impl Cta<'_> {
     /// generic windows are told apart); `None` for operands the reference resolves per
     /// thread (variables, parameters).
     #[inline(always)]
-    fn addrs(&self, w: usize, act: u32, space: MemSpace, a: Addr) -> Option<L64> {
+    fn addrs(&self, t: &mut Tmp, w: usize, act: u32, space: MemSpace, a: Addr) -> Option<L64> {
         match (space, a) {
             (
                 MemSpace::Global | MemSpace::Generic | MemSpace::Shared | MemSpace::Const,
                 Addr::Reg(r, off),
             ) => {
-                let base = self.fetch64(w, act, Src::Reg(r));
+                let base = self.fetch64(w, act, Src::Reg(r), &mut t.a64);
                 Some(std::array::from_fn(|l| base[l].wrapping_add(off as u64)))
             }
             _ => None,
@@ -993,6 +1155,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn load_op(
         &mut self,
+        t: &mut Tmp,
         w: u32,
         g: &Group,
         act: u32,
@@ -1007,7 +1170,7 @@ impl Cta<'_> {
         let wd = ty.bytes() as usize;
         let n = wd * ds.len();
         let signed = ty.class() == Class::Signed;
-        let at = self.addrs(wi, act, space, addr);
+        let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
         // vals[k][lane]: element k of each lane.
         let mut vals = [[0u64; 32]; 4];
@@ -1087,6 +1250,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn store_op(
         &mut self,
+        t: &mut Tmp,
         w: u32,
         g: &Group,
         act: u32,
@@ -1104,12 +1268,15 @@ impl Cta<'_> {
         let mut small = [[0u64; 32]; 4];
         if srcs.len() <= 4 {
             for (k, s) in srcs.iter().enumerate() {
-                small[k] = self.fetch64(wi, act, *s);
+                small[k] = *self.fetch64(wi, act, *s, &mut t.a64);
             }
         } else {
-            vals = srcs.iter().map(|s| self.fetch64(wi, act, *s)).collect();
+            vals = srcs
+                .iter()
+                .map(|s| *self.fetch64(wi, act, *s, &mut t.a64))
+                .collect();
         }
-        let at = self.addrs(wi, act, space, addr);
+        let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
         let align_ok = |a: u64| !n.is_power_of_two() || a.is_multiple_of(n as u64);
         for l in lanes(act) {
@@ -1191,6 +1358,39 @@ fn bool_bits(op: BoolOp, a: u32, b: u32) -> u32 {
         BoolOp::Or => a | b,
         BoolOp::Xor => a ^ b,
     }
+}
+
+/// What the warp engine knows of an instruction of the kernel before it runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pre {
+    kind: Kind,
+    guard: Guard,
+}
+
+/// An instruction's guard: none, a predicate register (its index in the predicate bank),
+/// or a register of another width (tested for non-zero).
+#[derive(Debug, Clone, Copy)]
+enum Guard {
+    None,
+    Pred(u32, bool),
+    Other(u32, bool),
+}
+
+/// The warp engine's view of a kernel's instructions, made once per launch.
+pub(super) fn prepare(f: &FuncCode) -> Vec<Pre> {
+    f.code
+        .iter()
+        .map(|i| Pre {
+            kind: lane_kind(&i.exec),
+            guard: match i.guard {
+                None => Guard::None,
+                Some((r, neg)) => match f.reg_slots.get(r as usize) {
+                    Some(RegSlot::Pred(p)) => Guard::Pred(*p, neg),
+                    _ => Guard::Other(r, neg),
+                },
+            },
+        })
+        .collect()
 }
 
 /// How the warp engine carries out an instruction at call depth 1.
