@@ -457,6 +457,8 @@ pub fn run(
             stopped: false,
         };
         let mut resident: VecDeque<(usize, Cta, Stats)> = VecDeque::new();
+        // A finished CTA whose memory the next one reuses.
+        let mut spare: Option<Cta> = None;
         // A CTA index taken from the grid that did not fit in the memory budget yet.
         let mut pending: Option<usize> = None;
         let mut admit = true;
@@ -470,7 +472,7 @@ pub fn run(
                     (i < total).then_some(i)
                 });
                 if let Some(i) = i {
-                    match Cta::new(prog, launch, &grid, mem, ctaid(i)) {
+                    match Cta::new(prog, launch, &grid, mem, ctaid(i), &mut spare) {
                         Some(cta) => resident.push_back((i, cta, Stats::default())),
                         None if resident.is_empty() => {
                             // Other host threads hold the memory: wait for them.
@@ -492,6 +494,9 @@ pub fn run(
                 Ok(true) => {
                     grid.finish(i, &mut cta, &st);
                     admit = resident.is_empty();
+                    // Its memory serves the next CTA; its budget goes back now.
+                    cta.credit(cta.charged);
+                    spare = Some(cta);
                 }
                 Ok(false) => {
                     resident.push_back((i, cta, st));
@@ -601,10 +606,15 @@ impl<'a> Cta<'a> {
         grid: &'a Grid,
         mem: &'a AddressSpace,
         ctaid: [u32; 3],
+        spare: &mut Option<Cta<'a>>,
     ) -> Option<Cta<'a>> {
         let base = cta_base_memory(prog, launch);
         if !grid.charge(base) {
             return None;
+        }
+        if let Some(mut cta) = spare.take() {
+            cta.reset(ctaid, base);
+            return Some(cta);
         }
         let [bx, by, bz] = launch.block;
         let n = bx * by * bz;
@@ -663,6 +673,57 @@ impl<'a> Cta<'a> {
             exits_dirty: false,
             clock: 0,
         })
+    }
+
+    /// Makes a finished CTA of the launch (which gave its budget back) the CTA `ctaid`,
+    /// as new, reusing its memory.
+    fn reset(&mut self, ctaid: [u32; 3], charged: u64) {
+        let f = self.kfunc;
+        self.charged = charged;
+        self.ctaid = ctaid;
+        // (Empty slices are skipped: glibc's AVX-512 memset of zero bytes at an empty Vec's
+        // dangling pointer takes a masked-store fault assist costing microseconds.)
+        if !self.shared.is_empty() {
+            self.shared.fill(0);
+        }
+        for w in &mut self.wregs {
+            w.r32.fill([0; 32]);
+            w.r64.fill([0; 32]);
+            w.pred.fill(0);
+        }
+        for b in &mut self.bar_lanes {
+            b.fill(0);
+        }
+        self.bar_expected = [None; NBAR];
+        self.bar_red = [BarRedState::default(); NBAR];
+        self.exits_dirty = false;
+        self.clock = 0;
+        for th in &mut self.threads {
+            th.pc = 0;
+            th.state = TState::Ready;
+            th.frames.truncate(1);
+            if let Some(fr) = th.frames.first_mut() {
+                fr.func = self.launch.kernel;
+                fr.regs.clear();
+                fr.local_base = 0;
+                fr.param_base = 0;
+                fr.ret_pc = u32::MAX;
+                fr.rets.clear();
+            }
+            th.local = LocalMem::new(f.local_size);
+            th.local_sp = f.local_size;
+            th.frame_bytes = 0;
+            if !th.params.is_empty() {
+                th.params.fill(0);
+            }
+            th.param_sp = f.param_size;
+            th.spins = 0;
+            th.cf = false;
+            th.sync_mask = 0;
+            th.red_dst = None;
+            th.cluster_arrived = false;
+            th.out.clear();
+        }
     }
 
     /// Takes `n` bytes of the launch's memory budget for this CTA.
@@ -1748,20 +1809,7 @@ impl<'a> Cta<'a> {
                     Some(Addr::Var(loc, off)) => self.var_addr(t, *loc).wrapping_add(*off as u64),
                     _ => self.src(t, *a),
                 };
-                let base = match space {
-                    MemSpace::Shared => SHARED_WINDOW,
-                    MemSpace::Local => LOCAL_WINDOW,
-                    _ => 0,
-                };
-                let r = match (space, *to) {
-                    // Parameter space: a kernel parameter (tagged) or a function parameter
-                    // of this thread, each in its half of the window.
-                    (MemSpace::Param, false) => generic_of_param(v),
-                    (MemSpace::Param, true) => param_of_generic(v).unwrap_or(v),
-                    (_, true) => v.wrapping_sub(base),
-                    (_, false) => v.wrapping_add(base),
-                };
-                self.write(t, *d, r);
+                self.write(t, *d, cvta_value(*space, *to, v));
             }
             Exec::Ld {
                 space,
@@ -3089,6 +3137,24 @@ const KPARAM_TAG: u64 = 1 << 62;
 
 /// The generic address of a parameter-space address: a kernel parameter (tagged) in the
 /// low half of the parameter window, a function parameter of the thread in the high half.
+/// `cvta` of an address: to the generic address space (`to` false) or from it.
+#[inline(always)]
+fn cvta_value(space: MemSpace, to: bool, v: u64) -> u64 {
+    let base = match space {
+        MemSpace::Shared => SHARED_WINDOW,
+        MemSpace::Local => LOCAL_WINDOW,
+        _ => 0,
+    };
+    match (space, to) {
+        // Parameter space: a kernel parameter (tagged) or a function parameter of this
+        // thread, each in its half of the window.
+        (MemSpace::Param, false) => generic_of_param(v),
+        (MemSpace::Param, true) => param_of_generic(v).unwrap_or(v),
+        (_, true) => v.wrapping_sub(base),
+        (_, false) => v.wrapping_add(base),
+    }
+}
+
 fn generic_of_param(a: u64) -> u64 {
     let half = PARAM_WINDOW_SIZE / 2;
     if a & KPARAM_TAG != 0 {

@@ -464,12 +464,57 @@ impl Cta<'_> {
         t
     }
 
-    /// A source evaluated lane by lane by the reference (special registers, variables).
+    /// A source that is not a register: special registers and variable addresses, with
+    /// the reference's `src` once for what is the same in every lane of the warp at call
+    /// depth 1 (a variable's address, the launch's and the CTA's registers, the clocks), per
+    /// lane otherwise.
     #[inline(never)]
     fn fetch_each(&self, w: usize, mask: u32, s: Src) -> L64 {
+        let lo = w * 32;
+        let first = lo + mask.trailing_zeros().min(31) as usize;
+        let uniform = match s {
+            Src::Var(..) => true,
+            Src::SReg(id, comp) => {
+                let name = ptxvm_ir::ir::SREGS.get(id as usize).map_or("", |s| s.0);
+                if name == "%tid" {
+                    let mut v = [0u64; 32];
+                    for l in lanes(mask) {
+                        let th = &self.threads[lo + l];
+                        v[l] = th.tid.get(comp as usize).copied().unwrap_or(0) as u64;
+                    }
+                    return v;
+                }
+                matches!(
+                    name,
+                    "%ntid"
+                        | "%ctaid"
+                        | "%nctaid"
+                        | "%warpid"
+                        | "%nwarpid"
+                        | "%clusterid"
+                        | "%nclusterid"
+                        | "%smid"
+                        | "%nsmid"
+                        | "%gridid"
+                        | "%dynamic_smem_size"
+                        | "%total_smem_size"
+                        | "%aggr_smem_size"
+                        | "%clock"
+                        | "%clock64"
+                        | "%clock_hi"
+                        | "%globaltimer"
+                        | "%globaltimer_lo"
+                        | "%globaltimer_hi"
+                )
+            }
+            _ => false,
+        };
+        if uniform && first < self.threads.len() {
+            return [self.src(first, s); 32];
+        }
         let mut v = [0u64; 32];
         for l in lanes(mask) {
-            v[l] = self.src(w * 32 + l, s);
+            v[l] = self.src(lo + l, s);
         }
         v
     }
@@ -707,6 +752,24 @@ impl Cta<'_> {
                 }
                 self.put64(wi, *d, &v, act);
             }
+            Exec::Cvta {
+                to,
+                space,
+                d,
+                a,
+                addr,
+            } => {
+                let v = match addr {
+                    Some(Addr::Var(loc, off)) => {
+                        let first = wi * 32 + act.trailing_zeros() as usize;
+                        [self.var_addr(first, *loc).wrapping_add(*off as u64); 32]
+                    }
+                    _ => *self.fetch64(wi, act, *a, &mut t.a64),
+                };
+                let (space, to) = (*space, *to);
+                let r: L64 = std::array::from_fn(|l| cvta_value(space, to, v[l]));
+                self.put64(wi, *d, &r, act);
+            }
             Exec::Ld {
                 space,
                 ty,
@@ -727,6 +790,16 @@ impl Cta<'_> {
             _ => return self.lanes_exec(w, g, act, inst, mem, budget),
         }
         Ok(Some(Done::Uniform(next)))
+    }
+
+    /// A fault made before the threads' PCs were stored, made again now that they are (so
+    /// it names the instruction's line).
+    #[cold]
+    fn fault_at(&self, t: usize, f: Box<Fault>) -> Box<Fault> {
+        Box::new(Fault {
+            site: self.site(t),
+            ..*f
+        })
     }
 
     /// The reference's per-thread semantics for the active lanes, in lane order.
@@ -1149,6 +1222,119 @@ impl Cta<'_> {
         }
     }
 
+    /// Whether every active lane's `wd`-byte access (`wd` 1, 2, 4 or 8) at `at` is aligned and
+    /// inside one allocation the cache knows (global, constant or generic space) or inside
+    /// shared memory (shared space). Returns the memory to read and write: `None` when some
+    /// lane needs the careful path.
+    #[inline(always)]
+    fn whole_warp(
+        &mut self,
+        at: &L64,
+        act: u32,
+        space: MemSpace,
+        wd: usize,
+        write: bool,
+        mem: &AddressSpace,
+    ) -> Option<(*mut u8, u64, u64)> {
+        let first = act.trailing_zeros() as usize;
+        let misaligned = at
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (l, a)| m | if act >> l & 1 != 0 { *a } else { 0 });
+        if misaligned & (wd as u64 - 1) != 0 {
+            return None;
+        }
+        let (base, lo, hi) = match space {
+            MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
+                if space == MemSpace::Const && write {
+                    return None;
+                }
+                let s = self.spans.find(mem, at[first], wd as u64)?;
+                if write && !s.writable {
+                    return None;
+                }
+                (std::ptr::null_mut(), s.lo, s.hi - wd as u64)
+            }
+            MemSpace::Shared => {
+                let len = self.shared.len() as u64;
+                if len < wd as u64 {
+                    return None;
+                }
+                (self.shared.as_mut_ptr(), 0, len - wd as u64)
+            }
+            _ => return None,
+        };
+        let outside = at.iter().enumerate().fold(false, |o, (l, a)| {
+            o | (act >> l & 1 != 0 && (*a < lo || *a > hi))
+        });
+        (!outside).then_some((base, lo, hi))
+    }
+
+    /// A whole-warp `wd`-byte load (zero-extended), or `None` (see [`Self::whole_warp`]).
+    #[inline(always)]
+    fn gather(
+        &mut self,
+        at: &L64,
+        act: u32,
+        space: MemSpace,
+        wd: usize,
+        mem: &AddressSpace,
+    ) -> Option<L64> {
+        if !matches!(wd, 1 | 2 | 4 | 8) {
+            return None;
+        }
+        let (base, _, _) = self.whole_warp(at, act, space, wd, false, mem)?;
+        let mut v = [0u64; 32];
+        for l in lanes(act) {
+            // SAFETY: `whole_warp` checked every active lane's access: aligned, inside one
+            // live allocation of the current epoch (global: the address is the host
+            // address) or inside this CTA's shared memory (`base` + offset).
+            let p = lane_ptr(base, at[l]) as *const u8;
+            v[l] = unsafe {
+                match wd {
+                    1 => p.read() as u64,
+                    2 => (p as *const u16).read_unaligned() as u64,
+                    4 => (p as *const u32).read_unaligned() as u64,
+                    _ => (p as *const u64).read_unaligned(),
+                }
+            };
+        }
+        Some(v)
+    }
+
+    /// A whole-warp `wd`-byte store of the low bytes of `v`, lane by lane in lane order;
+    /// false (nothing written) when some lane needs the careful path.
+    #[inline(always)]
+    fn scatter(
+        &mut self,
+        at: &L64,
+        act: u32,
+        space: MemSpace,
+        wd: usize,
+        v: &L64,
+        mem: &AddressSpace,
+    ) -> bool {
+        if !matches!(wd, 1 | 2 | 4 | 8) {
+            return false;
+        }
+        let Some((base, _, _)) = self.whole_warp(at, act, space, wd, true, mem) else {
+            return false;
+        };
+        for l in lanes(act) {
+            // SAFETY: as in `gather`, and the memory is writable.
+            let p = lane_ptr(base, at[l]);
+            unsafe {
+                match wd {
+                    1 => p.write(v[l] as u8),
+                    2 => (p as *mut u16).write_unaligned(v[l] as u16),
+                    4 => (p as *mut u32).write_unaligned(v[l] as u32),
+                    _ => (p as *mut u64).write_unaligned(v[l]),
+                }
+            }
+        }
+        true
+    }
+
     /// `ld`: global, constant, generic-to-global and shared accesses directly; every other
     /// lane (and anything unusual) through the reference's `load` for that thread.
     #[allow(clippy::too_many_arguments)]
@@ -1170,8 +1356,41 @@ impl Cta<'_> {
         let wd = ty.bytes() as usize;
         let n = wd * ds.len();
         let signed = ty.class() == Class::Signed;
+        if let Addr::Var(VarLoc::KernelParam(_), _) = addr {
+            // The same kernel parameter bytes for every lane: read them once.
+            let first = lo + act.trailing_zeros() as usize;
+            let (sp, a) = self.resolve(first, space, addr);
+            let mut buf = [0u8; 128];
+            if let Err(f) = self.load(first, sp, a, &mut buf[..n], mem) {
+                self.set_pcs(w, g.mask, g.pc);
+                return Err(self.fault_at(first, f));
+            }
+            for (k, d) in ds.iter().enumerate() {
+                let mut v = 0u64;
+                for (j, byte) in buf[k * wd..k * wd + wd].iter().enumerate() {
+                    v |= (*byte as u64) << (8 * j);
+                }
+                if signed {
+                    v = sext(v, ty.bits());
+                }
+                self.put64(wi, *d, &[v; 32], act);
+            }
+            return Ok(());
+        }
         let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
+        if ds.len() == 1
+            && let Some(at) = &at
+            && let Some(v) = self.gather(at, act, space, wd, mem)
+        {
+            let v: L64 = if signed {
+                std::array::from_fn(|l| sext(v[l], ty.bits()))
+            } else {
+                v
+            };
+            self.put64(wi, ds[0], &v, act);
+            return Ok(());
+        }
         // vals[k][lane]: element k of each lane.
         let mut vals = [[0u64; 32]; 4];
         let mut wide: Option<Vec<[u64; 32]>> = None;
@@ -1278,6 +1497,12 @@ impl Cta<'_> {
         }
         let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
+        if srcs.len() == 1
+            && let Some(at) = &at
+            && self.scatter(at, act, space, wd, &small[0], mem)
+        {
+            return Ok(());
+        }
         let align_ok = |a: u64| !n.is_power_of_two() || a.is_multiple_of(n as u64);
         for l in lanes(act) {
             let mut buf = [0u8; 128];
@@ -1332,6 +1557,17 @@ impl Cta<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The host pointer of a checked access: a global address is its host address; a shared
+/// offset is relative to the CTA's shared memory at `base`.
+#[inline(always)]
+fn lane_ptr(base: *mut u8, a: u64) -> *mut u8 {
+    if base.is_null() {
+        a as usize as *mut u8
+    } else {
+        base.wrapping_add(a as usize)
     }
 }
 
@@ -1414,6 +1650,7 @@ fn lane_kind(e: &Exec) -> Kind {
         | Exec::Selp { .. }
         | Exec::PredOp { .. }
         | Exec::Cvt { .. }
+        | Exec::Cvta { .. }
         | Exec::Bra { .. } => Kind::Vector,
         Exec::Ld { ty, ds, .. } if ty.bytes() <= 8 && !ds.is_empty() && ds.len() <= 16 => {
             Kind::Vector
@@ -1449,7 +1686,6 @@ fn lane_kind(e: &Exec) -> Kind {
         | Exec::Alloca { .. }
         | Exec::StackSave { .. }
         | Exec::StackRestore { .. }
-        | Exec::Cvta { .. }
         | Exec::Atom { .. }
         | Exec::CpAsync { .. }
         | Exec::MBarPending { .. }
