@@ -604,12 +604,6 @@ impl Cta<'_> {
             return Ok(None);
         }
         let wi = w as usize;
-        if !budget.take(1) {
-            self.set_pcs(w, g.mask, g.pc);
-            return Err(self.step_limit(g.leader));
-        }
-        stats.warp_insts += 1;
-        self.clock += 1;
         let act = match pre.guard {
             Guard::None => g.mask,
             Guard::Pred(i, neg) => {
@@ -619,10 +613,44 @@ impl Cta<'_> {
                 g.mask & (self.pred_bits(wi, r) ^ if neg { u32::MAX } else { 0 })
             }
         };
+        // A warp collective runs here only when the reference would complete it at once
+        // for exactly these lanes; otherwise (lanes waiting elsewhere, a bad membermask)
+        // it is a reference step.
+        let masks = match kind {
+            Kind::Collective => match self.collective_masks(wi, act, &inst.exec, t) {
+                Some(m) => Some(m),
+                None => return Ok(None),
+            },
+            _ => None,
+        };
+        if !budget.take(1) {
+            self.set_pcs(w, g.mask, g.pc);
+            return Err(self.step_limit(g.leader));
+        }
+        stats.warp_insts += 1;
+        self.clock += 1;
         stats.thread_insts += act.count_ones() as u64;
         let next = g.pc + 1;
         if act == 0 {
             stats.tiers[0] += 1;
+            return Ok(Some(Done::Uniform(next)));
+        }
+        if let Some(masks) = masks {
+            stats.tiers[0] += 1;
+            let lo = wi * 32;
+            let mut part = [0usize; 32];
+            let mut np = 0;
+            for l in lanes(act) {
+                self.threads[lo + l].sync_mask = masks[l];
+                part[np] = lo + l;
+                np += 1;
+            }
+            if let Exec::Matrix { .. } = inst.exec {
+                self.set_pcs(w, g.mask, g.pc);
+                self.matrix_exec(&part[..np], inst)?;
+            } else {
+                self.warp_exec(&part[..np], inst);
+            }
             return Ok(Some(Done::Uniform(next)));
         }
         if kind == Kind::Lanes {
@@ -820,6 +848,41 @@ impl Cta<'_> {
         }
         // Every lane is at the next instruction now (exec moved the active ones).
         Ok(Some(Done::Uniform(g.pc + 1)))
+    }
+
+    /// The membermask each active lane would arrive with at a warp collective, when the
+    /// reference would complete it at once for exactly the lanes of `act`: every lane's
+    /// membermask holds the lane itself, and every live lane it names is in `act` (for
+    /// `ldmatrix`-family instructions: `act` is every live lane of the warp).
+    #[inline(always)]
+    fn collective_masks(&self, w: usize, act: u32, e: &Exec, t: &mut Tmp) -> Option<L32> {
+        let lo = w * 32;
+        let live = || {
+            (0..32usize)
+                .filter(|&l| {
+                    self.threads
+                        .get(lo + l)
+                        .is_some_and(|th| th.state != TState::Exited)
+                })
+                .fold(0u32, |m, l| m | 1 << l)
+        };
+        match e {
+            Exec::Warp { mask: None, .. } => Some([act; 32]),
+            Exec::Warp { mask: Some(m), .. } => {
+                let mv = self.fetch32(w, act, *m, &mut t.a32);
+                let live = live();
+                let mut ok = true;
+                for l in lanes(act) {
+                    ok &= mv[l] >> l & 1 == 1 && mv[l] & live & !act == 0;
+                }
+                ok.then_some(*mv)
+            }
+            Exec::Matrix { .. } => {
+                let live = live();
+                (act == live).then_some([live; 32])
+            }
+            _ => None,
+        }
     }
 
     /// A predicate-valued source as a lane mask.
@@ -1636,8 +1699,11 @@ enum Kind {
     Vector,
     /// The reference's per-thread semantics, lane by lane (no effect on scheduling).
     Lanes,
-    /// A reference step of the group (control flow, barriers, warp collectives, calls).
+    /// A reference step of the group (control flow, barriers, calls).
     Step,
+    /// A warp collective: the reference's warp semantics at once when every member lane is
+    /// here, else a reference step.
+    Collective,
 }
 
 #[inline(always)]
@@ -1667,6 +1733,7 @@ fn lane_kind(e: &Exec) -> Kind {
                 Kind::Vector
             }
         }
+        Exec::Warp { .. } | Exec::Matrix { .. } => Kind::Collective,
         Exec::Mad { .. }
         | Exec::Pack { .. }
         | Exec::Unpack { .. }
