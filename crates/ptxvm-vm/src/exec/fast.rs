@@ -645,11 +645,40 @@ impl Cta<'_> {
                 part[np] = lo + l;
                 np += 1;
             }
-            if let Exec::Matrix { .. } = inst.exec {
-                self.set_pcs(w, g.mask, g.pc);
-                self.matrix_exec(&part[..np], inst)?;
-            } else {
-                self.warp_exec(&part[..np], inst);
+            match &inst.exec {
+                Exec::Matrix { .. } => {
+                    self.set_pcs(w, g.mask, g.pc);
+                    self.matrix_exec(&part[..np], inst)?;
+                }
+                Exec::Warp {
+                    op: WarpOp::Shfl(mode),
+                    d,
+                    p,
+                    a,
+                    b,
+                    c,
+                    ..
+                } => {
+                    // `warp_exec`'s shuffle, for all lanes at once: the source lane's value
+                    // when it takes part, else the lane's own.
+                    let vals = *self.fetch64(wi, act, *a, &mut t.a64);
+                    let bv = self.fetch32(wi, act, *b, &mut t.b32);
+                    let cv = self.fetch32(wi, act, *c, &mut t.c32);
+                    let mut r = [0u64; 32];
+                    let mut pb = 0u32;
+                    for l in lanes(act) {
+                        let (j, pv) = shfl_lane(*mode, l as u32, bv[l], cv[l]);
+                        r[l] = if act >> j & 1 == 1 {
+                            vals[j as usize]
+                        } else {
+                            vals[l]
+                        };
+                        pb |= (pv as u32) << l;
+                    }
+                    self.put64(wi, *d, &r, act);
+                    self.put_bits(wi, *p, pb, act);
+                }
+                _ => self.warp_exec(&part[..np], inst),
             }
             return Ok(Some(Done::Uniform(next)));
         }
