@@ -748,7 +748,7 @@ pub struct DInst {
 
 /// Where a register lives in a warp's lane-major register file: the bank by width (values
 /// of up to 32 bits, 64-bit values, predicates as one bit per lane) and the index in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RegSlot {
     B32(u32),
     B64(u32),
@@ -819,6 +819,8 @@ pub struct FuncCode {
     pub reg_estimate: u32,
     /// `.maxnreg`.
     pub maxnreg: Option<u32>,
+    /// The kernel compiled to native code (the JIT engine), once a launch asked for it.
+    pub(crate) jit: crate::exec::jit::JitSlot,
 }
 
 /// A decoded module.

@@ -624,10 +624,21 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             wall.as_secs_f64() * 1e3
         )
         .and_then(|()| {
-            let [vector, lanes, steps] = stats.tiers;
+            let [vector, lanes, steps, native] = stats.tiers;
+            let jit = match (stats.engine, &stats.jit_error) {
+                (Some(ptxvm_vm::Engine::Jit), Some(e)) => {
+                    format!("; not compiled, so the warp engine ran it: {e}")
+                }
+                (Some(ptxvm_vm::Engine::Jit), None) => format!(
+                    ", {native} in native code ({} of the kernel's instructions compiled, {:.1} ms to compile)",
+                    stats.jit_compiled,
+                    stats.jit_compile.as_secs_f64() * 1e3
+                ),
+                _ => String::new(),
+            };
             writeln!(
                 stderr,
-                "engine: {} ({vector} warp instructions in lane loops, {lanes} per lane, {steps} as reference steps)",
+                "engine: {} ({vector} warp instructions in lane loops, {lanes} per lane, {steps} as reference steps{jit})",
                 stats.engine.map_or("none", |e| e.name())
             )
         })
