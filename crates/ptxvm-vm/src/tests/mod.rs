@@ -110,8 +110,8 @@ fn front_end_runs_on_its_own_stack() {
 }
 
 /// With a launch memory budget that holds one CTA at a time, several host threads still
-/// run every CTA (waiting for each other's memory), and CTAs that spin on each other's
-/// flags time-share a host thread; the launch state leaks no budget.
+/// run every CTA, waiting for each other's memory (a CTA whose memory did not fit is never
+/// skipped, and finished CTAs give their budget back).
 #[test]
 fn every_cta_runs_under_a_tight_memory_budget() {
     let ptx = r#"
