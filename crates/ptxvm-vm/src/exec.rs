@@ -71,7 +71,7 @@ pub struct Launch {
     pub dyn_shared: u32,
     /// The kernel parameter buffer, laid out per the `.param` declarations.
     pub params: Vec<u8>,
-    /// Warp-instruction budget for the whole launch.
+    /// Step budget for the whole launch (warp instructions, plus work: see `BYTES_PER_STEP`).
     pub max_steps: u64,
     /// Local memory (the stack: local variables, call frames' saved registers and
     /// parameters, `alloca`) per thread in bytes.
