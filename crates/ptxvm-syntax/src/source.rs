@@ -168,6 +168,15 @@ impl Source {
                     "" if l as usize > idx.count() => ptext,
                     t => t,
                 };
+                // The column counts bytes of the preprocessed line; where a `#define` made
+                // it longer or shorter, keep it on a character of the original line.
+                let mut c = (col as usize).saturating_sub(1);
+                if c <= line_text.len() {
+                    while !line_text.is_char_boundary(c) {
+                        c -= 1;
+                    }
+                }
+                let col = c as u32 + 1;
                 // Columns are exact unless a #define changed the line's length before it.
                 Location {
                     file: &self.files[f as usize],
@@ -466,6 +475,20 @@ mod tests {
             "{m:?}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn columns_after_a_macro_stay_on_characters() {
+        let text = "#define R %r10\nmov.u32 R, \u{df}\u{df};\n".to_string();
+        let (src, _) = Source::new("t.ptx", text, None);
+        // The second `ß` in the preprocessed line, 3 bytes further right than in the original.
+        let at = src.text.rfind('\u{df}').unwrap() as u32;
+        let loc = src.locate(Span {
+            start: at,
+            end: at + 2,
+        });
+        assert_eq!(loc.line, 2);
+        assert!(loc.line_text.is_char_boundary(loc.col as usize - 1));
     }
 
     #[test]
