@@ -49,6 +49,8 @@ const MAX_DEPTH: usize = 1024;
 /// waits for another CTA (a flag, a lock, a decoupled look-back) therefore makes progress
 /// with any number of host threads, and a fault in a later CTA stops a spinning one.
 const SLICE: u64 = 1 << 16;
+/// Host threads one launch uses at most (`--threads` beyond it is clamped).
+pub const MAX_WORKERS: usize = 256;
 /// CTAs one host thread keeps in flight at most.
 const MAX_RESIDENT: usize = 32;
 /// Bytes moved or printed that cost one step of the launch's budget: one 16-byte piece of
@@ -324,7 +326,7 @@ pub fn run(
         thread_insts: AtomicU64::new(0),
     };
     let next = AtomicUsize::new(0);
-    let workers = launch.threads.clamp(1, total.max(1));
+    let workers = launch.threads.clamp(1, total.clamp(1, MAX_WORKERS));
     let ctaid = |i: usize| {
         [
             (i % gx as usize) as u32,
@@ -397,8 +399,13 @@ pub fn run(
         work();
     } else {
         std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(work);
+            // A host that refuses more threads runs the launch on those it gave (and on
+            // this one if it gave none).
+            let started = (0..workers)
+                .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                .count();
+            if started == 0 {
+                work();
             }
         });
     }
