@@ -39,12 +39,36 @@ pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
             meta.len()
         )));
     }
-    let mut out = Vec::new();
-    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Err(std::io::Error::other(format!(
-            "it is longer than the limit of {limit} bytes"
-        )));
+    // Memory is reserved fallibly, so a file larger than the host can hold is an error,
+    // not an allocation failure (which aborts).
+    let oom = |n: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("out of host memory reading {n} bytes"),
+        )
+    };
+    let mut out: Vec<u8> = Vec::new();
+    if meta.is_file() {
+        out.try_reserve_exact(meta.len() as usize)
+            .map_err(|_| oom(meta.len()))?;
+    }
+    let mut src = f.take(limit.saturating_add(1));
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match src.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        out.try_reserve(n)
+            .map_err(|_| oom(out.len() as u64 + n as u64))?;
+        out.extend_from_slice(&chunk[..n]);
+        if out.len() as u64 > limit {
+            return Err(std::io::Error::other(format!(
+                "it is longer than the limit of {limit} bytes"
+            )));
+        }
     }
     Ok(out)
 }
