@@ -52,6 +52,8 @@ const MAX_DEPTH: usize = 1024;
 /// waits for another CTA (a flag, a lock, a decoupled look-back) therefore makes progress
 /// with any number of host threads, and a fault in a later CTA stops a spinning one.
 const SLICE: u64 = 1 << 16;
+/// Host threads one launch uses at most (`--threads` beyond it is clamped).
+pub const MAX_WORKERS: usize = 256;
 /// CTAs one host thread keeps in flight at most.
 const MAX_RESIDENT: usize = 32;
 /// Bytes moved or printed that cost one step of the launch's budget: one 16-byte piece of
@@ -128,7 +130,7 @@ pub struct Launch {
     pub dyn_shared: u32,
     /// The kernel parameter buffer, laid out per the `.param` declarations.
     pub params: Vec<u8>,
-    /// Warp-instruction budget for the whole launch.
+    /// Step budget for the whole launch (warp instructions, plus work: see `BYTES_PER_STEP`).
     pub max_steps: u64,
     /// Local memory (the stack: local variables, call frames' saved registers and
     /// parameters, `alloca`) per thread in bytes.
@@ -463,7 +465,7 @@ pub fn run(
         jit: jit_code.clone(),
     };
     let next = AtomicUsize::new(0);
-    let workers = launch.threads.clamp(1, total.max(1));
+    let workers = launch.threads.clamp(1, total.clamp(1, MAX_WORKERS));
     // Memory freed while this launch runs stays mapped until it ends.
     let _in_flight = mem.launch_guard();
     let ctaid = |i: usize| {
@@ -543,8 +545,13 @@ pub fn run(
         work();
     } else {
         std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(work);
+            // A host that refuses more threads runs the launch on those it gave (and on
+            // this one if it gave none).
+            let started = (0..workers)
+                .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                .count();
+            if started == 0 {
+                work();
             }
         });
     }

@@ -350,11 +350,18 @@ pub fn render_human(src: &Source, d: &Diagnostic) -> String {
         1,
         loc.line_text
             .len()
-            .saturating_sub(loc.col as usize - 1)
+            .saturating_sub((loc.col as usize).saturating_sub(1))
             .max(1),
     );
-    let col = (loc.col as usize - 1).min(loc.line_text.len());
-    let lead: String = loc.line_text[..col.min(loc.line_text.len())]
+    // The column may not fall on a character of this text (a `#define` changed the line's
+    // length before it): clamp it to the line and back to a character boundary.
+    let mut col = (loc.col as usize)
+        .saturating_sub(1)
+        .min(loc.line_text.len());
+    while !loc.line_text.is_char_boundary(col) {
+        col -= 1;
+    }
+    let lead: String = loc.line_text[..col]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();

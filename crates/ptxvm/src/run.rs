@@ -352,7 +352,7 @@ fn load_npy(dev: &Device, path: &Path) -> Result<Array, RunError> {
     let limit = dev.props.global_memory.saturating_add(1 << 20);
     let bytes = ptxvm_syntax::source::read_limited(path, limit)
         .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", path.display())))?;
-    npy::parse(&bytes).map_err(|e| RunError::input(format!("`{}`: {e}", path.display())))
+    npy::parse_vec(bytes).map_err(|e| RunError::input(format!("`{}`: {e}", path.display())))
 }
 
 /// Puts a buffer spec on the device: its address and how to dump it.
