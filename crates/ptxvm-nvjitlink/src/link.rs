@@ -1,0 +1,373 @@
+//! One link: its options, inputs, logs and output.
+
+use crate::api::*;
+use crate::inputs::{self, Piece, Want};
+use crate::options::{self, Options};
+use crate::real::Session;
+use ptxvm_vm::container::Container;
+use ptxvm_vm::link::LinkInput;
+use std::sync::Arc;
+
+/// The name the PTX that NVIDIA's nvJitLink made from the LTO-IR inputs gets in the link.
+pub const LTO_PTX_NAME: &str = "<LTO-IR compiled to PTX by NVIDIA's nvJitLink>";
+
+/// A completed link's output.
+pub struct Output {
+    /// The linked PTX.
+    pub ptx: String,
+    /// The ptxvm container (`None` with `-ptx`).
+    pub cubin: Option<Vec<u8>>,
+}
+
+impl Output {
+    pub fn cubin_bytes(&self) -> R<&[u8]> {
+        self.cubin.as_deref().ok_or_else(|| {
+            fail(
+                NVJITLINK_ERROR_INTERNAL,
+                "the link was made with -ptx: there is no cubin",
+            )
+        })
+    }
+}
+
+enum State {
+    Open,
+    Done(Output),
+    Failed,
+}
+
+pub struct Link {
+    opts: Option<Options>,
+    ptx: Vec<LinkInput>,
+    /// Inputs that are not NVVM IR (with `-ptx`, NVIDIA's library refuses them).
+    non_nvvm: Vec<String>,
+    /// NVIDIA's link of the NVVM IR inputs.
+    nvvm: Option<Session>,
+    nvvm_inputs: usize,
+    pub error_log: String,
+    pub info_log: String,
+    state: State,
+}
+
+impl Link {
+    /// A link with these options; the result is `nvJitLinkCreate`'s (the link exists either
+    /// way, holding the error log).
+    pub fn new(opts: &[String]) -> (Link, R) {
+        let mut l = Link {
+            opts: None,
+            ptx: Vec::new(),
+            non_nvvm: Vec::new(),
+            nvvm: None,
+            nvvm_inputs: 0,
+            error_log: String::new(),
+            info_log: String::new(),
+            state: State::Open,
+        };
+        let r = match options::parse(opts) {
+            Ok(o) => {
+                l.opts = Some(o);
+                Ok(())
+            }
+            Err(e) => {
+                l.error(&e.msg);
+                Err(fail(e.code, e.msg))
+            }
+        };
+        (l, r)
+    }
+
+    /// Appends a line (or lines) to the error log.
+    pub fn error(&mut self, msg: &str) {
+        push_line(&mut self.error_log, msg);
+    }
+
+    pub fn info(&mut self, msg: &str) {
+        push_line(&mut self.info_log, msg);
+    }
+
+    fn opts(&self) -> R<&Options> {
+        self.opts.as_ref().ok_or_else(|| {
+            fail(
+                NVJITLINK_ERROR_INVALID_INPUT,
+                "the link's options were refused at nvJitLinkCreate",
+            )
+        })
+    }
+
+    fn open(&mut self, what: &str) -> R {
+        if matches!(self.state, State::Open) {
+            return Ok(());
+        }
+        self.error(&format!("ERROR: {what} after nvJitLinkComplete"));
+        Err(fail(
+            NVJITLINK_ERROR_INTERNAL,
+            format!("{what} after nvJitLinkComplete"),
+        ))
+    }
+
+    /// `nvJitLinkAddData`/`AddFile`.
+    pub fn add(&mut self, input_type: u32, bytes: &[u8], name: &str) -> R {
+        self.open("nvJitLinkAddData")?;
+        let o = self.opts()?.clone();
+        let want = Want {
+            sm: o.sm,
+            specific: o.arch_specific,
+            prefer_nvvm: o.ptx,
+        };
+        let pieces = match inputs::pieces(input_type, bytes, name, want) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error(&e.msg);
+                return Err(fail(e.code, e.msg));
+            }
+        };
+        for p in pieces {
+            match p {
+                Piece::Ptx { name, text } => {
+                    self.non_nvvm.push(name.clone());
+                    self.ptx.push(LinkInput { name, text });
+                }
+                Piece::Nvvm {
+                    name,
+                    input_type,
+                    bytes,
+                } => {
+                    if !o.lto {
+                        let m = "ERROR 1: LTO-IR input cannot be used without LTO enabled (-lto)";
+                        self.error(m);
+                        return Err(fail(NVJITLINK_ERROR_LTO_NOT_ENABLED, m));
+                    }
+                    if self.nvvm.is_none() {
+                        match Session::new(&o.forward) {
+                            Ok(s) => {
+                                if o.verbose {
+                                    let l = s.lib();
+                                    self.info(&format!(
+                                        "ptxvm: compiling LTO-IR to PTX with NVIDIA's nvJitLink {}.{} ({})",
+                                        l.version.0,
+                                        l.version.1,
+                                        l.path.display()
+                                    ));
+                                }
+                                self.nvvm = Some(s);
+                            }
+                            Err((code, log)) => {
+                                let msg = format!("ERROR: {name}: {log}");
+                                self.error(&msg);
+                                if code == NVJITLINK_ERROR_UNRECOGNIZED_INPUT {
+                                    say(&format!("nvJitLink: {msg}"));
+                                }
+                                return Err(fail(code, msg));
+                            }
+                        }
+                    }
+                    let s = self.nvvm.as_mut().expect("created above");
+                    let r = s.add(input_type, &bytes, &name);
+                    let info = s.new_info_log();
+                    self.info(&info);
+                    if let Err((code, log)) = r {
+                        self.error(&log);
+                        return Err(fail(code, log));
+                    }
+                    self.nvvm_inputs += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `nvJitLinkComplete`.
+    pub fn complete(&mut self) -> R {
+        self.open("nvJitLinkComplete")?;
+        let o = self.opts()?.clone();
+        let t0 = std::time::Instant::now();
+        let r = self.finish(&o);
+        match r {
+            Ok(out) => {
+                if o.time {
+                    self.info(&format!(
+                        "ptxvm: link time = {:.3} ms",
+                        t0.elapsed().as_secs_f64() * 1e3
+                    ));
+                }
+                self.state = State::Done(out);
+                Ok(())
+            }
+            Err(e) => {
+                self.state = State::Failed;
+                Err(e)
+            }
+        }
+    }
+
+    /// The PTX NVIDIA's library made from the NVVM IR inputs, if any.
+    fn nvvm_ptx(&mut self) -> R<Option<String>> {
+        let Some(s) = self.nvvm.as_mut() else {
+            return Ok(None);
+        };
+        let r = s.complete();
+        let info = s.new_info_log();
+        self.info(&info);
+        match r {
+            Ok(ptx) => Ok(Some(ptx)),
+            Err((code, log)) => {
+                self.error(&log);
+                Err(fail(code, log))
+            }
+        }
+    }
+
+    fn finish(&mut self, o: &Options) -> R<Output> {
+        if o.ptx {
+            if let Some(first) = self.non_nvvm.first() {
+                let m = format!(
+                    "ERROR: -ptx requires that all inputs have LTOIR ({first} is not LTO-IR)"
+                );
+                self.error(&m);
+                return Err(fail(NVJITLINK_ERROR_INCORRECT_INPUT_TYPE, m));
+            }
+            let ptx = self.nvvm_ptx()?.unwrap_or_else(|| empty_module(o));
+            return Ok(Output { ptx, cubin: None });
+        }
+        let mut inputs = std::mem::take(&mut self.ptx);
+        if let Some(ptx) = self.nvvm_ptx()? {
+            inputs.push(LinkInput {
+                name: LTO_PTX_NAME.into(),
+                text: ptx,
+            });
+        }
+        let linked = if inputs.is_empty() {
+            empty_module(o)
+        } else {
+            match ptxvm_vm::link::link_ptx(&inputs) {
+                Ok(t) => t,
+                Err(e) => {
+                    let m = format!("error   : {e}\nERROR 9: complete");
+                    self.error(&m);
+                    return Err(fail(NVJITLINK_ERROR_INTERNAL, e));
+                }
+            }
+        };
+        let target = o.target();
+        let name = match inputs.as_slice() {
+            [one] => one.name.clone(),
+            _ => "<linked>".to_string(),
+        };
+        let copts = ptxvm_vm::CheckOptions {
+            arch: Some((o.sm, o.arch_specific)),
+        };
+        let checked = match ptxvm_vm::check_ptx_with(&name, &linked, &copts) {
+            Ok(c) => Arc::new(c),
+            Err(e) => {
+                let m = ptxas_log(&e);
+                self.error(&m);
+                return Err(fail(NVJITLINK_ERROR_PTX_COMPILE, m));
+            }
+        };
+        let model = ptxvm_vm::arch::model(&target).unwrap_or(ptxvm_vm::arch::default_model());
+        let c = match Container::describe(&linked, &target, &checked, model) {
+            Ok(c) => c,
+            Err(e) => {
+                let m = format!("ptxas fatal   : {e}");
+                self.error(&m);
+                return Err(fail(NVJITLINK_ERROR_INTERNAL, m));
+            }
+        };
+        if o.verbose {
+            self.info(&format!(
+                "ptxvm: linked {} PTX input(s){} into a ptxvm container for {target}",
+                inputs.len(),
+                if self.nvvm_inputs > 0 {
+                    format!(" (one of them from {} LTO-IR input(s))", self.nvvm_inputs)
+                } else {
+                    String::new()
+                }
+            ));
+            for k in &c.kernels {
+                self.info(&format!(
+                    "ptxas info    : Compiling entry function '{}' for '{target}'\nptxas info    : Function properties for {}\nptxas         .     {} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\nptxas info    : Used {} registers, {} bytes smem, {} bytes cmem[0]",
+                    k.name,
+                    k.name,
+                    k.local,
+                    k.regs,
+                    k.shared,
+                    k.params.iter().map(|p| p.0 + p.1).max().unwrap_or(0)
+                ));
+            }
+        }
+        Ok(Output {
+            cubin: Some(c.to_elf()),
+            ptx: linked,
+        })
+    }
+
+    /// What the link did, for `PTXVM_LOG=api` traces: its inputs and output.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{} PTX input(s)", self.non_nvvm.len());
+        if self.nvvm_inputs > 0 {
+            s.push_str(&format!(
+                ", {} NVVM IR input(s) compiled to PTX by NVIDIA's nvJitLink",
+                self.nvvm_inputs
+            ));
+            if let Some(l) = self.nvvm.as_ref().map(Session::lib) {
+                s.push_str(&format!(
+                    " {}.{} ({})",
+                    l.version.0,
+                    l.version.1,
+                    l.path.display()
+                ));
+            }
+        }
+        match self.output() {
+            Some(Output {
+                cubin: Some(c),
+                ptx,
+            }) => s.push_str(&format!(
+                " -> a ptxvm container of {} bytes ({} bytes of PTX)",
+                c.len(),
+                ptx.len()
+            )),
+            Some(Output { cubin: None, ptx }) => {
+                s.push_str(&format!(" -> {} bytes of PTX (-ptx)", ptx.len()))
+            }
+            None => {}
+        }
+        s
+    }
+
+    /// The output of a successful `nvJitLinkComplete`.
+    pub fn output(&self) -> Option<&Output> {
+        match &self.state {
+            State::Done(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+fn push_line(log: &mut String, msg: &str) {
+    let msg = msg.trim_end_matches('\0');
+    if msg.trim().is_empty() {
+        return;
+    }
+    log.push_str(msg);
+    if !msg.ends_with('\n') {
+        log.push('\n');
+    }
+}
+
+/// A module with no code, for a link without inputs (NVIDIA's makes an empty cubin).
+fn empty_module(o: &Options) -> String {
+    format!(".version 9.0\n.target {}\n.address_size 64\n", o.target())
+}
+
+/// A check failure in ptxas's log format (`ptxas <file>, line N; error   : message`).
+pub fn ptxas_log(e: &ptxvm_vm::VmError) -> String {
+    match e {
+        ptxvm_vm::VmError::Invalid(ds) => ds
+            .iter()
+            .map(|d| format!("ptxas {}, line {}; error   : {}", d.file, d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => format!("ptxas fatal   : {other}"),
+    }
+}
