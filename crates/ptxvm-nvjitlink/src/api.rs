@@ -260,7 +260,7 @@ fn input_type_name(t: u32) -> String {
 
 /// # Safety
 /// `major`/`minor` are NULL or writable.
-pub unsafe fn version(major: *mut u32, minor: *mut u32) -> u32 {
+pub(crate) unsafe fn version(major: *mut u32, minor: *mut u32) -> u32 {
     guard("nvJitLinkVersion", String::new, || {
         if major.is_null() || minor.is_null() {
             return Err(fail(NVJITLINK_ERROR_NULL_INPUT, "NULL output pointer"));
@@ -268,14 +268,24 @@ pub unsafe fn version(major: *mut u32, minor: *mut u32) -> u32 {
         // SAFETY: checked non-NULL; the caller's pointers.
         unsafe {
             out(major, crate::ABI.0)?;
-            out(minor, crate::ABI.1)
+            out(minor, crate::ABI.1)?;
         }
+        // Without NVIDIA's library LTO-IR cannot be linked: say so here, where clients decide
+        // whether to compile for nvJitLink at all (numba-cuda then emits PTX rather than
+        // LTO-IR, as when nvJitLink is not installed; PTX links work either way).
+        crate::real::lib()
+            .map(|_| ())
+            .map_err(|e| fail(NVJITLINK_ERROR_INTERNAL, e))
     })
 }
 
 /// # Safety
 /// `handle` is NULL or writable; `options` is NULL or `num_options` C strings.
-pub unsafe fn create(handle: *mut Handle, num_options: u32, options: *const *const c_char) -> u32 {
+pub(crate) unsafe fn create(
+    handle: *mut Handle,
+    num_options: u32,
+    options: *const *const c_char,
+) -> u32 {
     let shown = std::cell::RefCell::new(String::new());
     guard(
         "nvJitLinkCreate",
@@ -315,7 +325,7 @@ pub unsafe fn create(handle: *mut Handle, num_options: u32, options: *const *con
 
 /// # Safety
 /// `handle` is NULL or points to a handle.
-pub unsafe fn destroy(handle: *mut Handle) -> u32 {
+pub(crate) unsafe fn destroy(handle: *mut Handle) -> u32 {
     guard("nvJitLinkDestroy", String::new, || {
         if handle.is_null() {
             return Err(fail(NVJITLINK_ERROR_NULL_INPUT, "NULL handle pointer"));
@@ -335,7 +345,7 @@ pub unsafe fn destroy(handle: *mut Handle) -> u32 {
 
 /// # Safety
 /// `data` is NULL or `size` readable bytes; `name` NULL or a C string.
-pub unsafe fn add_data(
+pub(crate) unsafe fn add_data(
     handle: Handle,
     input_type: u32,
     data: *const c_void,
@@ -369,7 +379,7 @@ pub unsafe fn add_data(
 
 /// # Safety
 /// `file_name` is NULL or a C string.
-pub unsafe fn add_file(handle: Handle, input_type: u32, file_name: *const c_char) -> u32 {
+pub(crate) unsafe fn add_file(handle: Handle, input_type: u32, file_name: *const c_char) -> u32 {
     // SAFETY: the caller's C string.
     let path = unsafe { c_str(file_name) }.map(str::to_string);
     guard(
@@ -405,7 +415,7 @@ pub unsafe fn add_file(handle: Handle, input_type: u32, file_name: *const c_char
 
 /// # Safety
 /// No pointers besides the handle.
-pub unsafe fn complete(handle: Handle) -> u32 {
+pub(crate) unsafe fn complete(handle: Handle) -> u32 {
     let summary = std::cell::RefCell::new(String::new());
     guard(
         "nvJitLinkComplete",
@@ -443,7 +453,7 @@ unsafe fn copy_out(dst: *mut u8, bytes: &[u8]) -> R {
 
 /// # Safety
 /// `size` is NULL or writable.
-pub unsafe fn get_linked_cubin_size(handle: Handle, size: *mut usize) -> u32 {
+pub(crate) unsafe fn get_linked_cubin_size(handle: Handle, size: *mut usize) -> u32 {
     guard("nvJitLinkGetLinkedCubinSize", String::new, || {
         let n = output(handle, |o| o.cubin_bytes().map(<[u8]>::len))?;
         // SAFETY: the caller's out-pointer.
@@ -453,7 +463,7 @@ pub unsafe fn get_linked_cubin_size(handle: Handle, size: *mut usize) -> u32 {
 
 /// # Safety
 /// `cubin` is NULL or holds the size `nvJitLinkGetLinkedCubinSize` reported.
-pub unsafe fn get_linked_cubin(handle: Handle, cubin: *mut c_void) -> u32 {
+pub(crate) unsafe fn get_linked_cubin(handle: Handle, cubin: *mut c_void) -> u32 {
     guard("nvJitLinkGetLinkedCubin", String::new, || {
         output(handle, |o| {
             // SAFETY: the caller's buffer.
@@ -464,7 +474,7 @@ pub unsafe fn get_linked_cubin(handle: Handle, cubin: *mut c_void) -> u32 {
 
 /// # Safety
 /// `size` is NULL or writable.
-pub unsafe fn get_linked_ptx_size(handle: Handle, size: *mut usize) -> u32 {
+pub(crate) unsafe fn get_linked_ptx_size(handle: Handle, size: *mut usize) -> u32 {
     guard("nvJitLinkGetLinkedPtxSize", String::new, || {
         let n = output(handle, |o| Ok(o.ptx.len() + 1))?;
         // SAFETY: the caller's out-pointer.
@@ -474,7 +484,7 @@ pub unsafe fn get_linked_ptx_size(handle: Handle, size: *mut usize) -> u32 {
 
 /// # Safety
 /// `ptx` is NULL or holds the size `nvJitLinkGetLinkedPtxSize` reported.
-pub unsafe fn get_linked_ptx(handle: Handle, ptx: *mut c_char) -> u32 {
+pub(crate) unsafe fn get_linked_ptx(handle: Handle, ptx: *mut c_char) -> u32 {
     guard("nvJitLinkGetLinkedPtx", String::new, || {
         output(handle, |o| {
             let mut b = o.ptx.as_bytes().to_vec();
@@ -485,6 +495,7 @@ pub unsafe fn get_linked_ptx(handle: Handle, ptx: *mut c_char) -> u32 {
     })
 }
 
+#[cfg(not(nvjitlink_abi12))]
 fn no_ltoir(handle: Handle) -> R {
     with_link(handle, |l| {
         l.error("ERROR: ptxvm's nvJitLink does not output linked LTO-IR");
@@ -497,7 +508,8 @@ fn no_ltoir(handle: Handle) -> R {
 
 /// # Safety
 /// `size` is NULL or writable.
-pub unsafe fn get_linked_ltoir_size(handle: Handle, _size: *mut usize) -> u32 {
+#[cfg(not(nvjitlink_abi12))]
+pub(crate) unsafe fn get_linked_ltoir_size(handle: Handle, _size: *mut usize) -> u32 {
     guard("nvJitLinkGetLinkedLTOIRSize", String::new, || {
         no_ltoir(handle)
     })
@@ -505,7 +517,8 @@ pub unsafe fn get_linked_ltoir_size(handle: Handle, _size: *mut usize) -> u32 {
 
 /// # Safety
 /// No pointer is written.
-pub unsafe fn get_linked_ltoir(handle: Handle, _ltoir: *mut c_void) -> u32 {
+#[cfg(not(nvjitlink_abi12))]
+pub(crate) unsafe fn get_linked_ltoir(handle: Handle, _ltoir: *mut c_void) -> u32 {
     guard("nvJitLinkGetLinkedLTOIR", String::new, || no_ltoir(handle))
 }
 
@@ -531,7 +544,7 @@ unsafe fn copy_log(dst: *mut c_char, s: &str) -> R {
 
 /// # Safety
 /// `size` is NULL or writable.
-pub unsafe fn get_error_log_size(handle: Handle, size: *mut usize) -> u32 {
+pub(crate) unsafe fn get_error_log_size(handle: Handle, size: *mut usize) -> u32 {
     guard("nvJitLinkGetErrorLogSize", String::new, || {
         let n = with_link(handle, |l| Ok(log_size(&l.error_log)))?;
         // SAFETY: the caller's out-pointer.
@@ -541,7 +554,7 @@ pub unsafe fn get_error_log_size(handle: Handle, size: *mut usize) -> u32 {
 
 /// # Safety
 /// `log` is NULL or holds the reported size.
-pub unsafe fn get_error_log(handle: Handle, log: *mut c_char) -> u32 {
+pub(crate) unsafe fn get_error_log(handle: Handle, log: *mut c_char) -> u32 {
     guard("nvJitLinkGetErrorLog", String::new, || {
         // SAFETY: the caller's buffer.
         with_link(handle, |l| unsafe { copy_log(log, &l.error_log) })
@@ -550,7 +563,7 @@ pub unsafe fn get_error_log(handle: Handle, log: *mut c_char) -> u32 {
 
 /// # Safety
 /// `size` is NULL or writable.
-pub unsafe fn get_info_log_size(handle: Handle, size: *mut usize) -> u32 {
+pub(crate) unsafe fn get_info_log_size(handle: Handle, size: *mut usize) -> u32 {
     guard("nvJitLinkGetInfoLogSize", String::new, || {
         let n = with_link(handle, |l| Ok(log_size(&l.info_log)))?;
         // SAFETY: the caller's out-pointer.
@@ -560,7 +573,7 @@ pub unsafe fn get_info_log_size(handle: Handle, size: *mut usize) -> u32 {
 
 /// # Safety
 /// `log` is NULL or holds the reported size.
-pub unsafe fn get_info_log(handle: Handle, log: *mut c_char) -> u32 {
+pub(crate) unsafe fn get_info_log(handle: Handle, log: *mut c_char) -> u32 {
     guard("nvJitLinkGetInfoLog", String::new, || {
         // SAFETY: the caller's buffer.
         with_link(handle, |l| unsafe { copy_log(log, &l.info_log) })

@@ -249,17 +249,23 @@ impl Link {
             }
         };
         let target = o.target();
-        let name = match inputs.as_slice() {
-            [one] => one.name.clone(),
-            _ => "<linked>".to_string(),
-        };
         let copts = ptxvm_vm::CheckOptions {
             arch: Some((o.sm, o.arch_specific)),
         };
-        let checked = match ptxvm_vm::check_ptx_with(&name, &linked, &copts) {
+        let checked = match ptxvm_vm::check_ptx_with("<linked>", &linked, &copts) {
             Ok(c) => Arc::new(c),
             Err(e) => {
-                let m = ptxas_log(&e);
+                // Report the errors where they are in the inputs, when an input alone has
+                // them (the linked module's lines are not the inputs').
+                let mut m: Vec<String> = inputs
+                    .iter()
+                    .filter_map(|i| ptxvm_vm::check_ptx_with(&i.name, &i.text, &copts).err())
+                    .map(|e| ptxas_log(&e))
+                    .collect();
+                if m.is_empty() {
+                    m.push(ptxas_log(&e));
+                }
+                let m = m.join("\n");
                 self.error(&m);
                 return Err(fail(NVJITLINK_ERROR_PTX_COMPILE, m));
             }

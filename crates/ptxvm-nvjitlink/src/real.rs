@@ -257,6 +257,15 @@ fn open(path: &Path) -> Result<Lib, String> {
 }
 
 fn find() -> Result<Lib, String> {
+    if let Some(p) = std::env::var_os("PTXVM_REAL_NVJITLINK").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return open(&p).map_err(|e| {
+            format!(
+                "PTXVM_REAL_NVJITLINK={} is not NVIDIA's nvJitLink, which ptxvm needs to turn LTO-IR into PTX: {e}",
+                p.display()
+            )
+        });
+    }
     let mut tried = Vec::new();
     for p in candidates() {
         match open(&p) {
