@@ -196,3 +196,45 @@ pub fn exec(o: &ExecOpts) -> Result<std::convert::Infallible, (String, u8)> {
     };
     Err((format!("cannot run `{prog}`: {e}"), code))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> ExecOpts {
+        ExecOpts {
+            arch: None,
+            threads: None,
+            log: None,
+            command: vec!["true".into()],
+        }
+    }
+
+    fn get<'a>(env: &'a [(String, String)], k: &str) -> Option<&'a str> {
+        env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn preloads_the_nvjitlink_libraries_of_the_driver_directory() {
+        let dir = std::env::temp_dir().join(format!("ptxvm-exec-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("libcuda.so.1"), b"").unwrap();
+        let env = environment(&dir, &opts());
+        assert_eq!(get(&env, "LD_PRELOAD"), None, "nothing to preload");
+        std::fs::write(dir.join("libnvJitLink.so.13"), b"").unwrap();
+        std::fs::write(dir.join("libnvJitLink.so.12"), b"").unwrap();
+        let env = environment(&dir, &opts());
+        let pre = get(&env, "LD_PRELOAD").expect("LD_PRELOAD");
+        let d = dir.display();
+        assert!(
+            pre.starts_with(&format!("{d}/libnvJitLink.so.13:{d}/libnvJitLink.so.12")),
+            "{pre}"
+        );
+        assert!(
+            get(&env, "LD_LIBRARY_PATH")
+                .unwrap()
+                .starts_with(&d.to_string())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
