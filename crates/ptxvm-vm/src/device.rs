@@ -283,7 +283,12 @@ impl Kernel {
                 b => b.div_ceil(32),
             })
             .sum();
-        let regs = units.clamp(1, model.regs_per_thread);
+        // ptxas allocates at most `.maxnreg` registers (`-maxrregcount` of nvJitLink and
+        // CU_JIT_MAX_REGISTERS end up there).
+        let limit = fc
+            .maxnreg
+            .map_or(model.regs_per_thread, |m| m.clamp(1, model.regs_per_thread));
+        let regs = units.clamp(1, limit);
         let const_bytes = self
             .module
             .checked
