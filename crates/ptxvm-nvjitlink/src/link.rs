@@ -230,6 +230,9 @@ impl Link {
             return Ok(Output { ptx, cubin: None });
         }
         let mut inputs = std::mem::take(&mut self.ptx);
+        if self.nvvm.is_some() && !inputs.is_empty() {
+            self.keep_ptx_references(&inputs, o);
+        }
         if let Some(ptx) = self.nvvm_ptx()? {
             inputs.push(LinkInput {
                 name: LTO_PTX_NAME.into(),
@@ -247,6 +250,10 @@ impl Link {
                     return Err(fail(NVJITLINK_ERROR_INTERNAL, e));
                 }
             }
+        };
+        let linked = match o.maxrregcount {
+            Some(n) => with_maxnreg(&linked, n),
+            None => linked,
         };
         let target = o.target();
         let copts = ptxvm_vm::CheckOptions {
@@ -305,6 +312,58 @@ impl Link {
             cubin: Some(c.to_elf()),
             ptx: linked,
         })
+    }
+
+    /// NVIDIA's LTO keeps only what the LTO-IR inputs and the kernels use: a function that
+    /// only a PTX input calls (a numba-cuda kernel compiled with `debug=True` is PTX, calling
+    /// `cuda.declare_device` functions linked as LTO-IR) would be dropped, where NVIDIA's
+    /// nvJitLink, which sees the PTX's references, keeps it. So the NVIDIA link gets one more
+    /// LTO-IR input, compiled by NVIDIA's NVRTC: a kernel that takes the address of every
+    /// function and variable the PTX inputs declare `.extern` and do not define. If that
+    /// fails, the link goes on without it (and reports the undefined reference if there is
+    /// one).
+    fn keep_ptx_references(&mut self, inputs: &[LinkInput], o: &Options) {
+        let (funcs, vars) = undefined_externs(inputs);
+        if funcs.is_empty() && vars.is_empty() {
+            return;
+        }
+        let mut src = String::from("extern \"C\" {\n");
+        for f in &funcs {
+            src.push_str(&format!("__device__ void {f}(void);\n"));
+        }
+        for v in &vars {
+            src.push_str(&format!("extern __device__ char {v};\n"));
+        }
+        src.push_str("__global__ void __ptxvm_keep_lto_symbols(void **out) {\n");
+        for (i, n) in funcs.iter().chain(&vars).enumerate() {
+            src.push_str(&format!("  out[{i}] = (void *)&{n};\n"));
+        }
+        src.push_str("}\n}\n");
+        let arch = format!("compute_{}", o.target().trim_start_matches("sm_"));
+        let names = funcs
+            .iter()
+            .chain(&vars)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let r = crate::real::nvrtc_ltoir(&src, &arch).and_then(|lto| {
+            let s = self.nvvm.as_mut().ok_or("no NVIDIA link")?;
+            s.add(
+                NVJITLINK_INPUT_LTOIR,
+                &lto,
+                "<ptxvm: LTO-IR symbols used by PTX inputs>",
+            )
+            .map_err(|(_, log)| log)
+        });
+        match r {
+            Ok(()) if o.verbose => self.info(&format!(
+                "ptxvm: kept {names} in the LTO-IR link for the PTX inputs that use them"
+            )),
+            Ok(()) => {}
+            Err(e) => self.info(&format!(
+                "ptxvm: could not ask NVIDIA's LTO to keep {names} for the PTX inputs: {e}"
+            )),
+        }
     }
 
     /// What the link did, for `PTXVM_LOG=api` traces: its inputs and output.
@@ -376,4 +435,102 @@ pub fn ptxas_log(e: &ptxvm_vm::VmError) -> String {
             .join("\n"),
         other => format!("ptxas fatal   : {other}"),
     }
+}
+
+/// Functions and variables the PTX inputs declare `.extern` and none defines, except the
+/// device runtime's (`vprintf`, `malloc`, ...), which no LTO-IR defines; only names that are
+/// C identifiers (the stub declaring them is C).
+fn undefined_externs(inputs: &[LinkInput]) -> (Vec<String>, Vec<String>) {
+    use ptxvm_syntax::ast::Item;
+    let mut defined = std::collections::HashSet::new();
+    let (mut funcs, mut vars) = (Vec::new(), Vec::new());
+    for inp in inputs {
+        let (src, _) = ptxvm_syntax::Source::new(&inp.name, inp.text.clone(), None);
+        let (ast, _) = ptxvm_syntax::parse(&src);
+        let text = |s: ptxvm_syntax::Span| {
+            src.text
+                .get(s.start as usize..s.end as usize)
+                .unwrap_or("")
+                .to_string()
+        };
+        for item in &ast.items {
+            match item {
+                Item::Func(f) => {
+                    let name = text(f.name);
+                    if f.body.is_some() {
+                        defined.insert(name);
+                    } else if f.linkage.map(text).as_deref() == Some(".extern") {
+                        funcs.push(name);
+                    }
+                }
+                Item::Var(v) => {
+                    for d in &v.declarators {
+                        let name = text(d.name);
+                        if v.linkage.map(text).as_deref() == Some(".extern") {
+                            vars.push(name);
+                        } else {
+                            defined.insert(name);
+                        }
+                    }
+                }
+                Item::Directive(_) => {}
+            }
+        }
+    }
+    let builtin = |n: &str| {
+        matches!(
+            n,
+            "vprintf" | "malloc" | "free" | "__assertfail" | "memcpy" | "memset"
+        ) || n.starts_with("__nv")
+            || n.starts_with("cuda")
+            || n.starts_with("__cuda")
+    };
+    let keep = |n: &String| {
+        !defined.contains(n)
+            && !builtin(n)
+            && n.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let dedup = |v: Vec<String>| {
+        let mut out: Vec<String> = v.into_iter().filter(keep).collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    (dedup(funcs), dedup(vars))
+}
+
+/// `ptx` with `.maxnreg n` on every kernel that has no `.maxnreg` of its own (ptxas's
+/// `-maxrregcount`).
+fn with_maxnreg(ptx: &str, n: u32) -> String {
+    use ptxvm_syntax::ast::{FuncKind, Item};
+    let (src, pre) = ptxvm_syntax::Source::new("<linked>", ptx.to_string(), None);
+    if src.text != ptx || pre.iter().any(|d| d.is_error()) {
+        return ptx.to_string();
+    }
+    let (ast, _) = ptxvm_syntax::parse(&src);
+    let mut at: Vec<usize> = ast
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Func(f) if f.kind == FuncKind::Entry => {
+                let body = f.body.as_ref()?;
+                let has = f.directives.iter().any(|d| {
+                    ptx.get(d.name.start as usize..d.name.end as usize) == Some(".maxnreg")
+                });
+                (!has).then_some(body.span.start as usize)
+            }
+            _ => None,
+        })
+        .collect();
+    at.sort_unstable();
+    let mut out = ptx.to_string();
+    for &i in at.iter().rev() {
+        if out.is_char_boundary(i) {
+            out.insert_str(i, &format!(".maxnreg {n}\n"));
+        }
+    }
+    out
 }

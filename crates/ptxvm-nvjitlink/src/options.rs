@@ -19,6 +19,8 @@ pub struct Options {
     pub ptx: bool,
     pub verbose: bool,
     pub time: bool,
+    /// `-maxrregcount=N`: every kernel gets `.maxnreg N` (unless it has its own).
+    pub maxrregcount: Option<u32>,
     /// Options for NVIDIA's nvJitLink when it compiles LTO-IR to PTX (`-arch` and the NVVM
     /// options; not the ptxas ones nor `-ptx`/`-lto`, which the compile sets itself).
     pub forward: Vec<String>,
@@ -118,6 +120,10 @@ pub fn parse(opts: &[String]) -> Result<Options, OptError> {
         {
             // -Ofc=... is in FORWARD_VALUED.
             o.forward.push(opt.to_string());
+        } else if let Some(v) = opt.strip_prefix("-maxrregcount=")
+            && let Ok(n) = v.parse::<u32>()
+        {
+            o.maxrregcount = (n > 0).then_some(n);
         } else if PTXAS_VALUED
             .iter()
             .any(|p| opt.starts_with(p) && opt.len() > p.len())

@@ -197,6 +197,9 @@ fn dlerror() -> String {
     }
 }
 
+/// Why [`open`] skips a copy of this library.
+const PTXVM_S: &str = "it is ptxvm's nvJitLink";
+
 /// Opens one candidate: `Err` says why it is not NVIDIA's library.
 fn open(path: &Path) -> Result<Lib, String> {
     let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
@@ -218,7 +221,7 @@ fn open(path: &Path) -> Result<Lib, String> {
     if sym(c"ptxvm_nvjitlink_abi").is_some() {
         // SAFETY: our own handle.
         unsafe { libc::dlclose(h) };
-        return Err("it is ptxvm's nvJitLink".into());
+        return Err(PTXVM_S.into());
     }
     macro_rules! get {
         ($name:literal, $t:ty) => {
@@ -270,6 +273,7 @@ fn find() -> Result<Lib, String> {
     for p in candidates() {
         match open(&p) {
             Ok(l) => return Ok(l),
+            Err(e) if e == PTXVM_S => {}
             Err(e) => tried.push(format!("{}: {e}", p.display())),
         }
     }
@@ -415,4 +419,154 @@ impl Drop for Session {
             unsafe { (self.lib.destroy)(&mut self.h) };
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// NVIDIA's NVRTC, beside NVIDIA's nvJitLink: compiles the stub that keeps LTO-IR symbols which
+// PTX inputs use (see `link.rs`).
+
+type NvrtcCreateFn = unsafe extern "C" fn(
+    *mut *mut c_void,
+    *const c_char,
+    *const c_char,
+    c_int,
+    *const *const c_char,
+    *const *const c_char,
+) -> c_int;
+type NvrtcCompileFn = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
+type NvrtcSizeFn = unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int;
+type NvrtcBufFn = unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int;
+type NvrtcDestroyFn = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+
+struct Nvrtc {
+    create: NvrtcCreateFn,
+    compile: NvrtcCompileFn,
+    ltoir_size: NvrtcSizeFn,
+    ltoir: NvrtcBufFn,
+    log_size: NvrtcSizeFn,
+    log: NvrtcBufFn,
+    destroy: NvrtcDestroyFn,
+}
+
+fn nvrtc() -> Result<&'static Nvrtc, String> {
+    static N: OnceLock<Result<Nvrtc, String>> = OnceLock::new();
+    N.get_or_init(|| {
+        let dir = lib()?
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let so = if crate::ABI.0 == 12 && dir.join("libnvrtc.so.12").is_file() {
+            dir.join("libnvrtc.so.12")
+        } else {
+            dir.join("libnvrtc.so.13")
+        };
+        if !so.is_file() {
+            return Err(format!(
+                "NVIDIA's NVRTC is not beside nvJitLink in {}",
+                dir.display()
+            ));
+        }
+        // NVRTC opens its builtins by SONAME; an already-loaded copy is found that way.
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                if e.file_name()
+                    .to_string_lossy()
+                    .starts_with("libnvrtc-builtins.so.")
+                    && let Ok(c) = CString::new(e.path().as_os_str().as_encoded_bytes())
+                {
+                    // SAFETY: dlopen of a file path.
+                    unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+                }
+            }
+        }
+        let c = CString::new(so.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+        // SAFETY: dlopen of a file path.
+        let h = unsafe {
+            libc::dlopen(
+                c.as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+            )
+        };
+        if h.is_null() {
+            return Err(dlerror());
+        }
+        macro_rules! get {
+            ($name:literal, $t:ty) => {{
+                // SAFETY: a live handle and a C string.
+                let p = unsafe { libc::dlsym(h, $name.as_ptr()) };
+                if p.is_null() {
+                    return Err(format!("NVRTC has no {}", $name.to_string_lossy()));
+                }
+                // SAFETY: NVRTC's entry point of this name has this signature (nvrtc.h).
+                unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
+            }};
+        }
+        Ok(Nvrtc {
+            create: get!(c"nvrtcCreateProgram", NvrtcCreateFn),
+            compile: get!(c"nvrtcCompileProgram", NvrtcCompileFn),
+            ltoir_size: get!(c"nvrtcGetLTOIRSize", NvrtcSizeFn),
+            ltoir: get!(c"nvrtcGetLTOIR", NvrtcBufFn),
+            log_size: get!(c"nvrtcGetProgramLogSize", NvrtcSizeFn),
+            log: get!(c"nvrtcGetProgramLog", NvrtcBufFn),
+            destroy: get!(c"nvrtcDestroyProgram", NvrtcDestroyFn),
+        })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Compiles CUDA C++ `src` to LTO-IR for `arch` (`compute_80`) with NVIDIA's NVRTC.
+pub fn nvrtc_ltoir(src: &str, arch: &str) -> Result<Vec<u8>, String> {
+    let n = nvrtc()?;
+    let src = CString::new(src).map_err(|e| e.to_string())?;
+    let name = c"ptxvm_keep.cu";
+    let mut p: *mut c_void = std::ptr::null_mut();
+    // SAFETY: valid out-pointer and C strings; no headers.
+    let r = unsafe {
+        (n.create)(
+            &mut p,
+            src.as_ptr(),
+            name.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    if r != 0 {
+        return Err(format!("nvrtcCreateProgram failed ({r})"));
+    }
+    let opts: Vec<CString> = [format!("-arch={arch}"), "-rdc=true".into(), "-dlto".into()]
+        .into_iter()
+        .filter_map(|o| CString::new(o).ok())
+        .collect();
+    let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let buf = |size: NvrtcSizeFn, get: NvrtcBufFn| -> Option<Vec<u8>> {
+        let mut len = 0usize;
+        // SAFETY: a live program, valid out-pointer, a buffer of the size reported.
+        unsafe {
+            if size(p, &mut len) != 0 {
+                return None;
+            }
+            let mut b = vec![0u8; len + 1];
+            (get(p, b.as_mut_ptr().cast()) == 0).then(|| {
+                b.truncate(len);
+                b
+            })
+        }
+    };
+    // SAFETY: a live program and an option array.
+    let r = unsafe { (n.compile)(p, ptrs.len() as c_int, ptrs.as_ptr()) };
+    let out = if r == 0 {
+        buf(n.ltoir_size, n.ltoir).ok_or_else(|| "nvrtcGetLTOIR failed".to_string())
+    } else {
+        let log = buf(n.log_size, n.log).unwrap_or_default();
+        Err(format!(
+            "NVRTC: {}",
+            String::from_utf8_lossy(&log).trim_end_matches('\0').trim()
+        ))
+    };
+    // SAFETY: our program, destroyed once.
+    unsafe { (n.destroy)(&mut p) };
+    out
 }

@@ -620,3 +620,16 @@ fn threads_link_at_once() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn maxrregcount_bounds_every_kernel() {
+    let many = KERNEL.replace(".reg .b64 %rd<2>;", ".reg .b64 %rd<200>;");
+    let (_, h) = create(&["-arch=sm_80", "-maxrregcount=38"]);
+    assert_eq!(add(h, NVJITLINK_INPUT_PTX, many.as_bytes(), "k.ptx"), 0);
+    assert_eq!(add(h, NVJITLINK_INPUT_PTX, HELPER.as_bytes(), "h.ptx"), 0);
+    assert_eq!(complete(h), 0, "{}", error_log(h));
+    let c = Container::from_elf(&cubin(h)).unwrap();
+    assert!(c.ptx.contains(".maxnreg 38"), "{}", c.ptx);
+    assert_eq!(c.kernels[0].regs, 38);
+    destroy(h);
+}

@@ -103,3 +103,54 @@ fn lto_ptx_gives_nvidias_ptx() {
     );
     destroy(h);
 }
+
+#[test]
+fn functions_that_only_ptx_calls_survive_nvidias_lto() {
+    if !have_nvidia() {
+        return;
+    }
+    // A function defined in LTO-IR and called only from a PTX input (numba-cuda: a kernel
+    // compiled with debug=True calling a declare_device function linked as LTO-IR).
+    let lto = ptxvm_nvjitlink::real::nvrtc_ltoir(
+        "extern \"C\" __device__ int ptxvm_add(int a, int b) { return a + b; }",
+        "compute_80",
+    )
+    .expect("NVRTC");
+    let kernel = ".version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) ptxvm_add(.param .b32 a, .param .b32 b);
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	mov.b32 %r1, 20;
+	{
+	.param .b32 a;
+	.param .b32 b;
+	.param .b32 r;
+	st.param.b32 [a], %r1;
+	st.param.b32 [b], %r1;
+	call.uni (r), ptxvm_add, (a, b);
+	ld.param.b32 %r2, [r];
+	}
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+";
+    let (_, h) = create(&["-arch=sm_80", "-lto", "-verbose"]);
+    assert_eq!(add(h, NVJITLINK_INPUT_PTX, kernel.as_bytes(), "k.ptx"), 0);
+    assert_eq!(
+        add(h, NVJITLINK_INPUT_LTOIR, &lto, "add.ltoir"),
+        0,
+        "{}",
+        error_log(h)
+    );
+    assert_eq!(complete(h), 0, "{}\n{}", error_log(h), info_log(h));
+    let c = Container::from_elf(&cubin(h)).unwrap();
+    assert!(c.ptx.contains("ptxvm_add("), "{}", c.ptx);
+    assert!(c.kernels.iter().any(|k| k.name == "k"));
+    assert!(info_log(h).contains("kept ptxvm_add"), "{}", info_log(h));
+    destroy(h);
+}
