@@ -464,10 +464,15 @@ fn undefined_externs(inputs: &[LinkInput]) -> (Vec<String>, Vec<String>) {
                     }
                 }
                 Item::Var(v) => {
+                    // `.extern .shared` is dynamic shared memory, defined by no one.
+                    let space = v.space.map(text).unwrap_or_default();
+                    let linkable = space.starts_with(".global") || space.starts_with(".const");
                     for d in &v.declarators {
                         let name = text(d.name);
                         if v.linkage.map(text).as_deref() == Some(".extern") {
-                            vars.push(name);
+                            if linkable {
+                                vars.push(name);
+                            }
                         } else {
                             defined.insert(name);
                         }
