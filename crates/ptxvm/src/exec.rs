@@ -134,13 +134,15 @@ pub fn environment(dir: &Path, o: &ExecOpts) -> Vec<(String, String)> {
         .map(|p| p.display().to_string())
         .collect();
     if !preload.is_empty() {
-        let mut v = preload.join(":");
-        if let Ok(old) = std::env::var("LD_PRELOAD")
-            && !old.trim().is_empty()
-        {
-            v = format!("{v}:{old}");
-        }
-        env.push(("LD_PRELOAD".to_string(), v));
+        // The user's preloads follow (without ours again, under a nested `exec`).
+        let old = std::env::var("LD_PRELOAD").unwrap_or_default();
+        let mut all = preload.clone();
+        all.extend(
+            old.split([':', ' '])
+                .filter(|p| !p.is_empty() && !preload.iter().any(|q| q == p))
+                .map(str::to_string),
+        );
+        env.push(("LD_PRELOAD".to_string(), all.join(":")));
     }
     let mut keep = |k: &str, v: String| {
         if std::env::var_os(k).is_none() {
