@@ -117,12 +117,25 @@ pub struct Want {
     pub prefer_nvvm: bool,
 }
 
-/// The pieces of one input of type `input_type`.
+/// The pieces of one input of type `input_type`, and notes for the info log (library
+/// members skipped).
 pub fn pieces(
     input_type: u32,
     data: &[u8],
     name: &str,
     want: Want,
+) -> Result<(Vec<Piece>, Vec<String>), InputError> {
+    let mut notes = Vec::new();
+    let p = pieces_of(input_type, data, name, want, &mut notes)?;
+    Ok((p, notes))
+}
+
+fn pieces_of(
+    input_type: u32,
+    data: &[u8],
+    name: &str,
+    want: Want,
+    notes: &mut Vec<String>,
 ) -> Result<Vec<Piece>, InputError> {
     let t = if input_type == NVJITLINK_INPUT_ANY {
         classify(data)
@@ -189,7 +202,7 @@ pub fn pieces(
             if !data.starts_with(AR_MAGIC) {
                 return Err(wrong_type(name, "LIBRARY"));
             }
-            library(data, name, want)
+            library(data, name, want, notes)
         }
         NVJITLINK_INPUT_INDEX => Err(err(
             NVJITLINK_ERROR_UNRECOGNIZED_INPUT,
@@ -367,8 +380,16 @@ fn object(data: &[u8], name: &str, want: Want) -> Result<Vec<Piece>, InputError>
     Ok(out)
 }
 
-/// The members of an `ar` archive, each as an object, fatbin, cubin or PTX.
-fn library(data: &[u8], name: &str, want: Want) -> Result<Vec<Piece>, InputError> {
+/// The members of an `ar` archive, each as an object, fatbin, cubin or LTO-IR. A member with
+/// no code ptxvm can use (SASS only, as in NVIDIA's `libcudadevrt.a`) is left out with a
+/// note: a linker takes from a library only what is referenced, and a reference to what it
+/// held is reported as undefined.
+fn library(
+    data: &[u8],
+    name: &str,
+    want: Want,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Piece>, InputError> {
     let bad = |why: &str| {
         err(
             NVJITLINK_ERROR_INVALID_INPUT,
@@ -415,10 +436,19 @@ fn library(data: &[u8], name: &str, want: Want) -> Result<Vec<Piece>, InputError
             raw.trim_end_matches('/').to_string()
         };
         let label = format!("{name}({member})");
+        let usable = |r: Result<Vec<Piece>, InputError>, notes: &mut Vec<String>| match r {
+            Err(e) if e.code == NVJITLINK_ERROR_UNRECOGNIZED_INPUT => {
+                notes.push(format!("ptxvm: left out {label}: {}", e.msg));
+                Ok(Vec::new())
+            }
+            r => r,
+        };
         match classify(body) {
-            NVJITLINK_INPUT_OBJECT => out.extend(object(body, &label, want)?),
-            NVJITLINK_INPUT_FATBIN => out.extend(fatbins(body, &label, want)?),
-            NVJITLINK_INPUT_CUBIN => out.push(cubin(body, &label, want)?),
+            NVJITLINK_INPUT_OBJECT => out.extend(usable(object(body, &label, want), notes)?),
+            NVJITLINK_INPUT_FATBIN => out.extend(usable(fatbins(body, &label, want), notes)?),
+            NVJITLINK_INPUT_CUBIN => {
+                out.extend(usable(cubin(body, &label, want).map(|p| vec![p]), notes)?)
+            }
             NVJITLINK_INPUT_LTOIR => out.push(Piece::Nvvm {
                 name: label,
                 input_type: NVJITLINK_INPUT_LTOIR,

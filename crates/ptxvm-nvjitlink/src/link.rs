@@ -115,7 +115,12 @@ impl Link {
             prefer_nvvm: o.ptx,
         };
         let pieces = match inputs::pieces(input_type, bytes, name, want) {
-            Ok(p) => p,
+            Ok((p, notes)) => {
+                for n in notes {
+                    self.info(&n);
+                }
+                p
+            }
             Err(e) => {
                 self.error(&e.msg);
                 return Err(fail(e.code, e.msg));
@@ -438,8 +443,8 @@ pub fn ptxas_log(e: &ptxvm_vm::VmError) -> String {
 }
 
 /// Functions and variables the PTX inputs declare `.extern` and none defines, except the
-/// device runtime's (`vprintf`, `malloc`, ...), which no LTO-IR defines; only names that are
-/// C identifiers (the stub declaring them is C).
+/// VM's builtins (`vprintf`, `malloc`, ...) and the device runtime's, which no LTO-IR
+/// defines; only names that are C identifiers (the stub declaring them is C).
 fn undefined_externs(inputs: &[LinkInput]) -> (Vec<String>, Vec<String>) {
     use ptxvm_syntax::ast::Item;
     let mut defined = std::collections::HashSet::new();
@@ -482,11 +487,10 @@ fn undefined_externs(inputs: &[LinkInput]) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    // The VM's own (vprintf, malloc, ...), libdevice's and the device runtime's.
     let builtin = |n: &str| {
-        matches!(
-            n,
-            "vprintf" | "malloc" | "free" | "__assertfail" | "memcpy" | "memset"
-        ) || n.starts_with("__nv")
+        ptxvm_vm::program::Builtin::named(n).is_some()
+            || n.starts_with("__nv")
             || n.starts_with("cuda")
             || n.starts_with("__cuda")
     };

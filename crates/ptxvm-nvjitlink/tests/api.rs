@@ -633,3 +633,37 @@ fn maxrregcount_bounds_every_kernel() {
     assert_eq!(c.kernels[0].regs, 38);
     destroy(h);
 }
+
+#[test]
+fn library_members_without_ptx_are_left_out() {
+    // A member with only SASS (as NVIDIA's libcudadevrt.a) next to one with PTX.
+    let mut sass = container(HELPER);
+    let at = sass.windows(10).position(|w| w == b".ptxvm.ptx").unwrap();
+    sass[at + 1] = b'X';
+    let sass_obj = host_object(".nv_fatbin", &fatbin(&[(2, 80, &sass)]));
+    let ptx_obj = host_object(".nv_fatbin", &fatbin(&[(1, 80, HELPER.as_bytes())]));
+    let lib = archive(&[("devrt.o", &sass_obj), ("helper.o", &ptx_obj)]);
+    let (_, h) = create(&["-arch=sm_80"]);
+    assert_eq!(add(h, NVJITLINK_INPUT_PTX, KERNEL.as_bytes(), "k.ptx"), 0);
+    assert_eq!(
+        add(h, NVJITLINK_INPUT_LIBRARY, &lib, "libx.a"),
+        0,
+        "{}",
+        error_log(h)
+    );
+    assert!(
+        info_log(h).contains("left out libx.a(devrt.o)"),
+        "{}",
+        info_log(h)
+    );
+    assert_eq!(complete(h), 0, "{}", error_log(h));
+    has_both(&Container::from_elf(&cubin(h)).unwrap());
+    destroy(h);
+    // Given as an object, the same SASS-only code is refused.
+    let (_, h) = create(&["-arch=sm_80"]);
+    assert_eq!(
+        add(h, NVJITLINK_INPUT_OBJECT, &sass_obj, "devrt.o"),
+        NVJITLINK_ERROR_UNRECOGNIZED_INPUT
+    );
+    destroy(h);
+}
