@@ -7,6 +7,7 @@ nvJitLink (LTO-IR), and a kernel must run. Prints one line per fact; exits 1 if 
 
 import os
 import sys
+import warnings
 
 import numpy as np
 from cuda.pathfinder import load_nvidia_dynamic_lib
@@ -14,6 +15,7 @@ from numba import cuda
 from numba.cuda.cudadrv.driver import _have_nvjitlink
 
 ok = True
+warnings.simplefilter("ignore")  # numba's occupancy and host-copy advice
 
 
 def fact(what, good):
