@@ -72,9 +72,9 @@ pub mod link;
 pub mod options;
 pub mod real;
 
-/// Module images, shared with the driver: fatbin parsing (with zstd/LZ4 entries) and the
-/// image kinds. Included from `ptxvm-cuda` rather than depended on, since linking the driver
-/// crate would export its `cu*` entry points from this library too.
+// Module images, shared with the driver: fatbin parsing (with zstd/LZ4 entries) and the
+// image kinds. Included from `ptxvm-cuda` rather than depended on, since linking the driver
+// crate would export its `cu*` entry points from this library too.
 #[path = "../../ptxvm-cuda/src/image.rs"]
 #[allow(dead_code, clippy::all)]
 pub mod image;
