@@ -25,10 +25,12 @@ def fact(what, good):
 
 
 site = [p for p in sys.path if p.endswith("site-packages")]
+# NVIDIA's wheels: nvidia-nvjitlink (13.x) and nvidia-nvjitlink-cu12.
 nvidia = [
-    os.path.join(s, "nvidia/cu13/lib/libnvJitLink.so.13")
+    os.path.join(s, rel)
     for s in site
-    if os.path.isfile(os.path.join(s, "nvidia/cu13/lib/libnvJitLink.so.13"))
+    for rel in ("nvidia/cu13/lib/libnvJitLink.so.13", "nvidia/nvjitlink/lib/libnvJitLink.so.12")
+    if os.path.isfile(os.path.join(s, rel))
 ]
 fact(f"NVIDIA's nvJitLink is installed: {nvidia[0] if nvidia else 'no'}", nvidia)
 loaded = load_nvidia_dynamic_lib("nvJitLink").abs_path
