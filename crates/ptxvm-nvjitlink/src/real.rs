@@ -451,22 +451,32 @@ struct Nvrtc {
 fn nvrtc() -> Result<&'static Nvrtc, String> {
     static N: OnceLock<Result<Nvrtc, String>> = OnceLock::new();
     N.get_or_init(|| {
-        let dir = lib()?
+        // NVRTC of the nvJitLink's major version (LTO-IR is not read across majors): beside
+        // it (CUDA 13's wheel, toolkits), in NVIDIA's 12.x wheel layout
+        // (nvidia/nvjitlink/lib and nvidia/cuda_nvrtc/lib), or already loaded.
+        let real = lib()?;
+        let name = format!("libnvrtc.so.{}", real.version.0);
+        let dir = real
             .path
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let so = if crate::ABI.0 == 12 && dir.join("libnvrtc.so.12").is_file() {
-            dir.join("libnvrtc.so.12")
-        } else {
-            dir.join("libnvrtc.so.13")
-        };
-        if !so.is_file() {
+        let mut cands = vec![
+            dir.join(&name),
+            dir.join("../../cuda_nvrtc/lib").join(&name),
+        ];
+        cands.extend(
+            loaded_objects()
+                .into_iter()
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy() == name)),
+        );
+        let Some(so) = cands.into_iter().find(|p| p.is_file()) else {
             return Err(format!(
-                "NVIDIA's NVRTC is not beside nvJitLink in {}",
+                "NVIDIA's NVRTC ({name}) was not found beside nvJitLink in {}",
                 dir.display()
             ));
-        }
+        };
+        let dir = so.parent().map(Path::to_path_buf).unwrap_or_default();
         // NVRTC opens its builtins by SONAME; an already-loaded copy is found that way.
         if let Ok(rd) = std::fs::read_dir(&dir) {
             for e in rd.flatten() {
