@@ -40,6 +40,9 @@ pub const SPIN_YIELD: u32 = 64;
 const QUANTUM: u32 = 256;
 /// Maximum call depth per thread.
 const MAX_DEPTH: usize = 1024;
+/// The unit in which a GPU allocates a CTA's shared memory (bytes): accesses past the
+/// requested size but inside the last unit do not fault.
+const SHARED_ALLOC_UNIT: usize = 128;
 
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
@@ -307,7 +310,14 @@ impl<'a> Cta<'a> {
             launch,
             mem,
             ctaid,
-            shared: vec![0; (f.dyn_base + launch.dyn_shared) as usize],
+            // A GPU allocates a CTA's shared memory in 128-byte units and faults only outside
+            // them: compilers widen loads up to that boundary (NVVM's LTO turns the last
+            // elements of a small dynamic shared array into one 16-byte `ld.shared.v4`).
+            shared: vec![
+                0;
+                (f.dyn_base as usize + launch.dyn_shared as usize)
+                    .next_multiple_of(SHARED_ALLOC_UNIT)
+            ],
             nwarps: n.div_ceil(32),
             threads,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),

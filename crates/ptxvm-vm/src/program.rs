@@ -769,6 +769,8 @@ pub struct FuncCode {
     /// Required block shape (`.reqntid`) and maximum threads (`.maxntid`).
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// Register limit (`.maxnreg`).
+    pub maxnreg: Option<u32>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
     /// Kernels only: the CTA offset of every shared slot this kernel can reach
@@ -1091,6 +1093,7 @@ fn decode_func(
             .collect(),
         reqntid: f.tuning.reqntid,
         maxntid: f.tuning.maxntid,
+        maxnreg: f.tuning.maxnreg,
         cluster: f.tuning.reqnctapercluster,
         ..FuncCode::default()
     };
