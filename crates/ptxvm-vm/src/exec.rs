@@ -116,6 +116,9 @@ impl Engine {
         }
     }
 }
+/// The unit in which a GPU allocates a CTA's shared memory (bytes): accesses past the
+/// requested size but inside the last unit do not fault.
+const SHARED_ALLOC_UNIT: usize = 128;
 
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
@@ -722,7 +725,16 @@ impl<'a> Cta<'a> {
             charged: base,
             mem,
             ctaid,
-            shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
+            // A GPU allocates a CTA's shared memory in 128-byte units and faults only outside
+            // them: compilers widen loads up to that boundary (NVVM's LTO turns the last
+            // elements of a small dynamic shared array into one 16-byte `ld.shared.v4`).
+            shared: vec![
+                0;
+                (f.dyn_base as usize)
+                    .saturating_add(launch.dyn_shared as usize)
+                    .checked_next_multiple_of(SHARED_ALLOC_UNIT)
+                    .unwrap_or(usize::MAX)
+            ],
             nwarps: n.div_ceil(32),
             threads,
             wregs: (0..n.div_ceil(32))

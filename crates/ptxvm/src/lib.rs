@@ -58,7 +58,7 @@ enum Cmd {
     /// Run a program with ptxvm as its CUDA driver (libcuda.so.1): nvcc-built programs,
     /// numba-cuda, cuda-python, CuPy, Triton.
     #[command(
-        after_help = "The program runs with LD_LIBRARY_PATH, NUMBA_CUDA_DRIVER, TRITON_LIBCUDA_PATH,\nCUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS= set for it (variables already set are kept).\nDriver settings: PTXVM_ARCH, PTXVM_THREADS, PTXVM_LOG, PTXVM_MAX_STEPS, PTXVM_DEVICES,\nPTXVM_DEVICE_MEMORY (see the README).\n\nExamples:\n  ptxvm exec -- ./my_cuda_app\n  ptxvm exec --arch sm_90a -- python -m pytest tests/"
+        after_help = "The program runs with LD_LIBRARY_PATH, LD_PRELOAD (ptxvm's nvJitLink), NUMBA_CUDA_DRIVER,\nTRITON_LIBCUDA_PATH, CUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS= set for it (variables\nalready set are kept; LD_LIBRARY_PATH and LD_PRELOAD are extended).\nDriver settings: PTXVM_ARCH, PTXVM_THREADS, PTXVM_LOG, PTXVM_MAX_STEPS, PTXVM_DEVICES,\nPTXVM_DEVICE_MEMORY (see the README).\n\nExamples:\n  ptxvm exec -- ./my_cuda_app\n  ptxvm exec --arch sm_90a -- python -m pytest tests/"
     )]
     Exec(exec::ExecOpts),
     /// Print the directory that holds the driver library (libcuda.so.1).
