@@ -6,6 +6,7 @@
 //!
 //! `cargo bench -p ptxvm-cuda --bench launch [-- ROUND_TRIPS]`
 
+use cuda::abi::*;
 use cuda::context::*;
 use cuda::entry::*;
 use cuda::launch::*;
@@ -15,7 +16,8 @@ use cuda::types::*;
 use std::ffi::{CString, c_void};
 use std::time::Instant;
 
-const EMPTY: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n\tret;\n}\n";
+const EMPTY: &str =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry empty()\n{\n\tret;\n}\n";
 
 /// A module of about `bytes` bytes of PTX: kernels with a loop, loads, stores and
 /// arithmetic, as compilers emit them.
@@ -65,14 +67,20 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cpu: {cpu}; load average: {}; engine: {}",
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
         std::env::var("PTXVM_ENGINE").unwrap_or_else(|_| "auto".into())
     );
     // SAFETY: driver entry points called with valid out-pointers and NUL-terminated images.
     unsafe {
         check("cuInit", cuInit(0));
         let mut ctx: Handle = std::ptr::null_mut();
-        check("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain(&mut ctx, 0));
+        check(
+            "cuDevicePrimaryCtxRetain",
+            cuDevicePrimaryCtxRetain(&mut ctx, 0),
+        );
         check("cuCtxSetCurrent", cuCtxSetCurrent(ctx));
         let mut stream: Handle = std::ptr::null_mut();
         check("cuStreamCreate", cuStreamCreate(&mut stream, 1));
@@ -80,12 +88,18 @@ fn main() {
         // Launch round trips.
         let image = CString::new(EMPTY).unwrap();
         let mut m: Handle = std::ptr::null_mut();
-        check("cuModuleLoadData", cuModuleLoadData(&mut m, image.as_ptr().cast()));
+        check(
+            "cuModuleLoadData",
+            cuModuleLoadData(&mut m, image.as_ptr().cast()),
+        );
         let mut f: Handle = std::ptr::null_mut();
         let name = CString::new("empty").unwrap();
-        check("cuModuleGetFunction", cuModuleGetFunction(&mut f, m, name.as_ptr()));
+        check(
+            "cuModuleGetFunction",
+            cuModuleGetFunction(&mut f, m, name.as_ptr()),
+        );
         let mut params: [*mut c_void; 0] = [];
-        let launch = |s: Handle| {
+        let mut launch = |s: Handle| {
             check(
                 "cuLaunchKernel",
                 cuLaunchKernel(
@@ -107,7 +121,10 @@ fn main() {
         for _ in 0..1000 {
             launch(stream);
         }
-        for (label, s) in [("a created stream", stream), ("the legacy default stream", std::ptr::null_mut())] {
+        for (label, s) in [
+            ("a created stream", stream),
+            ("the legacy default stream", std::ptr::null_mut()),
+        ] {
             let mut us = Vec::with_capacity(trips);
             for _ in 0..trips {
                 let t = Instant::now();
@@ -131,11 +148,17 @@ fn main() {
             let image = CString::new(format!("// round {round}\n{text}")).unwrap();
             let mut m: Handle = std::ptr::null_mut();
             let t = Instant::now();
-            check("cuModuleLoadData", cuModuleLoadData(&mut m, image.as_ptr().cast()));
+            check(
+                "cuModuleLoadData",
+                cuModuleLoadData(&mut m, image.as_ptr().cast()),
+            );
             first.push(t.elapsed().as_secs_f64() * 1e3);
             let mut m2: Handle = std::ptr::null_mut();
             let t = Instant::now();
-            check("cuModuleLoadData", cuModuleLoadData(&mut m2, image.as_ptr().cast()));
+            check(
+                "cuModuleLoadData",
+                cuModuleLoadData(&mut m2, image.as_ptr().cast()),
+            );
             again.push(t.elapsed().as_secs_f64() * 1e3);
             check("cuModuleUnload", cuModuleUnload(m2));
             check("cuModuleUnload", cuModuleUnload(m));
