@@ -49,6 +49,10 @@ fn tf32_ref(b: u32, rnd: Rnd) -> u32 {
 }
 
 fn to_int(s: Single, dst: IntType, rnd: Rnd) -> u64 {
+    // PTX ISA 9.0: a NaN from `.f32` gives 0, or 1 << 63 into a 64-bit type.
+    if s.is_nan() {
+        return if dst.bits() == 64 { 1 << 63 } else { 0 };
+    }
     let v: i128 = if dst.signed() {
         s.to_i128_r(dst.bits() as usize, rr(rnd), &mut false).value
     } else {

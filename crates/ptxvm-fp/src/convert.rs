@@ -601,7 +601,8 @@ pub fn cvt_pack_sat(a: i32, b: i32, c: u32, size: u32, dst_signed: bool) -> u32 
 
 /// `cvt.irnd{.ftz}{.sat}.itype.ftype d, a` — float to integer with `.rni .rzi .rmi .rpi`
 /// (`irnd` = [`Rnd::Rn`], [`Rnd::Rz`], [`Rnd::Rm`], [`Rnd::Rp`]). Saturates to `dst`'s range
-/// (PTX float-to-integer conversions always saturate; `.sat` is redundant); NaN → 0. `.ftz`
+/// (PTX float-to-integer conversions always saturate; `.sat` is redundant). A NaN gives
+/// [`nan_to_int`]: 0, or `1 << (bits(dst) - 1)` from an `.f64` or into a 64-bit type. `.ftz`
 /// flushes an `.f32` subnormal input to zero first. `a` holds the source bits (low bits).
 /// Result bits are zero-extended to 64 bits.
 #[inline]
@@ -609,16 +610,30 @@ pub fn cvt_float_to_int(a: u64, src: FloatType, dst: IntType, irnd: Rnd, ftz: bo
     match src {
         FloatType::F32 => cvt_f32_to_int(f32::from_bits(a as u32), dst, irnd, ftz),
         FloatType::F64 => cvt_f64_to_int(f64::from_bits(a), dst, irnd),
-        _ => {
-            let v = unpack(src.format(), a);
-            dst.encode(val_to_int(v, dst, irnd))
-        }
+        _ => match unpack(src.format(), a) {
+            Val::Nan => nan_to_int(false, dst),
+            v => dst.encode(val_to_int(v, dst, irnd)),
+        },
+    }
+}
+
+/// What a float-to-integer conversion gives for a NaN (PTX ISA 9.0, `cvt`): zero if the
+/// source is not `.f64` and the destination is not `.s64`/`.u64`; otherwise
+/// `1 << (bits(dst) - 1)` — `MININT` for a signed destination, `(MAXINT >> 1) + 1` for an
+/// unsigned one. (Earlier ISA versions said 0 in every case; the hardware never did.)
+#[inline]
+pub fn nan_to_int(src_f64: bool, dst: IntType) -> u64 {
+    if src_f64 || dst.bits() == 64 {
+        1u64 << (dst.bits() - 1)
+    } else {
+        0
     }
 }
 
 #[inline]
 fn val_to_int(v: Val, dst: IntType, irnd: Rnd) -> i128 {
     match v {
+        // NaN is answered by the caller (`nan_to_int`).
         Val::Nan | Val::Zero(_) => 0,
         Val::Inf(n) => {
             if n {
@@ -667,7 +682,7 @@ fn round_f32_int(x: f32, irnd: Rnd) -> f32 {
 
 #[inline]
 fn sat_float_to_int(r: f64, dst: IntType) -> u64 {
-    // `as` saturates and maps NaN to 0, exactly PTX's float-to-int rule.
+    // `as` saturates, PTX's float-to-int rule (NaN never gets here).
     let v: i128 = if dst.signed() {
         (r as i64) as i128
     } else {
@@ -679,6 +694,9 @@ fn sat_float_to_int(r: f64, dst: IntType) -> u64 {
 /// `cvt.irnd{.ftz}{.sat}.itype.f32 d, a` (see [`cvt_float_to_int`]).
 #[inline]
 pub fn cvt_f32_to_int(a: f32, dst: IntType, irnd: Rnd, ftz: bool) -> u64 {
+    if a.is_nan() {
+        return nan_to_int(false, dst);
+    }
     let a = if ftz && a.is_subnormal() { 0.0 } else { a };
     sat_float_to_int(round_f32_int(a, irnd) as f64, dst)
 }
@@ -686,6 +704,9 @@ pub fn cvt_f32_to_int(a: f32, dst: IntType, irnd: Rnd, ftz: bool) -> u64 {
 /// `cvt.irnd{.sat}.itype.f64 d, a` (see [`cvt_float_to_int`]).
 #[inline]
 pub fn cvt_f64_to_int(a: f64, dst: IntType, irnd: Rnd) -> u64 {
+    if a.is_nan() {
+        return nan_to_int(true, dst);
+    }
     sat_float_to_int(round_f64_int(a, irnd), dst)
 }
 

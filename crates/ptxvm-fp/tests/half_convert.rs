@@ -923,8 +923,18 @@ pub fn check_cvt_16_to_16_exhaustive() -> u64 {
     count
 }
 
+/// The float-to-integer conversion by rustc_apfloat (which saturates, as PTX does), with
+/// PTX ISA 9.0's NaN rule written out: 0 unless the source is `.f64` or the destination is
+/// 64 bits wide, then `1 << (bits - 1)`.
 fn ref_to_int<F: Float>(x: F, dst: IntType, rnd: Rnd) -> u64 {
-    // apfloat saturates and gives 0 for NaN, like PTX.
+    if x.is_nan() {
+        let from_f64 = F::BITS == 64;
+        return if from_f64 || dst.bits() == 64 {
+            1u64 << (dst.bits() - 1)
+        } else {
+            0
+        };
+    }
     let v: i128 = if dst.signed() {
         x.to_i128_r(dst.bits() as usize, rr(rnd), &mut false).value
     } else {
@@ -1839,7 +1849,29 @@ fn layouts_and_spec_examples() {
         0x7fff_ffff
     );
     assert_eq!(cvt_f32_to_int(-1.0, IntType::U32, Rnd::Rz, false), 0);
-    assert_eq!(cvt_f32_to_int(f32::NAN, IntType::S64, Rnd::Rn, false), 0);
+    // NaN (PTX ISA 9.0): 0 from f32/f16/bf16 into at most 32 bits, else 1 << (bits - 1).
+    assert_eq!(cvt_f32_to_int(f32::NAN, IntType::S32, Rnd::Rn, false), 0);
+    assert_eq!(cvt_f32_to_int(-f32::NAN, IntType::U16, Rnd::Rz, false), 0);
+    assert_eq!(
+        cvt_f32_to_int(f32::NAN, IntType::S64, Rnd::Rn, false),
+        0x8000_0000_0000_0000
+    );
+    assert_eq!(
+        cvt_f32_to_int(f32::NAN, IntType::U64, Rnd::Rz, false),
+        0x8000_0000_0000_0000
+    );
+    assert_eq!(cvt_f64_to_int(f64::NAN, IntType::S32, Rnd::Rz), 0x8000_0000);
+    assert_eq!(cvt_f64_to_int(f64::NAN, IntType::U32, Rnd::Rm), 0x8000_0000);
+    assert_eq!(cvt_f64_to_int(f64::NAN, IntType::U8, Rnd::Rp), 0x80);
+    assert_eq!(cvt_f64_to_int(-f64::NAN, IntType::S16, Rnd::Rn), 0x8000);
+    assert_eq!(
+        cvt_float_to_int(0x7e00, FloatType::F16, IntType::U64, Rnd::Rz, false),
+        0x8000_0000_0000_0000
+    );
+    assert_eq!(
+        cvt_float_to_int(0x7fc0, FloatType::BF16, IntType::S32, Rnd::Rz, false),
+        0
+    );
     assert_eq!(
         cvt_f32_to_int(f32::from_bits(1), IntType::S32, Rnd::Rp, false),
         1
