@@ -3675,11 +3675,15 @@ def int_to_f64_rz(k):
     return d
 
 
-def cvt_f_int(a, mode, lo, hi):
-    """cvt.{rni,rzi,rmi,rpi}.intN.fM: saturating, NaN -> 0 (PTX ISA)."""
+def cvt_f_int(a, mode, lo, hi, src_f64=False):
+    """cvt.{rni,rzi,rmi,rpi}.intN.fM: saturating; a NaN gives 0 unless the source is .f64 or
+    the destination is 64-bit, then 1 << (N - 1) as the destination's bits (PTX ISA 9.0)."""
     a = float(a)
     if math.isnan(a):
-        return 0
+        bits = (hi - lo).bit_length()
+        if not src_f64 and bits < 64:
+            return 0
+        return lo if lo < 0 else 1 << (bits - 1)
     if math.isinf(a):
         return lo if a < 0 else hi
     v = {"rn": round(a), "rm": math.floor(a), "rp": math.ceil(a), "rz": math.trunc(a)}[mode]
@@ -3769,12 +3773,12 @@ def f64_conversions_ref(d):
     fo, i3, i6, u3 = [], [], [], []
     for v in d.tolist():
         f = f32(cvt_f64_to_f32(v, "rz") + cvt_f64_to_f32(v, "rn"))
-        k32 = wrapn(cvt_f_int(v, "rz", -2 ** 31, 2 ** 31 - 1) + cvt_f_int(v, "rm", -2 ** 31, 2 ** 31 - 1)
-                    + cvt_f_int(v, "rp", -2 ** 31, 2 ** 31 - 1), 32)
+        k32 = wrapn(cvt_f_int(v, "rz", -2 ** 31, 2 ** 31 - 1, True) + cvt_f_int(v, "rm", -2 ** 31, 2 ** 31 - 1, True)
+                    + cvt_f_int(v, "rp", -2 ** 31, 2 ** 31 - 1, True), 32)
         bits = int(np.array([v], f64).view(i64)[0])
-        k64 = wrapn(cvt_f_int(v, "rz", -2 ** 63, 2 ** 63 - 1) + bits + cvt_f_int(v, "rn", -2 ** 63, 2 ** 63 - 1), 64)
+        k64 = wrapn(cvt_f_int(v, "rz", -2 ** 63, 2 ** 63 - 1, True) + bits + cvt_f_int(v, "rn", -2 ** 63, 2 ** 63 - 1, True), 64)
         ub = int(np.array([v], f64).view(u64)[0])
-        ku = (cvt_f_int(v, "rz", 0, 2 ** 32 - 1) + (ub >> 32) + (ub & 0xffffffff)) % 2 ** 32
+        ku = (cvt_f_int(v, "rz", 0, 2 ** 32 - 1, True) + (ub >> 32) + (ub & 0xffffffff)) % 2 ** 32
         w = float(k32) + float(k64)
         w = 5 * 2.0 ** -1074 + 3 * 2.0 ** -1042 + w if False else float(np.array([(3 << 32) | 5], u64).view(f64)[0]) + w
         w = int_to_f64_rz(k64) + w
@@ -4341,8 +4345,8 @@ def cases_libmath():
     case("nvrtc12_f64_conversions", "nvrtc12/double_math.sm_80.ptx", "f64_conversions", [2], [256],
          [d, Z("f32", n), Z("i32", n), Z("i64", n), Z("u32", n), S("s32", n)],
          {1: out(fo, why="cvt.rn/.rz.f32.f64, cvt.rn/.rz.f64.s64, cvt.rn.f64.s32 and f64/f32 adds in the PTX's order (exact)"),
-          2: out(i3, why="cvt.rzi/rmi/rpi.s32.f64, saturating, NaN -> 0"),
-          3: out(i6, why="cvt.rzi/rni.s64.f64 (saturating, NaN -> 0) plus the raw bits (__double_as_longlong), wrapping"),
+          2: out(i3, why="cvt.rzi/rmi/rpi.s32.f64, saturating, NaN -> INT_MIN (from .f64)"),
+          3: out(i6, why="cvt.rzi/rni.s64.f64 (saturating, NaN -> INT64_MIN) plus the raw bits (__double_as_longlong), wrapping"),
           4: out(u3, why="cvt.rzi.u32.f64 (saturating) plus __double2hiint/__double2loint, wrapping")},
          note="edges: .5 ties, int32/uint32/int64 saturation, f32 overflow under RN and RZ, NaN and infinities")
 
