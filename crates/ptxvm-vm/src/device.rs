@@ -322,6 +322,15 @@ impl Kernel {
             .collect()
     }
 
+    /// Compiles the kernel for the JIT engine now, as its first launch with [`Engine::Jit`]
+    /// would (the code is kept for later launches). Returns how many of its instructions
+    /// compiled (the rest run on the warp engine) and the compile time, or why it has no
+    /// native code (then every launch runs on the warp engine, and `--stats` says why).
+    pub fn jit_compile(&self) -> Result<(usize, std::time::Duration), String> {
+        let f = &self.module.prog.funcs[self.index as usize];
+        crate::exec::jit::code_for(f).map(|c| (c.compiled, c.compile_time))
+    }
+
     /// Bytes of the kernel parameter buffer.
     pub fn param_buffer_size(&self) -> u32 {
         self.module.prog.funcs[self.index as usize].kparam_size

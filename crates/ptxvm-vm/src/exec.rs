@@ -21,6 +21,7 @@
 
 mod fast;
 pub(crate) mod jit;
+pub use jit::{NOTHING_COMPILES, TOO_LARGE};
 
 use crate::error::{Fault, FaultKind, Site};
 use crate::local::LocalMem;

@@ -24,7 +24,7 @@
 use super::fast::SpanCache;
 use super::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{F32X4, I8X16, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, InstBuilder, JumpTableData, MemFlagsData, Signature,
     UserFuncName, Value,
@@ -119,7 +119,7 @@ impl JitCode {
 pub(crate) type JitSlot = OnceLock<Result<Arc<JitCode>, String>>;
 
 /// The compiled code of `f`, compiling it if no launch did yet.
-pub(super) fn code_for(f: &FuncCode) -> Result<Arc<JitCode>, String> {
+pub(crate) fn code_for(f: &FuncCode) -> Result<Arc<JitCode>, String> {
     f.jit
         .get_or_init(|| {
             let t = std::time::Instant::now();
@@ -503,12 +503,23 @@ fn full_width(f: &FuncCode, r: u32) -> bool {
     }
 }
 
+/// Why a kernel with no instruction the native code handles has no native code (the one
+/// reason that is not a bug of the JIT).
+pub const NOTHING_COMPILES: &str = "no instruction compiles";
+
+/// Why a kernel whose native code would take too long to compile has none (its error
+/// message starts with this).
+pub const TOO_LARGE: &str = "too large to compile quickly";
+
+/// The most Cranelift instructions one kernel's native code may have.
+const MAX_IR_INSTS: usize = 40_000;
+
 /// Compiles a kernel.
 pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     let n = f.code.len();
     let ok: Vec<bool> = f.code.iter().map(|i| compiles(f, i)).collect();
     if !ok.iter().any(|&x| x) {
-        return Err(NoJit("no instruction compiles".into()));
+        return Err(NoJit(NOTHING_COMPILES.into()));
     }
     // Block starts: PC 0, branch targets, after a branch, and compiled instructions after
     // one that is not.
@@ -646,6 +657,15 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
         }
         b.seal_all_blocks();
         b.finalize(tcfg);
+    }
+    // Cranelift's time grows faster than the code: a kernel whose native code would be
+    // this large (on this machine, a few hundred milliseconds of compiling) stays on the
+    // warp engine, visibly.
+    let size = cctx.func.dfg.num_insts();
+    if size > MAX_IR_INSTS {
+        return Err(NoJit(format!(
+            "{TOO_LARGE} ({size} Cranelift instructions for {n} PTX instructions; the limit is {MAX_IR_INSTS})"
+        )));
     }
     module
         .define_function(fid, &mut cctx)
@@ -1471,13 +1491,14 @@ impl Gen<'_, '_> {
                         .ins()
                         .load(I64X2, TRUSTED, self.ctx, off!(val) + 32 * k as i32 + 16);
                 // Narrow by taking the low halves: [lo0, lo1, hi0, hi1] as i32.
-                let lo = self.b.ins().bitcast(I32X4, little(), lo);
-                let hi = self.b.ins().bitcast(I32X4, little(), hi);
+                // (Cranelift's `shuffle` works on bytes.)
+                let lo = self.b.ins().bitcast(I8X16, little(), lo);
+                let hi = self.b.ins().bitcast(I8X16, little(), hi);
                 let mask =
                     self.shuffle_mask([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]);
                 let v = self.b.ins().shuffle(lo, hi, mask);
                 let _ = signed;
-                v
+                self.b.ins().bitcast(I32X4, little(), v)
             }))
         } else {
             Pieces::W64(std::array::from_fn(|k| {
@@ -1494,6 +1515,47 @@ impl Gen<'_, '_> {
             .dfg
             .immediates
             .push(ConstantData::from(bytes.to_vec()))
+    }
+
+    /// A float comparison of two `f32x4` as a lane mask, built from the conditions every
+    /// Cranelift backend lowers for vectors (x64 has no vector `one`, `ueq`, `ult`, …):
+    /// an unordered form is the negation of the opposite ordered one.
+    fn fcmp_vec(&mut self, op: CmpOp, p: Value, q: Value) -> Value {
+        let mut f = |cc| self.b.ins().fcmp(cc, p, q);
+        match op {
+            CmpOp::Eq => f(FloatCC::Equal),
+            CmpOp::Lt => f(FloatCC::LessThan),
+            CmpOp::Le => f(FloatCC::LessThanOrEqual),
+            CmpOp::Gt => f(FloatCC::GreaterThan),
+            CmpOp::Ge => f(FloatCC::GreaterThanOrEqual),
+            CmpOp::Neu => f(FloatCC::NotEqual),
+            CmpOp::Num => f(FloatCC::Ordered),
+            CmpOp::Nan => f(FloatCC::Unordered),
+            CmpOp::Ne => {
+                let (o, n) = (f(FloatCC::Ordered), f(FloatCC::NotEqual));
+                self.b.ins().band(o, n)
+            }
+            CmpOp::Equ => {
+                let (u, e) = (f(FloatCC::Unordered), f(FloatCC::Equal));
+                self.b.ins().bor(u, e)
+            }
+            CmpOp::Ltu => {
+                let m = f(FloatCC::GreaterThanOrEqual);
+                self.b.ins().bnot(m)
+            }
+            CmpOp::Leu => {
+                let m = f(FloatCC::GreaterThan);
+                self.b.ins().bnot(m)
+            }
+            CmpOp::Gtu => {
+                let m = f(FloatCC::LessThanOrEqual);
+                self.b.ins().bnot(m)
+            }
+            CmpOp::Geu => {
+                let m = f(FloatCC::LessThan);
+                self.b.ins().bnot(m)
+            }
+        }
     }
 
     fn bool_op(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
@@ -1519,7 +1581,7 @@ impl Gen<'_, '_> {
                     let q = self.f32_in(y[k], ftz);
                     let p = self.b.ins().bitcast(F32X4, little(), p);
                     let q = self.b.ins().bitcast(F32X4, little(), q);
-                    let m = self.b.ins().fcmp(float_cc(op), p, q);
+                    let m = self.fcmp_vec(op, p, q);
                     let hb = bits(self, m, 4, k);
                     acc = self.b.ins().bor(acc, hb);
                 }
@@ -1626,25 +1688,6 @@ impl Placeholder for Pieces {
 
 impl Placeholder for () {
     fn placeholder(_: &mut Gen) -> Self {}
-}
-
-fn float_cc(op: CmpOp) -> FloatCC {
-    match op {
-        CmpOp::Eq => FloatCC::Equal,
-        CmpOp::Ne => FloatCC::OrderedNotEqual,
-        CmpOp::Lt => FloatCC::LessThan,
-        CmpOp::Le => FloatCC::LessThanOrEqual,
-        CmpOp::Gt => FloatCC::GreaterThan,
-        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-        CmpOp::Equ => FloatCC::UnorderedOrEqual,
-        CmpOp::Neu => FloatCC::NotEqual,
-        CmpOp::Ltu => FloatCC::UnorderedOrLessThan,
-        CmpOp::Leu => FloatCC::UnorderedOrLessThanOrEqual,
-        CmpOp::Gtu => FloatCC::UnorderedOrGreaterThan,
-        CmpOp::Geu => FloatCC::UnorderedOrGreaterThanOrEqual,
-        CmpOp::Num => FloatCC::Ordered,
-        CmpOp::Nan => FloatCC::Unordered,
-    }
 }
 
 fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
