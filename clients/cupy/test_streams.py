@@ -68,7 +68,10 @@ def test_wait_event_orders_streams():
     consumer = cp.cuda.Stream(non_blocking=True)
     n, rounds = 4096, 300
     src = cp.empty(n, cp.uint32)
-    dst = cp.full(n, 5, cp.int32)
+    # Filled on the consumer stream: the non-blocking streams do not wait for the legacy
+    # default stream, so a fill there would race with `add` (on a GPU too).
+    with consumer:
+        dst = cp.full(n, 5, cp.int32)
     with producer:
         spin((n // 256,), (256,), (src, np.int32(rounds)))
         done = producer.record()
