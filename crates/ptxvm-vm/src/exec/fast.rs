@@ -31,8 +31,38 @@ use super::*;
 use crate::memory::Span;
 use ptxvm_fp::Rnd;
 
-type L32 = [u32; 32];
-type L64 = [u64; 32];
+pub(super) type L32 = [u32; 32];
+pub(super) type L64 = [u64; 32];
+
+/// Lanes computed for sources that are not registers of the right width.
+struct Tmp {
+    a32: L32,
+    b32: L32,
+    c32: L32,
+    a64: L64,
+    b64: L64,
+    c64: L64,
+}
+
+/// The spin counts of a cached group's threads: each thread's own count (at most `max`)
+/// plus `taken` backward branches, or just `taken` once a forward branch zeroed them all.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Spin {
+    pub(super) max: u32,
+    pub(super) taken: u32,
+    pub(super) zeroed: bool,
+}
+
+impl Spin {
+    /// The largest count of any thread of the group.
+    fn highest(&self) -> u32 {
+        if self.zeroed {
+            self.taken
+        } else {
+            self.max.saturating_add(self.taken)
+        }
+    }
+}
 
 /// How a fast step left the group.
 enum Done {
@@ -105,7 +135,7 @@ impl SpanCache {
 
 /// Lanes of `m`, lowest first.
 #[inline(always)]
-fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+pub(super) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (m != 0).then(|| {
             let l = m.trailing_zeros() as usize;
@@ -244,27 +274,67 @@ impl Cta<'_> {
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
         let mut n = 0u32;
-        // The group being run and whether its PC is only in `cur` (not in the threads).
-        let mut cur: Option<Group> = None;
+        // The group being run, whose PC (and spin counts) are kept here rather than in its
+        // threads while it stays the group `select` would pick.
+        // The group this warp ran last, kept since its last quantum when nothing outside it
+        // may have changed the warp's threads (no reference step anywhere in the CTA).
+        let mut cur: Option<(Group, Spin)> = match self.wcache[w as usize].take() {
+            Some((g, spin, epoch)) if epoch == self.sched_epoch => Some((g, spin)),
+            Some((g, spin, _)) => {
+                self.set_pcs(w, g.mask, g.pc);
+                self.apply_spins(w, g.mask, &spin);
+                None
+            }
+            None => None,
+        };
+        let mut tmp = Tmp {
+            a32: [0; 32],
+            b32: [0; 32],
+            c32: [0; 32],
+            a64: [0; 32],
+            b64: [0; 32],
+            c64: [0; 32],
+        };
         while n < QUANTUM {
-            let g = match cur.take() {
-                Some(g) => g,
+            let (g, mut spin) = match cur.take() {
+                Some(c) => c,
                 None => match self.select(w) {
-                    Some(g) => g,
+                    Some(g) => (g, self.spin_of(w, g.mask)),
                     None => break,
                 },
             };
             if g.depth == 1 {
-                let r = self.fast_step(w, &g, mem, stats, budget);
+                // Native code, where the kernel compiled from here.
+                if let Some(code) = &self.grid.jit
+                    && code.starts_at(g.pc)
+                {
+                    let room = budget.reserve((QUANTUM - n) as u64);
+                    if room > 0
+                        && let Some((ran, exit, pc)) =
+                            self.jit_run(code, w, &g, &mut spin, room, stats, mem)
+                    {
+                        budget.consume(ran);
+                        n += ran as u32;
+                        if exit == super::jit::EXIT_AT && pc < g.others {
+                            cur = Some((Group { pc, ..g }, spin));
+                        } else {
+                            self.set_pcs(w, g.mask, pc);
+                            self.apply_spins(w, g.mask, &spin);
+                        }
+                        continue;
+                    }
+                }
+                let r = self.fast_step(w, &g, &mut spin, &mut tmp, mem, stats, budget);
                 match r {
                     Ok(Some(done)) => {
                         n += 1;
                         match done {
                             Done::Uniform(pc) if pc < g.others => {
-                                cur = Some(Group { pc, ..g });
+                                cur = Some((Group { pc, ..g }, spin));
                             }
                             Done::Uniform(pc) | Done::Reselect(pc) => {
                                 self.set_pcs(w, g.mask, pc);
+                                self.apply_spins(w, g.mask, &spin);
                             }
                             Done::Written => {}
                         }
@@ -276,14 +346,47 @@ impl Cta<'_> {
             }
             // A reference step: the threads hold their PCs (the group's is still `g.pc`).
             self.set_pcs(w, g.mask, g.pc);
+            self.apply_spins(w, g.mask, &spin);
             stats.tiers[2] += 1;
             self.step_group(w, g, mem, stats, budget)?;
             n += 1;
         }
-        if let Some(g) = cur {
-            self.set_pcs(w, g.mask, g.pc);
+        if let Some((g, spin)) = cur {
+            self.wcache[w as usize] = Some((g, spin, self.sched_epoch));
         }
         Ok(n > 0)
+    }
+
+    /// The spin state of a group just selected.
+    #[inline(always)]
+    fn spin_of(&self, w: u32, mask: u32) -> Spin {
+        let lo = w as usize * 32;
+        let max = lanes(mask)
+            .map(|l| self.threads[lo + l].spins)
+            .max()
+            .unwrap_or(0);
+        Spin {
+            max,
+            taken: 0,
+            zeroed: false,
+        }
+    }
+
+    /// Stores the group's spin counts in its threads (and starts counting afresh).
+    #[inline(always)]
+    fn apply_spins(&mut self, w: u32, mask: u32, spin: &Spin) {
+        if spin.taken == 0 && !spin.zeroed {
+            return;
+        }
+        let lo = w as usize * 32;
+        for l in lanes(mask) {
+            let th = &mut self.threads[lo + l];
+            th.spins = if spin.zeroed {
+                spin.taken
+            } else {
+                th.spins.saturating_add(spin.taken)
+            };
+        }
     }
 
     /// Stores the group's PC in its threads.
@@ -298,10 +401,7 @@ impl Cta<'_> {
     /// Slot of register `r` of the kernel.
     #[inline(always)]
     fn slot(&self, r: u32) -> Option<RegSlot> {
-        self.prog.funcs[self.launch.kernel as usize]
-            .reg_slots
-            .get(r as usize)
-            .copied()
+        self.kfunc.reg_slots.get(r as usize).copied()
     }
 
     /// Lanes whose predicate register `r` is true.
@@ -322,67 +422,128 @@ impl Cta<'_> {
         }
     }
 
-    /// A source's value in every lane of `mask` (others: unspecified), zero-extended.
+    /// A source's value in every lane of `mask` (others: unspecified), zero-extended: the
+    /// register itself when it is a 64-bit one, else computed into `t`.
     #[inline(always)]
-    fn fetch64(&self, w: usize, mask: u32, s: Src) -> L64 {
+    fn fetch64<'s>(&'s self, w: usize, mask: u32, s: Src, t: &'s mut L64) -> &'s L64 {
         match s {
             Src::Reg(r) => {
                 let wr = &self.wregs[w];
                 match self.slot(r) {
-                    Some(RegSlot::B64(i)) => wr.r64[i as usize],
+                    Some(RegSlot::B64(i)) => return &wr.r64[i as usize],
                     Some(RegSlot::B32(i)) => {
                         let v = &wr.r32[i as usize];
-                        std::array::from_fn(|l| v[l] as u64)
+                        for l in 0..32 {
+                            t[l] = v[l] as u64;
+                        }
                     }
                     Some(RegSlot::Pred(i)) => {
                         let b = wr.pred[i as usize];
-                        std::array::from_fn(|l| (b >> l & 1) as u64)
+                        for (l, x) in t.iter_mut().enumerate() {
+                            *x = (b >> l & 1) as u64;
+                        }
                     }
-                    None => [0; 32],
+                    None => *t = [0; 32],
                 }
             }
-            Src::Imm(v) => [v; 32],
+            Src::Imm(v) => *t = [v; 32],
             Src::Pred(r, neg) => {
                 let b = self.pred_bits(w, r) ^ if neg { u32::MAX } else { 0 };
-                std::array::from_fn(|l| (b >> l & 1) as u64)
+                for (l, x) in t.iter_mut().enumerate() {
+                    *x = (b >> l & 1) as u64;
+                }
             }
-            _ => self.fetch_each(w, mask, s),
+            _ => *t = self.fetch_each(w, mask, s),
         }
+        t
     }
 
-    /// A source's low 32 bits in every lane of `mask`.
+    /// A source's low 32 bits in every lane of `mask`: the register itself when it is a
+    /// 32-bit one, else computed into `t`.
     #[inline(always)]
-    fn fetch32(&self, w: usize, mask: u32, s: Src) -> L32 {
+    fn fetch32<'s>(&'s self, w: usize, mask: u32, s: Src, t: &'s mut L32) -> &'s L32 {
         match s {
             Src::Reg(r) => {
                 let wr = &self.wregs[w];
                 match self.slot(r) {
-                    Some(RegSlot::B32(i)) => wr.r32[i as usize],
+                    Some(RegSlot::B32(i)) => return &wr.r32[i as usize],
                     Some(RegSlot::B64(i)) => {
                         let v = &wr.r64[i as usize];
-                        std::array::from_fn(|l| v[l] as u32)
+                        for l in 0..32 {
+                            t[l] = v[l] as u32;
+                        }
                     }
                     Some(RegSlot::Pred(i)) => {
                         let b = wr.pred[i as usize];
-                        std::array::from_fn(|l| b >> l & 1)
+                        for (l, x) in t.iter_mut().enumerate() {
+                            *x = b >> l & 1;
+                        }
                     }
-                    None => [0; 32],
+                    None => *t = [0; 32],
                 }
             }
-            Src::Imm(v) => [v as u32; 32],
+            Src::Imm(v) => *t = [v as u32; 32],
             _ => {
-                let v = self.fetch64(w, mask, s);
-                std::array::from_fn(|l| v[l] as u32)
+                let v = self.fetch_each(w, mask, s);
+                for l in 0..32 {
+                    t[l] = v[l] as u32;
+                }
             }
         }
+        t
     }
 
-    /// A source evaluated lane by lane by the reference (special registers, variables).
+    /// A source that is not a register: special registers and variable addresses, with
+    /// the reference's `src` once for what is the same in every lane of the warp at call
+    /// depth 1 (a variable's address, the launch's and the CTA's registers, the clocks), per
+    /// lane otherwise.
     #[inline(never)]
     fn fetch_each(&self, w: usize, mask: u32, s: Src) -> L64 {
+        let lo = w * 32;
+        let first = lo + mask.trailing_zeros().min(31) as usize;
+        let uniform = match s {
+            Src::Var(..) => true,
+            Src::SReg(id, comp) => {
+                let name = ptxvm_ir::ir::SREGS.get(id as usize).map_or("", |s| s.0);
+                if name == "%tid" {
+                    let mut v = [0u64; 32];
+                    for l in lanes(mask) {
+                        let th = &self.threads[lo + l];
+                        v[l] = th.tid.get(comp as usize).copied().unwrap_or(0) as u64;
+                    }
+                    return v;
+                }
+                matches!(
+                    name,
+                    "%ntid"
+                        | "%ctaid"
+                        | "%nctaid"
+                        | "%warpid"
+                        | "%nwarpid"
+                        | "%clusterid"
+                        | "%nclusterid"
+                        | "%smid"
+                        | "%nsmid"
+                        | "%gridid"
+                        | "%dynamic_smem_size"
+                        | "%total_smem_size"
+                        | "%aggr_smem_size"
+                        | "%clock"
+                        | "%clock64"
+                        | "%clock_hi"
+                        | "%globaltimer"
+                        | "%globaltimer_lo"
+                        | "%globaltimer_hi"
+                )
+            }
+            _ => false,
+        };
+        if uniform && first < self.threads.len() {
+            return [self.src(first, s); 32];
+        }
         let mut v = [0u64; 32];
         for l in lanes(mask) {
-            v[l] = self.src(w * 32 + l, s);
+            v[l] = self.src(lo + l, s);
         }
         v
     }
@@ -449,38 +610,105 @@ impl Cta<'_> {
 
     /// One step of group `g` (at call depth 1) by the warp engine: `None` when the
     /// instruction needs a reference step (nothing was done then).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fast_step(
         &mut self,
         w: u32,
         g: &Group,
+        spin: &mut Spin,
+        t: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<Option<Done>, Box<Fault>> {
-        let prog = self.prog;
-        let Some(inst) = prog.funcs[g.func as usize].code.get(g.pc as usize) else {
+        let kfunc = self.kfunc;
+        let grid = self.grid;
+        let (Some(inst), Some(pre)) = (kfunc.code.get(g.pc as usize), grid.pre.get(g.pc as usize))
+        else {
             return Ok(None);
         };
-        let kind = lane_kind(&inst.exec);
+        let kind = pre.kind;
         if kind == Kind::Step {
             return Ok(None);
         }
         let wi = w as usize;
+        let act = match pre.guard {
+            Guard::None => g.mask,
+            Guard::Pred(i, neg) => {
+                g.mask & (self.wregs[wi].pred[i as usize] ^ if neg { u32::MAX } else { 0 })
+            }
+            Guard::Other(r, neg) => {
+                g.mask & (self.pred_bits(wi, r) ^ if neg { u32::MAX } else { 0 })
+            }
+        };
+        // A warp collective runs here only when the reference would complete it at once
+        // for exactly these lanes; otherwise (lanes waiting elsewhere, a bad membermask)
+        // it is a reference step.
+        let masks = match kind {
+            Kind::Collective => match self.collective_masks(wi, act, &inst.exec, t) {
+                Some(m) => Some(m),
+                None => return Ok(None),
+            },
+            _ => None,
+        };
         if !budget.take(1) {
             self.set_pcs(w, g.mask, g.pc);
             return Err(self.step_limit(g.leader));
         }
         stats.warp_insts += 1;
         self.clock += 1;
-        let act = match inst.guard {
-            Some((p, neg)) => g.mask & (self.pred_bits(wi, p) ^ if neg { u32::MAX } else { 0 }),
-            None => g.mask,
-        };
         stats.thread_insts += act.count_ones() as u64;
         let next = g.pc + 1;
         if act == 0 {
             stats.tiers[0] += 1;
+            return Ok(Some(Done::Uniform(next)));
+        }
+        if let Some(masks) = masks {
+            stats.tiers[0] += 1;
+            let lo = wi * 32;
+            let mut part = [0usize; 32];
+            let mut np = 0;
+            for l in lanes(act) {
+                self.threads[lo + l].sync_mask = masks[l];
+                part[np] = lo + l;
+                np += 1;
+            }
+            match &inst.exec {
+                Exec::Matrix { .. } => {
+                    self.set_pcs(w, g.mask, g.pc);
+                    self.matrix_exec(&part[..np], inst)?;
+                }
+                Exec::Warp {
+                    op: WarpOp::Shfl(mode),
+                    d,
+                    p,
+                    a,
+                    b,
+                    c,
+                    ..
+                } => {
+                    // `warp_exec`'s shuffle, for all lanes at once: the source lane's value
+                    // when it takes part, else the lane's own.
+                    let vals = *self.fetch64(wi, act, *a, &mut t.a64);
+                    let bv = self.fetch32(wi, act, *b, &mut t.b32);
+                    let cv = self.fetch32(wi, act, *c, &mut t.c32);
+                    let mut r = [0u64; 32];
+                    let mut pb = 0u32;
+                    for l in lanes(act) {
+                        let (j, pv) = shfl_lane(*mode, l as u32, bv[l], cv[l]);
+                        r[l] = if act >> j & 1 == 1 {
+                            vals[j as usize]
+                        } else {
+                            vals[l]
+                        };
+                        pb |= (pv as u32) << l;
+                    }
+                    self.put64(wi, *d, &r, act);
+                    self.put_bits(wi, *p, pb, act);
+                }
+                _ => self.warp_exec(&part[..np], inst),
+            }
             return Ok(Some(Done::Uniform(next)));
         }
         if kind == Kind::Lanes {
@@ -491,16 +719,16 @@ impl Cta<'_> {
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
                 if *bits <= 32 {
-                    let v = self.fetch32(wi, act, *a);
+                    let v = self.fetch32(wi, act, *a, &mut t.a32);
                     let m = mask(u32::MAX as u64, *bits) as u32;
-                    let v = map1_32(&v, |x| x & m);
+                    let v = map1_32(v, |x| x & m);
                     self.put32(wi, *d, &v, act);
                 } else {
-                    let v = self.fetch64(wi, act, *a);
+                    let v = *self.fetch64(wi, act, *a, &mut t.a64);
                     self.put64(wi, *d, &v, act);
                 }
             }
-            Exec::Int { op, ty, d, a, b } => self.int_op(wi, act, *op, *ty, *d, *a, *b),
+            Exec::Int { op, ty, d, a, b } => self.int_op(t, wi, act, *op, *ty, *d, *a, *b),
             Exec::Mad {
                 mode,
                 ty,
@@ -509,7 +737,7 @@ impl Cta<'_> {
                 a,
                 b,
                 c,
-            } => self.mad_op(wi, act, *mode, *ty, *d, *a, *b, *c),
+            } => self.mad_op(t, wi, act, *mode, *ty, *d, *a, *b, *c),
             Exec::Float {
                 op,
                 ty,
@@ -522,7 +750,7 @@ impl Cta<'_> {
                 a,
                 b,
             } => self.float_op(
-                wi, act, *op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, *d, *a, *b,
+                t, wi, act, *op, *ty, *rnd, *ftz, *sat, *nan, *xorsign, *d, *a, *b,
             ),
             Exec::Fma {
                 ty,
@@ -533,7 +761,7 @@ impl Cta<'_> {
                 a,
                 b,
                 c,
-            } => self.fma_op(wi, act, *ty, *rnd, *ftz, *sat, *d, *a, *b, *c),
+            } => self.fma_op(t, wi, act, *ty, *rnd, *ftz, *sat, *d, *a, *b, *c),
             Exec::Setp {
                 cmp,
                 ty,
@@ -544,7 +772,7 @@ impl Cta<'_> {
                 b,
                 bop,
             } => {
-                let r = self.compare_op(wi, act, *cmp, *ty, *ftz, *a, *b);
+                let r = self.compare_op(t, wi, act, *cmp, *ty, *ftz, *a, *b);
                 let (mut r, mut nr) = (r, !r);
                 if let Some((op, c)) = bop {
                     let c = self.bool_src(wi, act, *c);
@@ -557,13 +785,19 @@ impl Cta<'_> {
             Exec::Selp { d, a, b, c, bits } => {
                 let c = self.bool_src(wi, act, *c);
                 if *bits <= 32 {
-                    let (x, y) = (self.fetch32(wi, act, *a), self.fetch32(wi, act, *b));
+                    let (x, y) = (
+                        self.fetch32(wi, act, *a, &mut t.a32),
+                        self.fetch32(wi, act, *b, &mut t.b32),
+                    );
                     let m = mask(u32::MAX as u64, *bits) as u32;
                     let v: L32 =
                         std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] } & m);
                     self.put32(wi, *d, &v, act);
                 } else {
-                    let (x, y) = (self.fetch64(wi, act, *a), self.fetch64(wi, act, *b));
+                    let (x, y) = (
+                        self.fetch64(wi, act, *a, &mut t.a64),
+                        self.fetch64(wi, act, *b, &mut t.b64),
+                    );
                     let v: L64 = std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] });
                     self.put64(wi, *d, &v, act);
                 }
@@ -588,7 +822,7 @@ impl Cta<'_> {
                 d,
                 a,
             } => {
-                let x = self.fetch64(wi, act, *a);
+                let x = self.fetch64(wi, act, *a, &mut t.a64);
                 let mut v = [0u64; 32];
                 for l in lanes(act) {
                     match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, x[l]) {
@@ -604,13 +838,31 @@ impl Cta<'_> {
                 }
                 self.put64(wi, *d, &v, act);
             }
+            Exec::Cvta {
+                to,
+                space,
+                d,
+                a,
+                addr,
+            } => {
+                let v = match addr {
+                    Some(Addr::Var(loc, off)) => {
+                        let first = wi * 32 + act.trailing_zeros() as usize;
+                        [self.var_addr(first, *loc).wrapping_add(*off as u64); 32]
+                    }
+                    _ => *self.fetch64(wi, act, *a, &mut t.a64),
+                };
+                let (space, to) = (*space, *to);
+                let r: L64 = std::array::from_fn(|l| cvta_value(space, to, v[l]));
+                self.put64(wi, *d, &r, act);
+            }
             Exec::Ld {
                 space,
                 ty,
                 ds,
                 addr,
             } => {
-                self.load_op(w, g, act, *space, *ty, ds, *addr, mem)?;
+                self.load_op(t, w, g, act, *space, *ty, ds, *addr, mem)?;
             }
             Exec::St {
                 space,
@@ -618,12 +870,20 @@ impl Cta<'_> {
                 srcs,
                 addr,
             } => {
-                self.store_op(w, g, act, *space, *ty, srcs, *addr, mem)?;
+                self.store_op(t, w, g, act, *space, *ty, srcs, *addr, mem)?;
             }
-            Exec::Bra { target } => return Ok(Some(self.branch(w, g, act, *target))),
+            Exec::Bra { target } => return Ok(Some(self.branch(w, g, spin, act, *target))),
             _ => return self.lanes_exec(w, g, act, inst, mem, budget),
         }
         Ok(Some(Done::Uniform(next)))
+    }
+
+    /// A fault made before the threads' PCs were stored, made again now that they are (so
+    /// it names the instruction's line).
+    #[cold]
+    fn fault_at(&self, t: usize, mut f: Box<Fault>) -> Box<Fault> {
+        f.site = self.site(t);
+        f
     }
 
     /// The reference's per-thread semantics for the active lanes, in lane order.
@@ -646,6 +906,41 @@ impl Cta<'_> {
         Ok(Some(Done::Uniform(g.pc + 1)))
     }
 
+    /// The membermask each active lane would arrive with at a warp collective, when the
+    /// reference would complete it at once for exactly the lanes of `act`: every lane's
+    /// membermask holds the lane itself, and every live lane it names is in `act` (for
+    /// `ldmatrix`-family instructions: `act` is every live lane of the warp).
+    #[inline(always)]
+    fn collective_masks(&self, w: usize, act: u32, e: &Exec, t: &mut Tmp) -> Option<L32> {
+        let lo = w * 32;
+        let live = || {
+            (0..32usize)
+                .filter(|&l| {
+                    self.threads
+                        .get(lo + l)
+                        .is_some_and(|th| th.state != TState::Exited)
+                })
+                .fold(0u32, |m, l| m | 1 << l)
+        };
+        match e {
+            Exec::Warp { mask: None, .. } => Some([act; 32]),
+            Exec::Warp { mask: Some(m), .. } => {
+                let mv = self.fetch32(w, act, *m, &mut t.a32);
+                let live = live();
+                let mut ok = true;
+                for l in lanes(act) {
+                    ok &= mv[l] >> l & 1 == 1 && mv[l] & live & !act == 0;
+                }
+                ok.then_some(*mv)
+            }
+            Exec::Matrix { .. } => {
+                let live = live();
+                (act == live).then_some([live; 32])
+            }
+            _ => None,
+        }
+    }
+
     /// A predicate-valued source as a lane mask.
     #[inline(always)]
     fn bool_src(&self, w: usize, act: u32, s: Src) -> u32 {
@@ -660,7 +955,7 @@ impl Cta<'_> {
                 }
             }
             _ => {
-                let v = self.fetch64(w, act, s);
+                let v = self.fetch_each(w, act, s);
                 bits_of(|l| v[l] != 0)
             }
         }
@@ -668,38 +963,65 @@ impl Cta<'_> {
 
     /// `bra`: the lanes of `act` jump, the group's others fall through.
     #[inline(always)]
-    fn branch(&mut self, w: u32, g: &Group, act: u32, target: u32) -> Done {
-        let lo = w as usize * 32;
+    fn branch(&mut self, w: u32, g: &Group, spin: &mut Spin, act: u32, target: u32) -> Done {
         let back = target <= g.pc;
-        let mut spun = false;
+        if act == g.mask {
+            // The whole group jumps: count in `spin`.
+            if back {
+                spin.taken += 1;
+            } else {
+                *spin = Spin {
+                    max: 0,
+                    taken: 0,
+                    zeroed: true,
+                };
+            }
+            return if spin.highest() >= SPIN_YIELD {
+                Done::Reselect(target)
+            } else {
+                Done::Uniform(target)
+            };
+        }
+        // Divergence: the threads take their own counts and PCs.
+        self.apply_spins(w, g.mask, spin);
+        *spin = Spin {
+            max: 0,
+            taken: 0,
+            zeroed: false,
+        };
+        let lo = w as usize * 32;
         for l in lanes(act) {
             let th = &mut self.threads[lo + l];
             if back {
                 th.spins += 1;
-                spun |= th.spins >= SPIN_YIELD;
             } else {
                 th.spins = 0;
             }
         }
-        if act == g.mask {
-            if spun {
-                Done::Reselect(target)
-            } else {
-                Done::Uniform(target)
-            }
-        } else {
-            self.set_pcs(w, act, target);
-            self.set_pcs(w, g.mask & !act, g.pc + 1);
-            Done::Written
-        }
+        self.set_pcs(w, act, target);
+        self.set_pcs(w, g.mask & !act, g.pc + 1);
+        Done::Written
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn int_op(&mut self, w: usize, act: u32, op: IntOp, ty: Type, d: Dst, a: Src, b: Src) {
+    fn int_op(
+        &mut self,
+        t: &mut Tmp,
+        w: usize,
+        act: u32,
+        op: IntOp,
+        ty: Type,
+        d: Dst,
+        a: Src,
+        b: Src,
+    ) {
         use IntOp::*;
         if narrow(ty) && op != MulWide {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! spec {
                 ($($o:ident),*) => {
                     match (op, ty) {
@@ -714,7 +1036,10 @@ impl Cta<'_> {
             let v = spec!(Add, Sub, MulLo, MulHi, Min, Max, And, Or, Xor, Shl, Shr);
             self.put32(w, d, &v, act);
         } else if op == MulWide && narrow(ty) {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             let v: L64 = match ty {
                 Type::U32 => {
                     std::array::from_fn(|l| int_bin(MulWide, Type::U32, x[l] as u64, y[l] as u64))
@@ -726,7 +1051,10 @@ impl Cta<'_> {
             };
             self.put64(w, d, &v, act);
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             macro_rules! spec {
                 ($($o:ident),*) => {
                     match (op, ty) {
@@ -748,6 +1076,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn mad_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         mode: IntOp,
@@ -758,8 +1087,11 @@ impl Cta<'_> {
         c: Src,
     ) {
         if mode == IntOp::MulWide {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
-            let z = self.fetch64(w, act, c);
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
+            let z = self.fetch64(w, act, c, &mut t.a64);
             let bits = ty.bits() * 2;
             let v: L64 = match ty {
                 Type::U32 => std::array::from_fn(|l| {
@@ -786,19 +1118,17 @@ impl Cta<'_> {
             self.put64(w, d, &v, act);
         } else if narrow(ty) {
             let (x, y, z) = (
-                self.fetch32(w, act, a),
-                self.fetch32(w, act, b),
-                self.fetch32(w, act, c),
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+                self.fetch32(w, act, c, &mut t.c32),
             );
             let bits = ty.bits();
             let v = match (mode, ty) {
-                (IntOp::MulLo, Type::U32 | Type::B32 | Type::S32) => {
-                    map3_32(&x, &y, &z, |p, q, r| {
-                        int_bin(IntOp::MulLo, Type::U32, p as u64, q as u64).wrapping_add(r as u64)
-                            as u32
-                    })
-                }
-                _ => map3_32(&x, &y, &z, |p, q, r| {
+                (IntOp::MulLo, Type::U32 | Type::B32 | Type::S32) => map3_32(x, y, z, |p, q, r| {
+                    int_bin(IntOp::MulLo, Type::U32, p as u64, q as u64).wrapping_add(r as u64)
+                        as u32
+                }),
+                _ => map3_32(x, y, z, |p, q, r| {
                     mask(
                         int_bin(mode, ty, p as u64, q as u64).wrapping_add(r as u64),
                         bits,
@@ -808,12 +1138,12 @@ impl Cta<'_> {
             self.put32(w, d, &v, act);
         } else {
             let (x, y, z) = (
-                self.fetch64(w, act, a),
-                self.fetch64(w, act, b),
-                self.fetch64(w, act, c),
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+                self.fetch64(w, act, c, &mut t.c64),
             );
             let bits = ty.bits();
-            let v = map3_64(&x, &y, &z, |p, q, r| {
+            let v = map3_64(x, y, z, |p, q, r| {
                 mask(int_bin(mode, ty, p, q).wrapping_add(r), bits)
             });
             self.put64(w, d, &v, act);
@@ -824,6 +1154,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn float_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         op: FOp,
@@ -838,7 +1169,10 @@ impl Cta<'_> {
         b: Src,
     ) {
         if ty == Type::F32 {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! f32s {
                 ($($o:ident),*) => {
                     match (op, rnd, ftz, sat, nan, xorsign) {
@@ -859,9 +1193,12 @@ impl Cta<'_> {
             let v = f32s!(Add, Sub, Mul, Min, Max);
             self.put32(w, d, &v, act);
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             let v = match (op, ty, rnd) {
-                (FOp::Add, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                (FOp::Add, Type::F64, Rnd::Rn) => map2_64(x, y, |p, q| {
                     float_bin(
                         FOp::Add,
                         Type::F64,
@@ -874,7 +1211,7 @@ impl Cta<'_> {
                         q,
                     )
                 }),
-                (FOp::Mul, Type::F64, Rnd::Rn) => map2_64(&x, &y, |p, q| {
+                (FOp::Mul, Type::F64, Rnd::Rn) => map2_64(x, y, |p, q| {
                     float_bin(
                         FOp::Mul,
                         Type::F64,
@@ -887,7 +1224,7 @@ impl Cta<'_> {
                         q,
                     )
                 }),
-                _ => map2_64(&x, &y, |p, q| {
+                _ => map2_64(x, y, |p, q| {
                     float_bin(op, ty, rnd, ftz, sat, nan, xorsign, p, q)
                 }),
             };
@@ -899,6 +1236,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn fma_op(
         &mut self,
+        t: &mut Tmp,
         w: usize,
         act: u32,
         ty: Type,
@@ -912,34 +1250,34 @@ impl Cta<'_> {
     ) {
         if ty == Type::F32 {
             let (x, y, z) = (
-                self.fetch32(w, act, a),
-                self.fetch32(w, act, b),
-                self.fetch32(w, act, c),
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+                self.fetch32(w, act, c, &mut t.c32),
             );
             let f = |p: u32, q: u32, r: u32, rnd, ftz, sat| {
                 fma_bits(Type::F32, rnd, ftz, sat, p as u64, q as u64, r as u64) as u32
             };
             let v = match (rnd, ftz, sat) {
                 (Rnd::Rn, false, false) => {
-                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, false, false))
+                    map3_32(x, y, z, |p, q, r| f(p, q, r, Rnd::Rn, false, false))
                 }
                 (Rnd::Rn, true, false) => {
-                    map3_32(&x, &y, &z, |p, q, r| f(p, q, r, Rnd::Rn, true, false))
+                    map3_32(x, y, z, |p, q, r| f(p, q, r, Rnd::Rn, true, false))
                 }
-                _ => map3_32(&x, &y, &z, |p, q, r| f(p, q, r, rnd, ftz, sat)),
+                _ => map3_32(x, y, z, |p, q, r| f(p, q, r, rnd, ftz, sat)),
             };
             self.put32(w, d, &v, act);
         } else {
             let (x, y, z) = (
-                self.fetch64(w, act, a),
-                self.fetch64(w, act, b),
-                self.fetch64(w, act, c),
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+                self.fetch64(w, act, c, &mut t.c64),
             );
             let v = match rnd {
-                Rnd::Rn => map3_64(&x, &y, &z, |p, q, r| {
+                Rnd::Rn => map3_64(x, y, z, |p, q, r| {
                     fma_bits(Type::F64, Rnd::Rn, false, false, p, q, r)
                 }),
-                _ => map3_64(&x, &y, &z, |p, q, r| fma_bits(ty, rnd, ftz, sat, p, q, r)),
+                _ => map3_64(x, y, z, |p, q, r| fma_bits(ty, rnd, ftz, sat, p, q, r)),
             };
             self.put64(w, d, &v, act);
         }
@@ -947,10 +1285,23 @@ impl Cta<'_> {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn compare_op(&self, w: usize, act: u32, cmp: Cmp, ty: Type, ftz: bool, a: Src, b: Src) -> u32 {
+    fn compare_op(
+        &self,
+        t: &mut Tmp,
+        w: usize,
+        act: u32,
+        cmp: Cmp,
+        ty: Type,
+        ftz: bool,
+        a: Src,
+        b: Src,
+    ) -> u32 {
         use ptxvm_fp::arith::CmpOp::*;
         if narrow(ty) {
-            let (x, y) = (self.fetch32(w, act, a), self.fetch32(w, act, b));
+            let (x, y) = (
+                self.fetch32(w, act, a, &mut t.a32),
+                self.fetch32(w, act, b, &mut t.b32),
+            );
             macro_rules! spec {
                 ($($c:ident),*) => {
                     match (cmp, ty, ftz) {
@@ -965,7 +1316,10 @@ impl Cta<'_> {
             }
             spec!(Eq, Ne, Lt, Le, Gt, Ge)
         } else {
-            let (x, y) = (self.fetch64(w, act, a), self.fetch64(w, act, b));
+            let (x, y) = (
+                self.fetch64(w, act, a, &mut t.a64),
+                self.fetch64(w, act, b, &mut t.b64),
+            );
             bits_of(|l| compare(cmp, ty, ftz, x[l], y[l]))
         }
     }
@@ -974,17 +1328,53 @@ impl Cta<'_> {
     /// generic windows are told apart); `None` for operands the reference resolves per
     /// thread (variables, parameters).
     #[inline(always)]
-    fn addrs(&self, w: usize, act: u32, space: MemSpace, a: Addr) -> Option<L64> {
+    fn addrs(&self, t: &mut Tmp, w: usize, act: u32, space: MemSpace, a: Addr) -> Option<L64> {
         match (space, a) {
             (
                 MemSpace::Global | MemSpace::Generic | MemSpace::Shared | MemSpace::Const,
                 Addr::Reg(r, off),
             ) => {
-                let base = self.fetch64(w, act, Src::Reg(r));
+                let base = self.fetch64(w, act, Src::Reg(r), &mut t.a64);
                 Some(std::array::from_fn(|l| base[l].wrapping_add(off as u64)))
             }
             _ => None,
         }
+    }
+
+    /// A whole-warp `wd`-byte load (zero-extended), or `None` (see [`whole_warp`]).
+    #[inline(always)]
+    fn gather(
+        &mut self,
+        at: &L64,
+        act: u32,
+        space: MemSpace,
+        wd: usize,
+        mem: &AddressSpace,
+    ) -> Option<L64> {
+        gather(&mut self.spans, &mut self.shared, at, act, space, wd, mem)
+    }
+
+    /// A whole-warp store (see [`scatter`]).
+    #[inline(always)]
+    fn scatter(
+        &mut self,
+        at: &L64,
+        act: u32,
+        space: MemSpace,
+        wd: usize,
+        v: &L64,
+        mem: &AddressSpace,
+    ) -> bool {
+        scatter(
+            &mut self.spans,
+            &mut self.shared,
+            at,
+            act,
+            space,
+            wd,
+            v,
+            mem,
+        )
     }
 
     /// `ld`: global, constant, generic-to-global and shared accesses directly; every other
@@ -993,6 +1383,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn load_op(
         &mut self,
+        t: &mut Tmp,
         w: u32,
         g: &Group,
         act: u32,
@@ -1007,8 +1398,41 @@ impl Cta<'_> {
         let wd = ty.bytes() as usize;
         let n = wd * ds.len();
         let signed = ty.class() == Class::Signed;
-        let at = self.addrs(wi, act, space, addr);
+        if let Addr::Var(VarLoc::KernelParam(_), _) = addr {
+            // The same kernel parameter bytes for every lane: read them once.
+            let first = lo + act.trailing_zeros() as usize;
+            let (sp, a) = self.resolve(first, space, addr);
+            let mut buf = [0u8; 128];
+            if let Err(f) = self.load(first, sp, a, &mut buf[..n], mem) {
+                self.set_pcs(w, g.mask, g.pc);
+                return Err(self.fault_at(first, f));
+            }
+            for (k, d) in ds.iter().enumerate() {
+                let mut v = 0u64;
+                for (j, byte) in buf[k * wd..k * wd + wd].iter().enumerate() {
+                    v |= (*byte as u64) << (8 * j);
+                }
+                if signed {
+                    v = sext(v, ty.bits());
+                }
+                self.put64(wi, *d, &[v; 32], act);
+            }
+            return Ok(());
+        }
+        let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
+        if ds.len() == 1
+            && let Some(at) = &at
+            && let Some(v) = self.gather(at, act, space, wd, mem)
+        {
+            let v: L64 = if signed {
+                std::array::from_fn(|l| sext(v[l], ty.bits()))
+            } else {
+                v
+            };
+            self.put64(wi, ds[0], &v, act);
+            return Ok(());
+        }
         // vals[k][lane]: element k of each lane.
         let mut vals = [[0u64; 32]; 4];
         let mut wide: Option<Vec<[u64; 32]>> = None;
@@ -1087,6 +1511,7 @@ impl Cta<'_> {
     #[inline(always)]
     fn store_op(
         &mut self,
+        t: &mut Tmp,
         w: u32,
         g: &Group,
         act: u32,
@@ -1104,13 +1529,22 @@ impl Cta<'_> {
         let mut small = [[0u64; 32]; 4];
         if srcs.len() <= 4 {
             for (k, s) in srcs.iter().enumerate() {
-                small[k] = self.fetch64(wi, act, *s);
+                small[k] = *self.fetch64(wi, act, *s, &mut t.a64);
             }
         } else {
-            vals = srcs.iter().map(|s| self.fetch64(wi, act, *s)).collect();
+            vals = srcs
+                .iter()
+                .map(|s| *self.fetch64(wi, act, *s, &mut t.a64))
+                .collect();
         }
-        let at = self.addrs(wi, act, space, addr);
+        let at = self.addrs(t, wi, act, space, addr);
         self.spans.validate(mem);
+        if srcs.len() == 1
+            && let Some(at) = &at
+            && self.scatter(at, act, space, wd, &small[0], mem)
+        {
+            return Ok(());
+        }
         let align_ok = |a: u64| !n.is_power_of_two() || a.is_multiple_of(n as u64);
         for l in lanes(act) {
             let mut buf = [0u8; 128];
@@ -1168,6 +1602,140 @@ impl Cta<'_> {
     }
 }
 
+/// Whether every active lane's `wd`-byte access (`wd` 1, 2, 4 or 8) at `at` is aligned and
+/// inside one allocation the cache knows (global, constant or generic space) or inside
+/// shared memory (shared space). Returns the base to add to an address (null: the address
+/// is the host address), or `None` when some lane needs the careful path.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the hot path's operands, kept as plain arguments
+fn whole_warp(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    write: bool,
+    mem: &AddressSpace,
+) -> Option<*mut u8> {
+    let first = act.trailing_zeros() as usize;
+    if first >= 32 {
+        return None;
+    }
+    let misaligned = at
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (l, a)| m | if act >> l & 1 != 0 { *a } else { 0 });
+    if misaligned & (wd as u64 - 1) != 0 {
+        return None;
+    }
+    let (base, lo, hi) = match space {
+        MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
+            if space == MemSpace::Const && write {
+                return None;
+            }
+            spans.validate(mem);
+            let s = spans.find(mem, at[first], wd as u64)?;
+            if write && !s.writable {
+                return None;
+            }
+            (std::ptr::null_mut(), s.lo, s.hi - wd as u64)
+        }
+        MemSpace::Shared => {
+            let len = shared.len() as u64;
+            if len < wd as u64 {
+                return None;
+            }
+            (shared.as_mut_ptr(), 0, len - wd as u64)
+        }
+        _ => return None,
+    };
+    let outside = at.iter().enumerate().fold(false, |o, (l, a)| {
+        o | (act >> l & 1 != 0 && (*a < lo || *a > hi))
+    });
+    (!outside).then_some(base)
+}
+
+/// A whole-warp `wd`-byte load (zero-extended) of the lanes of `act`, or `None` when some
+/// lane needs the careful path (nothing read then).
+#[inline(always)]
+pub(super) fn gather(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    mem: &AddressSpace,
+) -> Option<L64> {
+    if !matches!(wd, 1 | 2 | 4 | 8) {
+        return None;
+    }
+    let base = whole_warp(spans, shared, at, act, space, wd, false, mem)?;
+    let mut v = [0u64; 32];
+    for l in lanes(act) {
+        // SAFETY: `whole_warp` checked every active lane's access: aligned, inside one live
+        // allocation of the current epoch (global: the address is the host address) or
+        // inside this CTA's shared memory (`base` + offset).
+        let p = lane_ptr(base, at[l]) as *const u8;
+        v[l] = unsafe {
+            match wd {
+                1 => p.read() as u64,
+                2 => (p as *const u16).read_unaligned() as u64,
+                4 => (p as *const u32).read_unaligned() as u64,
+                _ => (p as *const u64).read_unaligned(),
+            }
+        };
+    }
+    Some(v)
+}
+
+/// A whole-warp `wd`-byte store of the low bytes of `v`, lane by lane in lane order; false
+/// (nothing written) when some lane needs the careful path.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn scatter(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    v: &L64,
+    mem: &AddressSpace,
+) -> bool {
+    if !matches!(wd, 1 | 2 | 4 | 8) {
+        return false;
+    }
+    let Some(base) = whole_warp(spans, shared, at, act, space, wd, true, mem) else {
+        return false;
+    };
+    for l in lanes(act) {
+        // SAFETY: as in `gather`, and the memory is writable.
+        let p = lane_ptr(base, at[l]);
+        unsafe {
+            match wd {
+                1 => p.write(v[l] as u8),
+                2 => (p as *mut u16).write_unaligned(v[l] as u16),
+                4 => (p as *mut u32).write_unaligned(v[l] as u32),
+                _ => (p as *mut u64).write_unaligned(v[l]),
+            }
+        }
+    }
+    true
+}
+
+/// The host pointer of a checked access: a global address is its host address; a shared
+/// offset is relative to the CTA's shared memory at `base`.
+#[inline(always)]
+fn lane_ptr(base: *mut u8, a: u64) -> *mut u8 {
+    if base.is_null() {
+        a as usize as *mut u8
+    } else {
+        base.wrapping_add(a as usize)
+    }
+}
+
 /// The space and address of a generic address, as the reference's `resolve` tells them
 /// apart.
 #[inline(always)]
@@ -1193,6 +1761,39 @@ fn bool_bits(op: BoolOp, a: u32, b: u32) -> u32 {
     }
 }
 
+/// What the warp engine knows of an instruction of the kernel before it runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pre {
+    kind: Kind,
+    guard: Guard,
+}
+
+/// An instruction's guard: none, a predicate register (its index in the predicate bank),
+/// or a register of another width (tested for non-zero).
+#[derive(Debug, Clone, Copy)]
+enum Guard {
+    None,
+    Pred(u32, bool),
+    Other(u32, bool),
+}
+
+/// The warp engine's view of a kernel's instructions, made once per launch.
+pub(super) fn prepare(f: &FuncCode) -> Vec<Pre> {
+    f.code
+        .iter()
+        .map(|i| Pre {
+            kind: lane_kind(&i.exec),
+            guard: match i.guard {
+                None => Guard::None,
+                Some((r, neg)) => match f.reg_slots.get(r as usize) {
+                    Some(RegSlot::Pred(p)) => Guard::Pred(*p, neg),
+                    _ => Guard::Other(r, neg),
+                },
+            },
+        })
+        .collect()
+}
+
 /// How the warp engine carries out an instruction at call depth 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -1200,8 +1801,11 @@ enum Kind {
     Vector,
     /// The reference's per-thread semantics, lane by lane (no effect on scheduling).
     Lanes,
-    /// A reference step of the group (control flow, barriers, warp collectives, calls).
+    /// A reference step of the group (control flow, barriers, calls).
     Step,
+    /// A warp collective: the reference's warp semantics at once when every member lane is
+    /// here, else a reference step.
+    Collective,
 }
 
 #[inline(always)]
@@ -1214,6 +1818,7 @@ fn lane_kind(e: &Exec) -> Kind {
         | Exec::Selp { .. }
         | Exec::PredOp { .. }
         | Exec::Cvt { .. }
+        | Exec::Cvta { .. }
         | Exec::Bra { .. } => Kind::Vector,
         Exec::Ld { ty, ds, .. } if ty.bytes() <= 8 && !ds.is_empty() && ds.len() <= 16 => {
             Kind::Vector
@@ -1230,6 +1835,7 @@ fn lane_kind(e: &Exec) -> Kind {
                 Kind::Vector
             }
         }
+        Exec::Warp { .. } | Exec::Matrix { .. } => Kind::Collective,
         Exec::Mad { .. }
         | Exec::Pack { .. }
         | Exec::Unpack { .. }
@@ -1249,7 +1855,6 @@ fn lane_kind(e: &Exec) -> Kind {
         | Exec::Alloca { .. }
         | Exec::StackSave { .. }
         | Exec::StackRestore { .. }
-        | Exec::Cvta { .. }
         | Exec::Atom { .. }
         | Exec::CpAsync { .. }
         | Exec::MBarPending { .. }
