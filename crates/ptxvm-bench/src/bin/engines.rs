@@ -18,11 +18,21 @@
 //! with a non-zero exit). The C references compute in the kernels' order of operations
 //! and are checked against the oracle too (exactly, or within a relative 1e-5 if not).
 //!
+//! The reference engine runs at the same sizes as the others (so every output is compared
+//! at the sizes that are timed) but only in the first `--reference-runs` rounds of each
+//! thread count (default: one): its row is labelled with its run count, and it costs
+//! about 40 s of the run on a 2-core machine.
+//!
 //! Engines are listed dynamically: every engine of `[Reference, Interp, Jit]` whose
-//! `resolve()` succeeds runs. Then, unless disabled: the first-launch cost of every kernel
-//! of `tests/fixtures` per engine (the JIT's compile time, once there is one), and the end
-//! to end run of the poly kernel as a whole `ptxvm run` process (median of 5).
-//! Targets (issue 11) are printed with pass/miss at the end.
+//! `resolve()` succeeds runs. Per kernel and engine the report gives the warp
+//! instructions by tier (`Stats::tiers`: lane loops, per lane, reference steps, native
+//! code), and for the JIT its compile time or why it did not compile the kernel. Then,
+//! unless disabled: the first-launch cost of every kernel of `tests/fixtures` per engine
+//! and the JIT's own compile time (`Stats::jit_compile`) of every fixture kernel it
+//! compiles (with the kernels it did not compile, by kind of error), and the end to end run
+//! of the poly kernel as a whole `ptxvm run` process (median of 5; build `-p ptxvm` first,
+//! the binary next to this one is used). Targets (issue 11) are printed with pass/miss at
+//! the end.
 
 use ptxvm_vm::{Device, Engine, LaunchConfig, Stats};
 use std::ffi::{c_int, c_uint};
@@ -367,7 +377,13 @@ struct Series {
     wall: Vec<Duration>,
     cpu: Vec<Duration>,
     thread_insts: u64,
-    tiers: [u64; 3],
+    warp_insts: u64,
+    tiers: [u64; 4],
+    /// The JIT's compile time (the launch that compiled the kernel), the kernel's
+    /// instructions it compiled, and why it did not compile the kernel.
+    jit_compile: Option<Duration>,
+    jit_compiled: usize,
+    jit_error: Option<String>,
 }
 
 fn median(v: &[Duration]) -> Option<Duration> {
@@ -619,7 +635,15 @@ fn bench_case(c: &Case, o: &Opts, engines: &[Engine], failures: &mut Vec<String>
     let mut rows: Vec<Row> = Vec::new();
     for e in engines {
         rows.push(Row {
-            label: e.name().to_string(),
+            label: if *e == Engine::Reference && o.reference_runs < o.runs {
+                format!(
+                    "reference ({} run{}: the oracle)",
+                    o.reference_runs,
+                    if o.reference_runs == 1 { "" } else { "s" }
+                )
+            } else {
+                e.name().to_string()
+            },
             engine: Some(*e),
             role: None,
             by_threads: vec![Series::default(); nt],
@@ -659,7 +683,13 @@ fn bench_case(c: &Case, o: &Opts, engines: &[Engine], failures: &mut Vec<String>
                         Ok((wall, cpu, st, out)) => {
                             let ser = &mut rows[i].by_threads[ti];
                             ser.thread_insts = st.thread_insts;
+                            ser.warp_insts = st.warp_insts;
                             ser.tiers = st.tiers;
+                            if !st.jit_compile.is_zero() {
+                                ser.jit_compile = Some(st.jit_compile);
+                            }
+                            ser.jit_compiled = st.jit_compiled;
+                            ser.jit_error = st.jit_error.clone();
                             if st.engine != Some(e) {
                                 failures.push(format!(
                                     "{}: asked for engine {}, the launch reports {:?}",
@@ -757,7 +787,7 @@ fn bench_case(c: &Case, o: &Opts, engines: &[Engine], failures: &mut Vec<String>
 /// pointer or returns early) is timed twice; cold minus warm is what the engine does once
 /// per kernel (a JIT's compilation). Returns (engine, kernels measured, skipped, the
 /// estimates).
-fn compile_times(engine: Engine) -> (usize, usize, Vec<Duration>) {
+fn compile_times(engine: Engine) -> CompileTimes {
     let mut files = Vec::new();
     let mut stack = vec![repo_root().join("tests/fixtures")];
     while let Some(d) = stack.pop() {
@@ -774,7 +804,7 @@ fn compile_times(engine: Engine) -> (usize, usize, Vec<Duration>) {
         }
     }
     files.sort();
-    let mut times = Vec::new();
+    let mut times = CompileTimes::default();
     let mut skipped = 0;
     for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else {
@@ -812,14 +842,90 @@ fn compile_times(engine: Engine) -> (usize, usize, Vec<Duration>) {
                 let mut st = Stats::default();
                 let t = Instant::now();
                 let _ = dev.launch_kernel(&k, &cfg, Vec::new(), &mut st);
-                t.elapsed()
+                (t.elapsed(), st)
             };
-            let cold = once();
-            let warm = once();
-            times.push(cold.saturating_sub(warm));
+            let (cold, st) = once();
+            let (warm, _) = once();
+            times.first_launch.push(cold.saturating_sub(warm));
+            if engine == Engine::Jit {
+                match st.jit_error {
+                    Some(e) => {
+                        *times.jit_errors.entry(error_kind(&e)).or_insert(0) += 1;
+                    }
+                    None => {
+                        times.jit_compile.push(st.jit_compile);
+                        if times
+                            .slowest
+                            .as_ref()
+                            .is_none_or(|(d, _)| st.jit_compile > *d)
+                        {
+                            let rel = f.strip_prefix(repo_root()).unwrap_or(f);
+                            times.slowest =
+                                Some((st.jit_compile, format!("{}:{name}", rel.display())));
+                        }
+                    }
+                }
+            }
         }
     }
-    (times.len(), skipped, times)
+    times.skipped = skipped;
+    times
+}
+
+/// The kind of a JIT error: its text up to the first parenthesis or colon, and for a
+/// Cranelift verifier error the first error's context opcode and message, without value
+/// numbers (`shuffle: arg 0 has type i32x4, expected i8x16`).
+fn error_kind(e: &str) -> String {
+    let head: String = e
+        .split(['(', ':'])
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(60)
+        .collect();
+    let Some(m) = e.split_once("message: \"").map(|(_, r)| r) else {
+        return head;
+    };
+    let msg = m.split('"').next().unwrap_or("");
+    // Drop "(v123) " value names.
+    let mut clean = String::new();
+    let mut rest = msg;
+    while let Some(i) = rest.find("(v") {
+        clean.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(") ") {
+            rest = &after[digits + 2..];
+        } else {
+            clean.push_str("(v");
+            rest = after;
+        }
+    }
+    clean.push_str(rest);
+    // The opcode of the first error's context (`v1 = shuffle v2, ...` → `shuffle`).
+    let op = e
+        .split_once("context: Some(\"")
+        .and_then(|(_, r)| r.split('"').next())
+        .map(|c| c.split_once(" = ").map_or(c, |(_, r)| r))
+        .and_then(|c| c.split_whitespace().next())
+        .unwrap_or("");
+    format!("{head} (verifier: {op}: {clean})")
+}
+
+/// First-launch costs of the fixture kernels for one engine.
+#[derive(Default)]
+struct CompileTimes {
+    /// Cold minus warm launch, per kernel launched.
+    first_launch: Vec<Duration>,
+    /// Kernels not launched (load or launch-configuration errors).
+    skipped: usize,
+    /// The JIT's own compile time (`Stats::jit_compile`) per kernel it compiled.
+    jit_compile: Vec<Duration>,
+    /// Kernels the JIT did not compile, by the kind of error.
+    jit_errors: std::collections::BTreeMap<String, usize>,
+    /// The kernel the JIT took longest to compile.
+    slowest: Option<(Duration, String)>,
 }
 
 // ---------------------------------------------------------------------------- end to end
@@ -1037,14 +1143,14 @@ fn main() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "\n| kernel | implementation | median wall {tl} | speedup {} | CPU per run {tl} | G thread-inst/s {tl} | ÷ C (same algorithm) {tl} | ÷ best simple C {tl} | output |",
+        "\n| kernel | implementation | median wall {tl} | speedup {} | CPU per run {tl} | G thread-inst/s {tl} | ÷ C (same algorithm) {tl} | ÷ best simple C {tl} | warp insts in native code | output |",
         if nt >= 2 {
             format!("{}T→{}T", o.threads[0], o.threads[nt - 1])
         } else {
             "—".into()
         }
     );
-    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
     for r in &results {
         let cref = |role: Role, ti: usize| {
             r.rows
@@ -1076,7 +1182,7 @@ fn main() {
             };
             let _ = writeln!(
                 table,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 if ri == 0 {
                     format!("{} ({} thread insts)", r.title, r.thread_insts)
                 } else {
@@ -1096,6 +1202,19 @@ fn main() {
                 } else {
                     "—".into()
                 },
+                match row.engine {
+                    Some(_) => {
+                        let s = row.by_threads.last().unwrap();
+                        if s.warp_insts == 0 {
+                            "—".into()
+                        } else if s.jit_error.is_some() {
+                            "0% (not compiled)".into()
+                        } else {
+                            format!("{:.1}%", s.tiers[3] as f64 * 100.0 / s.warp_insts as f64)
+                        }
+                    }
+                    None => "—".into(),
+                },
                 row.check
             );
         }
@@ -1107,34 +1226,105 @@ fn main() {
     for r in &results {
         for row in r.rows.iter().filter(|x| x.engine.is_some()) {
             let s = row.by_threads.last().unwrap();
-            println!(
-                "- {} / {}: {} thread instructions; warp instructions in lane loops / per lane / reference steps: {} / {} / {}",
-                r.name, row.label, s.thread_insts, s.tiers[0], s.tiers[1], s.tiers[2]
+            let pct = |n: u64| {
+                if s.warp_insts == 0 {
+                    0.0
+                } else {
+                    n as f64 * 100.0 / s.warp_insts as f64
+                }
+            };
+            let mut line = format!(
+                "- {} / {}: {} thread instructions, {} warp instructions: in lane loops {} ({:.1}%), per lane {} ({:.1}%), reference steps {} ({:.1}%), native code {} ({:.1}%)",
+                r.name,
+                row.label,
+                s.thread_insts,
+                s.warp_insts,
+                s.tiers[0],
+                pct(s.tiers[0]),
+                s.tiers[1],
+                pct(s.tiers[1]),
+                s.tiers[2],
+                pct(s.tiers[2]),
+                s.tiers[3],
+                pct(s.tiers[3]),
             );
+            if row.engine == Some(Engine::Jit) {
+                let compile = row.by_threads.iter().find_map(|s| s.jit_compile);
+                match &s.jit_error {
+                    Some(e) => {
+                        let e: String = e.chars().take(300).collect();
+                        let _ = write!(
+                            line,
+                            "; JIT did NOT compile the kernel (the warp engine ran it): {e}"
+                        );
+                    }
+                    None => {
+                        let _ = write!(
+                            line,
+                            "; JIT compiled {} of the kernel's instructions in {}",
+                            s.jit_compiled,
+                            compile.map_or("—".into(), ms)
+                        );
+                    }
+                }
+            }
+            println!("{line}");
         }
     }
 
-    // JIT compile time (first launch minus second, per fixture kernel).
-    let mut compile: Vec<(Engine, usize, usize, Vec<Duration>)> = Vec::new();
+    // First-launch cost (cold minus warm launch) per fixture kernel and engine, and the
+    // JIT's own compile time (Stats::jit_compile).
+    let mut compile: Vec<(Engine, CompileTimes)> = Vec::new();
     if o.compile_times {
         for &e in engines.iter().filter(|e| **e != Engine::Reference) {
             eprintln!(
                 "first-launch cost of the fixture kernels ({}) ...",
                 e.name()
             );
-            let (n, skipped, t) = compile_times(e);
-            compile.push((e, n, skipped, t));
+            compile.push((e, compile_times(e)));
         }
         println!();
-        for (e, n, skipped, t) in &compile {
-            let mut s = t.clone();
+        let summary = |v: &[Duration]| {
+            let mut s = v.to_vec();
             s.sort();
-            println!(
-                "- first-launch cost minus warm launch, {}: {n} fixture kernels ({skipped} skipped: load or launch-configuration errors): median {}, max {}",
-                e.name(),
+            format!(
+                "median {}, max {}",
                 median(&s).map_or("—".into(), ms),
                 s.last().map_or("—".into(), |d| ms(*d))
+            )
+        };
+        for (e, t) in &compile {
+            println!(
+                "- first-launch cost minus warm launch, {}: {} fixture kernels ({} skipped: load or launch-configuration errors): {}",
+                e.name(),
+                t.first_launch.len(),
+                t.skipped,
+                summary(&t.first_launch)
             );
+            if *e == Engine::Jit {
+                let failed: usize = t.jit_errors.values().sum();
+                println!(
+                    "- JIT compile time (Stats::jit_compile) of the {} fixture kernels it compiled: {}{}; {} not compiled (the warp engine ran them){}",
+                    t.jit_compile.len(),
+                    summary(&t.jit_compile),
+                    t.slowest
+                        .as_ref()
+                        .map_or(String::new(), |(_, k)| format!(" (slowest: {k})")),
+                    failed,
+                    if failed == 0 {
+                        String::new()
+                    } else {
+                        format!(
+                            ": {}",
+                            t.jit_errors
+                                .iter()
+                                .map(|(k, n)| format!("{n} × {k}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }
+                );
+            }
         }
     }
 
@@ -1287,10 +1477,11 @@ fn main() {
             });
         }
         if e == Engine::Jit {
+            // The JIT's own compile time of the kernels it compiled.
             let c = compile.iter().find(|c| c.0 == e);
             let (med, max) = c
                 .map(|c| {
-                    let mut s = c.3.clone();
+                    let mut s = c.1.jit_compile.clone();
                     s.sort();
                     (median(&s), s.last().copied())
                 })
