@@ -2504,8 +2504,11 @@ fn lanes_text(m: u32) -> String {
     }
 }
 
-/// Tag bit marking kernel-parameter addresses within the param space.
-const KPARAM_TAG: u64 = 1 << 62;
+/// Tag bit marking kernel-parameter addresses within the param space. It fits in 32 bits so
+/// that an address taken with `mov.b32 %r, param` (LLVM's NVPTX backend emits this when it
+/// selects between two kernel parameters, e.g. Triton's `tl.where(c, a_ptr, b_ptr)`) keeps its
+/// tag; per-thread frame param space is far smaller than 2^31 bytes.
+const KPARAM_TAG: u64 = 1 << 31;
 
 fn space_name(s: MemSpace) -> &'static str {
     match s {

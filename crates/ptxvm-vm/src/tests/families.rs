@@ -963,3 +963,13 @@ fn unsupported_forms_still_fault() {
     assert_eq!(f.kind, FaultKind::Unsupported);
     assert!(f.message.contains("mma.sp"), "{}", f.message);
 }
+
+#[test]
+fn kernel_param_address_in_32_and_64_bit_registers() {
+    // LLVM (Triton's tl.where between two pointer arguments) takes a kernel parameter's
+    // address with `mov.b32` and loads through it with `ld.param [%r]`.
+    let body = "    mov.b32 %r10, out;\n    ld.param.u64 %rd2, [%r10];\n    setp.eq.u64 %p1, %rd2, %rd0;\n    selp.u32 %r11, 1, 0, %p1;\n    mov.u64 %rd3, out;\n    ld.param.u64 %rd4, [%rd3];\n    setp.eq.u64 %p2, %rd4, %rd0;\n    selp.u32 %r12, 1, 0, %p2;\n"
+        .to_string()
+        + &stores(&["%r11", "%r12"]);
+    assert_eq!(run1(&body, 2), [1, 1]);
+}
