@@ -973,3 +973,12 @@ fn kernel_param_address_in_32_and_64_bit_registers() {
         + &stores(&["%r11", "%r12"]);
     assert_eq!(run1(&body, 2), [1, 1]);
 }
+
+#[test]
+fn cvt_signed_destination_sign_extends_into_wider_register() {
+    // Triton: `cvt.s8.s32 %rs1, %r1; cvt.rn.f32.s16 %r, %rs1` (int8 stored to a float32 tensor).
+    let body = "    mov.b32 %r10, 0x1ef;\n    cvt.s8.s32 %h1, %r10;\n    cvt.s32.s16 %r11, %h1;\n    mov.f32 %f1, 0fC1880000;\n    cvt.rzi.s8.f32 %r12, %f1;\n    cvt.u8.s32 %h2, %r10;\n    cvt.u32.u16 %r13, %h2;\n"
+        .to_string()
+        + &stores(&["%r11", "%r12", "%r13"]);
+    assert_eq!(run1(&body, 3), [0xffff_ffef, 0xffff_ffef, 0xef]);
+}
