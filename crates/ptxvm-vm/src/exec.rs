@@ -1869,6 +1869,12 @@ impl<'a> Cta<'a> {
             } => {
                 let a = self.src(t, *a);
                 match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, a) {
+                    // A destination register wider than a signed integer type gets the value
+                    // sign-extended (ISA "Operand Size Exceeding Instruction-Type Size").
+                    Some(v) if dty.class() == Class::Signed && dty.bits() < 64 => {
+                        let s = 64 - dty.bits();
+                        self.write(t, *d, (((v << s) as i64) >> s) as u64)
+                    }
                     Some(v) => self.write(t, *d, v),
                     None => {
                         return Err(
@@ -3212,8 +3218,11 @@ fn lanes_text(m: u32) -> String {
     }
 }
 
-/// Tag bit marking kernel-parameter addresses within the param space.
-const KPARAM_TAG: u64 = 1 << 62;
+/// Tag bit marking kernel-parameter addresses within the param space. It fits in 32 bits so
+/// that an address taken with `mov.b32 %r, param` (LLVM's NVPTX backend emits this when it
+/// selects between two kernel parameters, e.g. Triton's `tl.where(c, a_ptr, b_ptr)`) keeps its
+/// tag; per-thread frame param space is far smaller than 2^31 bytes.
+const KPARAM_TAG: u64 = 1 << 31;
 
 /// The generic address of a parameter-space address: a kernel parameter (tagged) in the
 /// low half of the parameter window, a function parameter of the thread in the high half.

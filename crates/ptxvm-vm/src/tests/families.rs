@@ -963,3 +963,22 @@ fn unsupported_forms_still_fault() {
     assert_eq!(f.kind, FaultKind::Unsupported);
     assert!(f.message.contains("mma.sp"), "{}", f.message);
 }
+
+#[test]
+fn kernel_param_address_in_32_and_64_bit_registers() {
+    // LLVM (Triton's tl.where between two pointer arguments) takes a kernel parameter's
+    // address with `mov.b32` and loads through it with `ld.param [%r]`.
+    let body = "    mov.b32 %r10, out;\n    ld.param.u64 %rd2, [%r10];\n    setp.eq.u64 %p1, %rd2, %rd0;\n    selp.u32 %r11, 1, 0, %p1;\n    mov.u64 %rd3, out;\n    ld.param.u64 %rd4, [%rd3];\n    setp.eq.u64 %p2, %rd4, %rd0;\n    selp.u32 %r12, 1, 0, %p2;\n"
+        .to_string()
+        + &stores(&["%r11", "%r12"]);
+    assert_eq!(run1(&body, 2), [1, 1]);
+}
+
+#[test]
+fn cvt_signed_destination_sign_extends_into_wider_register() {
+    // Triton: `cvt.s8.s32 %rs1, %r1; cvt.rn.f32.s16 %r, %rs1` (int8 stored to a float32 tensor).
+    let body = "    mov.b32 %r10, 0x1ef;\n    cvt.s8.s32 %h1, %r10;\n    cvt.s32.s16 %r11, %h1;\n    mov.f32 %f1, 0fC1880000;\n    cvt.rzi.s8.f32 %r12, %f1;\n    cvt.u8.s32 %h2, %r10;\n    cvt.u32.u16 %r13, %h2;\n"
+        .to_string()
+        + &stores(&["%r11", "%r12", "%r13"]);
+    assert_eq!(run1(&body, 3), [0xffff_ffef, 0xffff_ffef, 0xef]);
+}
