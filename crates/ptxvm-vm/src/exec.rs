@@ -1869,12 +1869,6 @@ impl<'a> Cta<'a> {
             } => {
                 let a = self.src(t, *a);
                 match cvt(*dty, *aty, *rnd, *irnd, *sat, *ftz, *relu, *satfinite, a) {
-                    // A destination register wider than a signed integer type gets the value
-                    // sign-extended (ISA "Operand Size Exceeding Instruction-Type Size").
-                    Some(v) if dty.class() == Class::Signed && dty.bits() < 64 => {
-                        let s = 64 - dty.bits();
-                        self.write(t, *d, (((v << s) as i64) >> s) as u64)
-                    }
                     Some(v) => self.write(t, *d, v),
                     None => {
                         return Err(

@@ -296,7 +296,7 @@ pub(crate) fn cvt(
     a: u64,
 ) -> Option<u64> {
     use ptxvm_fp::convert as cv;
-    match (
+    let v = match (
         int_type(dty),
         float_type(dty),
         int_type(aty),
@@ -326,7 +326,16 @@ pub(crate) fn cvt(
             Some(cv::cvt_float_to_float(a, af, df, rnd.unwrap_or(Rnd::Rn), m))
         }
         _ => None,
-    }
+    }?;
+    // A destination register wider than a signed integer type gets the value sign-extended
+    // (ISA "Operand Size Exceeding Instruction-Type Size": `cvt.s8.s32` into a `.b16`).
+    Some(match int_type(dty) {
+        Some(di) if di.signed() && di.bits() < 64 => {
+            let s = 64 - di.bits();
+            (((v << s) as i64) >> s) as u64
+        }
+        _ => v,
+    })
 }
 
 #[inline]
