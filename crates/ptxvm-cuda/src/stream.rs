@@ -62,6 +62,11 @@ static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
 /// How long a waiting thread spins before it sleeps.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+/// After this much spinning a waiting thread yields its core between looks: when the thread
+/// it waits for shares that core (a busy host, or fewer free cores than waiting threads),
+/// pure spinning would hold the core until the spin runs out (then every launch round trip
+/// costs two whole spins, `benches/launch.rs`).
+const SPIN_BEFORE_YIELD: std::time::Duration = std::time::Duration::from_micros(2);
 
 impl StreamCore {
     pub fn new(blocking: bool, priority: i32) -> Arc<StreamCore> {
@@ -161,12 +166,21 @@ impl StreamCore {
     fn spin(until: impl Fn() -> bool) -> bool {
         let t0 = Instant::now();
         let mut n = 0u32;
+        let mut yielding = false;
         while !until() {
             n += 1;
-            if n.is_multiple_of(64) && t0.elapsed() > SPIN {
-                return false;
+            if yielding || n.is_multiple_of(64) {
+                let e = t0.elapsed();
+                if e > SPIN {
+                    return false;
+                }
+                yielding = e > SPIN_BEFORE_YIELD;
             }
-            std::hint::spin_loop();
+            if yielding {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
         true
     }
