@@ -27,7 +27,7 @@ if [ "${1:-}" != "--no-install" ]; then
 fi
 py="$root/$venv/bin/python"
 site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-cargo build --release -p ptxvm -p ptxvm-cuda
+cargo build --release -p ptxvm -p ptxvm-cuda -p ptxvm-nvjitlink -p ptxvm-nvjitlink12
 ptxvm="$root/target/release/ptxvm"
 status=0
 echo "== the ptxvm Python package (pip install . with maturin)"

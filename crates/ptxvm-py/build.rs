@@ -1,6 +1,8 @@
-//! Stages ptxvm's driver library for the wheel: builds the `ptxvm-cuda` cdylib with a nested
-//! cargo (in its own target directory: the outer build holds the main one's lock) and copies
-//! it to `wheel-data/data/lib/ptxvm/libcuda.so.1`, which maturin installs under the environment's prefix
+//! Stages ptxvm's driver library and nvJitLink for the wheel: builds the `ptxvm-cuda`,
+//! `ptxvm-nvjitlink` and `ptxvm-nvjitlink12` cdylibs with a nested cargo (in its own target
+//! directory: the outer build holds the main one's lock) and copies them to
+//! `wheel-data/data/lib/ptxvm/` as `libcuda.so.1`, `libnvJitLink.so.13` and
+//! `libnvJitLink.so.12`, which maturin installs under the environment's prefix
 //! (`<prefix>/lib/ptxvm/`, found by `ptxvm exec` as `<dir of ptxvm>/../lib/ptxvm`).
 //! Set `PTXVM_PY_NO_DRIVER=1` to skip it (a `cargo check` of the workspace, say).
 
@@ -13,6 +15,8 @@ fn main() {
     let root = here.join("../..");
     for dir in [
         "crates/ptxvm-cuda/src",
+        "crates/ptxvm-nvjitlink/src",
+        "crates/ptxvm-nvjitlink/build.rs",
         "crates/ptxvm-vm/src",
         "crates/ptxvm-ir/src",
         "crates/ptxvm-fp/src",
@@ -27,7 +31,17 @@ fn main() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&root)
-        .args(["build", "--release", "-p", "ptxvm-cuda", "--target-dir"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "ptxvm-cuda",
+            "-p",
+            "ptxvm-nvjitlink",
+            "-p",
+            "ptxvm-nvjitlink12",
+            "--target-dir",
+        ])
         .arg(&target)
         .env_remove("CARGO_TARGET_DIR")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
@@ -37,6 +51,12 @@ fn main() {
     assert!(status.success(), "building the driver library failed");
     let dest = here.join("wheel-data/data/lib/ptxvm");
     std::fs::create_dir_all(&dest).expect("create wheel-data/data/lib/ptxvm");
-    std::fs::copy(target.join("release/libcuda.so"), dest.join("libcuda.so.1"))
-        .expect("copy libcuda.so");
+    for (built, staged) in [
+        ("libcuda.so", "libcuda.so.1"),
+        ("libptxvm_nvjitlink.so", "libnvJitLink.so.13"),
+        ("libptxvm_nvjitlink12.so", "libnvJitLink.so.12"),
+    ] {
+        std::fs::copy(target.join("release").join(built), dest.join(staged))
+            .unwrap_or_else(|e| panic!("copy {built}: {e}"));
+    }
 }

@@ -1,5 +1,6 @@
-//! Full front end: preprocess, parse, lower and check; then print the AST canonically
-//! and reparse the printed text. Nothing here may panic, whatever the input.
+//! Full front end: preprocess, parse, lower and check; render every diagnostic as the CLI
+//! does (rustc style and JSON); then print the AST canonically and reparse the printed
+//! text. Nothing here may panic, whatever the input.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let (src, _pp_diags) = Source::new("fuzz.ptx", text, None);
     let checked = ptxvm_ir::check(&src);
     let _ = checked.has_errors();
+    for d in _pp_diags.iter().chain(&checked.diags) {
+        let _ = ptxvm::render_human(&src, d);
+        let _ = ptxvm::render_json(&src, d);
+    }
     let printed = ptxvm_syntax::printer::print(&checked.ast, &src.text);
     let _ = ptxvm_syntax::parser::parse(&printed);
 });

@@ -56,10 +56,18 @@ _driver: ctypes.CDLL | None = None
 def _load() -> ctypes.CDLL:
     global _driver
     if _driver is None:
-        path = os.path.join(driver_path(), "libcuda.so.1")
+        d = driver_path()
+        path = os.path.join(d, "libcuda.so.1")
         # Loaded globally under its SONAME: later dlopen("libcuda.so.1") calls in this
         # process (NVIDIA's runtime, cuda-python, numba-cuda, CuPy) get this library.
         _driver = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        # ptxvm's nvJitLink likewise: cuda-pathfinder (numba-cuda, cuda.core) takes an
+        # already-loaded libnvJitLink.so.13/.12 before NVIDIA's in site-packages, so kernels
+        # linked with nvJitLink become ptxvm containers rather than SASS.
+        for name in ("libnvJitLink.so.13", "libnvJitLink.so.12"):
+            lib = os.path.join(d, name)
+            if os.path.isfile(lib):
+                ctypes.CDLL(lib, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
     return _driver
 
 
@@ -67,7 +75,8 @@ def enable(*, arch: str | None = None) -> str:
     """Makes CUDA clients in this process use ptxvm; returns the driver directory.
 
     Call it before numba-cuda, cuda-python or CuPy first touch the driver. It loads ptxvm's
-    ``libcuda.so.1`` (clients find an already-loaded library by its SONAME) and sets what
+    ``libcuda.so.1`` and nvJitLink (clients find an already-loaded library by its SONAME) and
+    sets what
     ``ptxvm exec`` sets: ``CUPY_COMPILE_WITH_PTX=1``, ``CUPY_ACCELERATORS=`` and
     ``NUMBA_CUDA_DRIVER`` (variables already set are kept), and ``PTXVM_ARCH`` if given.
     """

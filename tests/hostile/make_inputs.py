@@ -442,6 +442,9 @@ put(d + "version_999.ptx", ".version 999.9\n.target sm_999\n.address_size 128\n"
 case(d + "version_999", "An absurd version, target and address size.", "check {dir}/version_999.ptx", 1)
 put(d + "huge_align.ptx", HDR + ".global .align 1073741824 .b8 g[4];\n.visible .entry k(){ret;}\n")
 case(d + "huge_align", "An alignment of 2^30 is refused by the checker (at most 2^20).", "check {dir}/huge_align.ptx", 1, stdout="alignment")
+put(d + "utf8_column_after_macro.ptx", b"#define R %r10\n" + HDR.encode() + b".visible .entry k()\n{\n.reg .b32 %r<12>;\nmov.u32 R, \xc3\x9f\xc3\x9f;\nret;\n}\n")
+case(d + "utf8_column_after_macro", "A #define made the line 3 bytes longer, so the error's column (counted in the\npreprocessed line) fell inside a 2-byte character of the original line: rendering the\ncaret line sliced it and panicked. Found by review while fuzzing; the parse_check target\nnow renders every diagnostic.",
+     "check {dir}/utf8_column_after_macro.ptx", 1, stdout="expected an operand")
 put(d + "huge_reg_range.ptx", HDR + ".visible .entry k()\n{\n.reg .b32 %r<18446744073709551615>;\nret;\n}\n")
 case(d + "huge_reg_range", "A register range of 2^64-1.", "check {dir}/huge_reg_range.ptx", 1)
 

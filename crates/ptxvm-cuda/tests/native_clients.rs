@@ -24,12 +24,17 @@ fn driver_dir() -> PathBuf {
         .parent()
         .and_then(|d| d.parent())
         .expect("target/<profile>");
-    let lib = profile.join("libcuda.so");
-    assert!(
-        lib.is_file(),
-        "{} is missing: the driver crate's cdylib was not built",
-        lib.display()
-    );
+    // `cargo test` builds the cdylib into `deps/` (only `cargo build` copies it up a level,
+    // and that copy may be stale): prefer the one this test run built.
+    let lib = [profile.join("deps/libcuda.so"), profile.join("libcuda.so")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "{}/deps/libcuda.so is missing: the driver crate's cdylib was not built",
+                profile.display()
+            )
+        });
     let dir = profile.join("native-clients-driver");
     std::fs::create_dir_all(&dir).expect("driver dir");
     let link = dir.join("libcuda.so.1");

@@ -39,12 +39,36 @@ pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
             meta.len()
         )));
     }
-    let mut out = Vec::new();
-    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Err(std::io::Error::other(format!(
-            "it is longer than the limit of {limit} bytes"
-        )));
+    // Memory is reserved fallibly, so a file larger than the host can hold is an error,
+    // not an allocation failure (which aborts).
+    let oom = |n: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("out of host memory reading {n} bytes"),
+        )
+    };
+    let mut out: Vec<u8> = Vec::new();
+    if meta.is_file() {
+        out.try_reserve_exact(meta.len() as usize)
+            .map_err(|_| oom(meta.len()))?;
+    }
+    let mut src = f.take(limit.saturating_add(1));
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match src.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        out.try_reserve(n)
+            .map_err(|_| oom(out.len() as u64 + n as u64))?;
+        out.extend_from_slice(&chunk[..n]);
+        if out.len() as u64 > limit {
+            return Err(std::io::Error::other(format!(
+                "it is longer than the limit of {limit} bytes"
+            )));
+        }
     }
     Ok(out)
 }
@@ -168,6 +192,15 @@ impl Source {
                     "" if l as usize > idx.count() => ptext,
                     t => t,
                 };
+                // The column counts bytes of the preprocessed line; where a `#define` made
+                // it longer or shorter, keep it on a character of the original line.
+                let mut c = (col as usize).saturating_sub(1);
+                if c <= line_text.len() {
+                    while !line_text.is_char_boundary(c) {
+                        c -= 1;
+                    }
+                }
+                let col = c as u32 + 1;
                 // Columns are exact unless a #define changed the line's length before it.
                 Location {
                     file: &self.files[f as usize],
@@ -466,6 +499,20 @@ mod tests {
             "{m:?}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn columns_after_a_macro_stay_on_characters() {
+        let text = "#define R %r10\nmov.u32 R, \u{df}\u{df};\n".to_string();
+        let (src, _) = Source::new("t.ptx", text, None);
+        // The second `ß` in the preprocessed line, 3 bytes further right than in the original.
+        let at = src.text.rfind('\u{df}').unwrap() as u32;
+        let loc = src.locate(Span {
+            start: at,
+            end: at + 2,
+        });
+        assert_eq!(loc.line, 2);
+        assert!(loc.line_text.is_char_boundary(loc.col as usize - 1));
     }
 
     #[test]

@@ -286,4 +286,27 @@ mod tests {
         bad[0x28] = 0xff;
         assert!(Container::from_elf(&bad).is_none());
     }
+
+    #[test]
+    fn maxnreg_bounds_the_registers() {
+        let many = PTX.replace(
+            ".reg .b32 %r<2>;",
+            ".reg .b32 %r<2>;\n\t.reg .b64 %rd<100>;",
+        );
+        let model = crate::arch::model("sm_80").unwrap();
+        let regs = |ptx: &str| {
+            let checked = std::sync::Arc::new(crate::check_ptx("k.ptx", ptx).unwrap());
+            Container::describe(ptx, "sm_80", &checked, model)
+                .unwrap()
+                .kernels[0]
+                .regs
+        };
+        assert!(regs(&many) > 100);
+        let limited = many.replace(
+            "(.param .u64 p, .param .u32 n)\n",
+            "(.param .u64 p, .param .u32 n)\n.maxnreg 38\n",
+        );
+        assert_ne!(limited, many);
+        assert_eq!(regs(&limited), 38);
+    }
 }

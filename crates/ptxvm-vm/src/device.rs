@@ -115,7 +115,8 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Dynamic shared memory, bytes.
     pub shared_mem: u32,
-    /// Warp-instruction budget (a runaway loop faults when it is used up).
+    /// Step budget (a runaway loop faults when it is used up): warp instructions, plus bytes
+    /// copied in bulk or printed (see [`DEFAULT_MAX_STEPS`]).
     pub max_steps: u64,
     /// Host threads that run CTAs in parallel; 0 means one per available core.
     pub threads: usize,
@@ -126,10 +127,12 @@ pub struct LaunchConfig {
     pub engine: Engine,
 }
 
-/// Default warp-instruction budget of a launch: 10^8 warp instructions (up to 3.2·10^9
-/// thread instructions), about a minute and a half of the interpreter at full warps on one
-/// core. Larger real workloads raise it (`LaunchConfig::max_steps`, `--max-steps`); a runaway
-/// loop is reported within that time instead of after half an hour.
+/// Default step budget of a launch: 10^8 steps — warp instructions (up to 3.2·10^9 thread
+/// instructions), plus one step per 16 bytes a bulk copy moves or a device `printf` handles
+/// and 16 per device `malloc`/`free` — about a minute and a half of the interpreter at full
+/// warps on one core. Larger real workloads raise it (`LaunchConfig::max_steps`,
+/// `--max-steps`); a runaway loop is reported within that time instead of after half an
+/// hour.
 pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 impl Default for LaunchConfig {

@@ -20,6 +20,7 @@
 //! [`Fault`] naming kernel, line, CTA, thread and lane.
 
 mod fast;
+pub(crate) mod jit;
 
 use crate::error::{Fault, FaultKind, Site};
 use crate::local::LocalMem;
@@ -51,6 +52,8 @@ const MAX_DEPTH: usize = 1024;
 /// waits for another CTA (a flag, a lock, a decoupled look-back) therefore makes progress
 /// with any number of host threads, and a fault in a later CTA stops a spinning one.
 const SLICE: u64 = 1 << 16;
+/// Host threads one launch uses at most (`--threads` beyond it is clamped).
+pub const MAX_WORKERS: usize = 256;
 /// CTAs one host thread keeps in flight at most.
 const MAX_RESIDENT: usize = 32;
 /// Bytes moved or printed that cost one step of the launch's budget: one 16-byte piece of
@@ -68,10 +71,11 @@ const THREAD_OVERHEAD: u64 = 256;
 /// the same memory, registers, `printf` text, faults and diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The fastest engine for the kernel: today the warp engine.
+    /// The fastest engine for the kernel: the JIT.
     #[default]
     Auto,
-    /// Native code compiled from the kernel (not available in this build).
+    /// Native code compiled from the kernel by Cranelift, over the warp engine (which runs
+    /// what the native code does not).
     Jit,
     /// The warp engine: one dispatch per warp instruction over lane-major registers.
     Interp,
@@ -106,21 +110,21 @@ impl Engine {
     /// available; `Err` names why an engine cannot run.
     pub fn resolve(self) -> Result<Engine, String> {
         match self {
-            Engine::Auto | Engine::Interp => Ok(Engine::Interp),
+            Engine::Auto | Engine::Jit => Ok(Engine::Jit),
+            Engine::Interp => Ok(Engine::Interp),
             Engine::Reference => Ok(Engine::Reference),
-            Engine::Jit => Err(
-                "the JIT engine is not available in this build (engines: auto, interp, reference)"
-                    .into(),
-            ),
         }
     }
 }
+/// The unit in which a GPU allocates a CTA's shared memory (bytes): accesses past the
+/// requested size but inside the last unit do not fault.
+const SHARED_ALLOC_UNIT: usize = 128;
 
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
 pub struct Launch {
     pub kernel: u32,
-    /// The engine (resolved: [`Engine::Interp`] or [`Engine::Reference`]).
+    /// The engine (resolved: [`Engine::Jit`], [`Engine::Interp`] or [`Engine::Reference`]).
     pub engine: Engine,
     /// The emulated GPU (the arithmetic of the matrix instructions).
     pub model: &'static crate::arch::GpuModel,
@@ -129,7 +133,7 @@ pub struct Launch {
     pub dyn_shared: u32,
     /// The kernel parameter buffer, laid out per the `.param` declarations.
     pub params: Vec<u8>,
-    /// Warp-instruction budget for the whole launch.
+    /// Step budget for the whole launch (warp instructions, plus work: see `BYTES_PER_STEP`).
     pub max_steps: u64,
     /// Local memory (the stack: local variables, call frames' saved registers and
     /// parameters, `alloca`) per thread in bytes.
@@ -153,9 +157,15 @@ pub struct Stats {
     /// The engine that ran the launch.
     pub engine: Option<Engine>,
     /// Warp instructions by how they ran: the warp engine's lane loops, the reference's
-    /// per-thread semantics lane by lane inside the warp engine, and reference steps (all of
-    /// them under the reference engine).
-    pub tiers: [u64; 3],
+    /// per-thread semantics lane by lane inside the warp engine, reference steps (all of
+    /// them under the reference engine), and native code (the JIT).
+    pub tiers: [u64; 4],
+    /// Time the JIT took to compile the kernel (zero when its code was compiled by an
+    /// earlier launch), and the kernel's instructions it compiled.
+    pub jit_compile: std::time::Duration,
+    pub jit_compiled: usize,
+    /// Why the JIT engine did not compile the kernel (it ran on the warp engine).
+    pub jit_error: Option<String>,
     /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
     /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
     /// each thread's output in its program order. A CTA's output is appended when the CTA
@@ -278,6 +288,12 @@ struct Cta<'a> {
     wregs: Vec<WarpRegs>,
     /// Allocations the warp engine looked up (see [`fast::SpanCache`]).
     spans: fast::SpanCache,
+    /// Per warp: the group the warp engine ran last, with its spin state, while its PC is
+    /// not stored in its threads, and the `sched_epoch` it was kept at.
+    wcache: Vec<Option<(Group, fast::Spin, u64)>>,
+    /// Bumped by every reference step and barrier re-check: a kept group is valid only
+    /// while it is unchanged (nothing else can have woken a thread of its warp).
+    sched_epoch: u64,
     nwarps: u32,
     /// Per barrier, per warp: the lanes that have arrived.
     bar_lanes: [Vec<u32>; NBAR],
@@ -313,9 +329,11 @@ struct Grid {
     mem_limit: u64,
     warp_insts: AtomicU64,
     thread_insts: AtomicU64,
-    tiers: [AtomicU64; 3],
+    tiers: [AtomicU64; 4],
     /// The warp engine's view of the kernel's instructions (empty for the reference).
     pre: Vec<fast::Pre>,
+    /// The kernel's native code (the JIT engine), when it compiled.
+    jit: Option<std::sync::Arc<jit::JitCode>>,
 }
 
 impl Grid {
@@ -419,6 +437,15 @@ pub fn run(
 ) -> Result<(), Box<Fault>> {
     let [gx, gy, gz] = launch.grid;
     let total = gx as usize * gy as usize * gz as usize;
+    let kfunc = &prog.funcs[launch.kernel as usize];
+    let jit_fresh = kfunc.jit.get().is_none();
+    let (jit_code, jit_error) = match launch.engine {
+        Engine::Jit => match jit::code_for(kfunc) {
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(e)),
+        },
+        _ => (None, None),
+    };
     let grid = Grid {
         pool: AtomicU64::new(launch.max_steps),
         stop: AtomicBool::new(false),
@@ -435,12 +462,13 @@ pub fn run(
         thread_insts: AtomicU64::new(0),
         tiers: Default::default(),
         pre: match launch.engine {
-            Engine::Interp => fast::prepare(&prog.funcs[launch.kernel as usize]),
+            Engine::Interp | Engine::Jit => fast::prepare(&prog.funcs[launch.kernel as usize]),
             _ => Vec::new(),
         },
+        jit: jit_code.clone(),
     };
     let next = AtomicUsize::new(0);
-    let workers = launch.threads.clamp(1, total.max(1));
+    let workers = launch.threads.clamp(1, total.clamp(1, MAX_WORKERS));
     // Memory freed while this launch runs stays mapped until it ends.
     let _in_flight = mem.launch_guard();
     let ctaid = |i: usize| {
@@ -520,8 +548,13 @@ pub fn run(
         work();
     } else {
         std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(work);
+            // A host that refuses more threads runs the launch on those it gave (and on
+            // this one if it gave none).
+            let started = (0..workers)
+                .map_while(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                .count();
+            if started == 0 {
+                work();
             }
         });
     }
@@ -541,6 +574,13 @@ pub fn run(
         *t += n.into_inner();
     }
     stats.engine = Some(launch.engine);
+    if let Some(code) = &jit_code {
+        stats.jit_compiled = code.compiled;
+        if jit_fresh {
+            stats.jit_compile = code.compile_time;
+        }
+    }
+    stats.jit_error = jit_error;
     let fault = grid.fault.into_inner().unwrap_or_else(|e| e.into_inner());
     let step = grid
         .step_fault
@@ -562,6 +602,31 @@ struct Budget<'g> {
 }
 
 impl Budget<'_> {
+    /// Up to `want` steps that [`Budget::consume`] can take now (drawn from the launch's
+    /// pool as needed); 0 when the launch has stopped.
+    fn reserve(&mut self, want: u64) -> u64 {
+        if self.local < want && !self.grid.stop.load(Ordering::Relaxed) {
+            let more = (want - self.local).saturating_add(4096);
+            let got = self
+                .grid
+                .pool
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                    Some(p - p.min(more))
+                })
+                .map_or(0, |p| p.min(more));
+            self.local += got;
+        }
+        if self.grid.stop.load(Ordering::Relaxed) {
+            return 0;
+        }
+        self.local.min(want)
+    }
+
+    /// Takes `n` steps [`Budget::reserve`] made available.
+    fn consume(&mut self, n: u64) {
+        self.local -= n.min(self.local);
+    }
+
     /// Takes `n` steps; false when the launch's budget is used up or the launch stopped.
     fn take(&mut self, n: u64) -> bool {
         if self.local >= n {
@@ -660,13 +725,24 @@ impl<'a> Cta<'a> {
             charged: base,
             mem,
             ctaid,
-            shared: vec![0; (f.dyn_base as usize).saturating_add(launch.dyn_shared as usize)],
+            // A GPU allocates a CTA's shared memory in 128-byte units and faults only outside
+            // them: compilers widen loads up to that boundary (NVVM's LTO turns the last
+            // elements of a small dynamic shared array into one 16-byte `ld.shared.v4`).
+            shared: vec![
+                0;
+                (f.dyn_base as usize)
+                    .saturating_add(launch.dyn_shared as usize)
+                    .checked_next_multiple_of(SHARED_ALLOC_UNIT)
+                    .unwrap_or(usize::MAX)
+            ],
             nwarps: n.div_ceil(32),
             threads,
             wregs: (0..n.div_ceil(32))
                 .map(|_| WarpRegs::new(f.banks))
                 .collect(),
             spans: fast::SpanCache::default(),
+            wcache: vec![None; n.div_ceil(32) as usize],
+            sched_epoch: 0,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
             bar_expected: [None; NBAR],
             bar_red: [BarRedState::default(); NBAR],
@@ -698,6 +774,7 @@ impl<'a> Cta<'a> {
         self.bar_red = [BarRedState::default(); NBAR];
         self.exits_dirty = false;
         self.clock = 0;
+        self.wcache.fill(None);
         for th in &mut self.threads {
             th.pc = 0;
             th.state = TState::Ready;
@@ -809,7 +886,7 @@ impl<'a> Cta<'a> {
         slice: u64,
     ) -> Result<bool, Box<Fault>> {
         let start = self.clock;
-        let warp_engine = self.launch.engine == Engine::Interp;
+        let warp_engine = matches!(self.launch.engine, Engine::Interp | Engine::Jit);
         loop {
             let mut progressed = false;
             for w in 0..self.nwarps {
@@ -1001,6 +1078,7 @@ impl<'a> Cta<'a> {
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
+        self.sched_epoch += 1;
         let lo = (w * 32) as usize;
         let mut group: [usize; 32] = [0; 32];
         let mut n = 0;
@@ -3015,6 +3093,7 @@ impl<'a> Cta<'a> {
     /// was released.
     fn recheck_blocked(&mut self) -> Result<bool, Box<Fault>> {
         self.exits_dirty = false;
+        self.sched_epoch += 1;
         let mut any = false;
         for id in 0..NBAR {
             any |= self.check_barrier(id);

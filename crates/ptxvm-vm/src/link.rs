@@ -257,7 +257,8 @@ fn link_inner(inputs: &[LinkInput]) -> Result<String, String> {
         version.1
     ));
     let mut tl = target.unwrap_or_else(|| "sm_52".into());
-    for t in extra_targets {
+    // `debug` promises DWARF sections, which the output does not carry (they are dropped).
+    for t in extra_targets.into_iter().filter(|t| t != "debug") {
         tl.push_str(", ");
         tl.push_str(&t);
     }
@@ -500,6 +501,16 @@ mod tests {
             crate::Device::new().load_ptx("linked2.ptx", &out2).is_ok(),
             "{out2}"
         );
+    }
+
+    #[test]
+    fn debug_inputs_link_into_a_module_without_debug_info() {
+        let a = A.replace(".target sm_80", ".target sm_80, debug")
+            + "\n.section .debug_abbrev\n{\n.b8 0\n}\n";
+        let out = link_ptx(&inputs(&[("a.ptx", &a), ("b.ptx", B)])).unwrap();
+        assert!(out.contains(".target sm_80\n"), "{out}");
+        assert!(!out.contains(".debug_abbrev"), "{out}");
+        assert!(crate::check_ptx("linked.ptx", &out).is_ok(), "{out}");
     }
 
     #[test]

@@ -748,7 +748,7 @@ pub struct DInst {
 
 /// Where a register lives in a warp's lane-major register file: the bank by width (values
 /// of up to 32 bits, 64-bit values, predicates as one bit per lane) and the index in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RegSlot {
     B32(u32),
     B64(u32),
@@ -805,6 +805,8 @@ pub struct FuncCode {
     /// Required block shape (`.reqntid`) and maximum threads (`.maxntid`).
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// Register limit (`.maxnreg`).
+    pub maxnreg: Option<u32>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
     /// Kernels only: the CTA offset of every shared slot this kernel can reach
@@ -817,8 +819,8 @@ pub struct FuncCode {
     /// Estimated 32-bit registers per thread ([`crate::pressure`]); for a kernel, the most
     /// of it and every function it can call.
     pub reg_estimate: u32,
-    /// `.maxnreg`.
-    pub maxnreg: Option<u32>,
+    /// The kernel compiled to native code (the JIT engine), once a launch asked for it.
+    pub(crate) jit: crate::exec::jit::JitSlot,
 }
 
 /// A decoded module.
@@ -1243,13 +1245,13 @@ fn decode_func(
             .collect(),
         reqntid: f.tuning.reqntid,
         maxntid: f.tuning.maxntid,
+        maxnreg: f.tuning.maxnreg,
         cluster: f.tuning.reqnctapercluster,
         reg_estimate: if f.defined {
             crate::pressure::estimate(f)
         } else {
             0
         },
-        maxnreg: f.tuning.maxnreg,
         ..FuncCode::default()
     };
     // Parameter and local layouts, in 64-bit arithmetic: a size that does not fit the

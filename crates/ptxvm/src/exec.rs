@@ -17,9 +17,25 @@
 //! `CUPY_COMPILE_WITH_PTX=1` and `CUPY_ACCELERATORS=` (CuPy hands the driver PTX instead
 //! of cubins and leaves out its precompiled SASS-only CUB kernels), and the `PTXVM_*`
 //! settings given as options.
+//!
+//! **nvJitLink.** The driver directory also holds ptxvm's nvJitLink (`libnvJitLink.so.13` and
+//! `libnvJitLink.so.12`, crate `ptxvm-nvjitlink`), which links into ptxvm containers where
+//! NVIDIA's links into SASS, and `exec` puts both in `LD_PRELOAD` (before any preload the user
+//! set). `LD_LIBRARY_PATH` is not enough: cuda-python's loader (cuda-pathfinder, which
+//! numba-cuda and cuda.core use) looks for `libnvJitLink.so.13`/`.12` first among the
+//! libraries already loaded (`dlopen(soname, RTLD_NOLOAD)`), then in NVIDIA's wheels in
+//! `site-packages` by absolute path, and only then through the loader's search path, so with
+//! `nvidia-nvjitlink` installed NVIDIA's library would win. A preloaded library is loaded
+//! before anything else and matches the SONAME check, so it wins in every process the program
+//! starts (pytest workers, multiprocessing), for every loader that goes by SONAME, and for
+//! programs linked against `-lnvJitLink`. ptxvm's nvJitLink still uses NVIDIA's for LTO-IR,
+//! which it loads by path (see the `ptxvm-nvjitlink` crate docs).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+
+/// The nvJitLink drop-ins in the driver directory, which `exec` preloads.
+pub const NVJITLINK_SONAMES: [&str; 2] = ["libnvJitLink.so.13", "libnvJitLink.so.12"];
 
 /// `ptxvm exec` options.
 #[derive(clap::Args, Debug)]
@@ -70,13 +86,23 @@ pub fn driver_dir() -> Result<PathBuf, String> {
         let exe_name = exe
             .file_name()
             .map(|n| format!("../{}", n.to_string_lossy()));
+        // The nvJitLink drop-ins (crate ptxvm-nvjitlink and its abi12 build), when built.
+        let built_lib = |f: &str| bin.join(f).is_file().then(|| format!("../{f}"));
         for (name, target) in [
             ("libcuda.so.1", Some("../libcuda.so".to_string())),
             ("libcuda.so", Some("../libcuda.so".to_string())),
             ("ptxas", exe_name),
+            ("libnvJitLink.so.13", built_lib("libptxvm_nvjitlink.so")),
+            ("libnvJitLink.so.12", built_lib("libptxvm_nvjitlink12.so")),
         ] {
-            let Some(target) = target else { continue };
             let link = dir.join(name);
+            let Some(target) = target else {
+                // Not built (any more): no link, rather than a dangling one.
+                if std::fs::symlink_metadata(&link).is_ok() && !link.exists() {
+                    let _ = std::fs::remove_file(&link);
+                }
+                continue;
+            };
             if std::fs::read_link(&link).ok().as_deref() != Some(Path::new(&target)) {
                 let _ = std::fs::remove_file(&link);
                 std::os::unix::fs::symlink(&target, &link)
@@ -100,6 +126,24 @@ pub fn environment(dir: &Path, o: &ExecOpts) -> Vec<(String, String)> {
         _ => d.clone(),
     };
     env.push(("LD_LIBRARY_PATH".to_string(), ld));
+    // ptxvm's nvJitLink, loaded first: see the module docs.
+    let preload: Vec<String> = NVJITLINK_SONAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !preload.is_empty() {
+        // The user's preloads follow (without ours again, under a nested `exec`).
+        let old = std::env::var("LD_PRELOAD").unwrap_or_default();
+        let mut all = preload.clone();
+        all.extend(
+            old.split([':', ' '])
+                .filter(|p| !p.is_empty() && !preload.iter().any(|q| q == p))
+                .map(str::to_string),
+        );
+        env.push(("LD_PRELOAD".to_string(), all.join(":")));
+    }
     let mut keep = |k: &str, v: String| {
         if std::env::var_os(k).is_none() {
             env.push((k.to_string(), v));
@@ -153,4 +197,46 @@ pub fn exec(o: &ExecOpts) -> Result<std::convert::Infallible, (String, u8)> {
         126
     };
     Err((format!("cannot run `{prog}`: {e}"), code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> ExecOpts {
+        ExecOpts {
+            arch: None,
+            threads: None,
+            log: None,
+            command: vec!["true".into()],
+        }
+    }
+
+    fn get<'a>(env: &'a [(String, String)], k: &str) -> Option<&'a str> {
+        env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn preloads_the_nvjitlink_libraries_of_the_driver_directory() {
+        let dir = std::env::temp_dir().join(format!("ptxvm-exec-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("libcuda.so.1"), b"").unwrap();
+        let env = environment(&dir, &opts());
+        assert_eq!(get(&env, "LD_PRELOAD"), None, "nothing to preload");
+        std::fs::write(dir.join("libnvJitLink.so.13"), b"").unwrap();
+        std::fs::write(dir.join("libnvJitLink.so.12"), b"").unwrap();
+        let env = environment(&dir, &opts());
+        let pre = get(&env, "LD_PRELOAD").expect("LD_PRELOAD");
+        let d = dir.display();
+        assert!(
+            pre.starts_with(&format!("{d}/libnvJitLink.so.13:{d}/libnvJitLink.so.12")),
+            "{pre}"
+        );
+        assert!(
+            get(&env, "LD_LIBRARY_PATH")
+                .unwrap()
+                .starts_with(&d.to_string())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

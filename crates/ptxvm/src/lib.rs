@@ -58,7 +58,7 @@ enum Cmd {
     /// Run a program with ptxvm as its CUDA driver (libcuda.so.1): nvcc-built programs,
     /// numba-cuda, cuda-python, CuPy, Triton.
     #[command(
-        after_help = "The program runs with LD_LIBRARY_PATH, NUMBA_CUDA_DRIVER, TRITON_LIBCUDA_PATH,\nCUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS= set for it (variables already set are kept).\nDriver settings: PTXVM_ARCH, PTXVM_THREADS, PTXVM_LOG, PTXVM_MAX_STEPS, PTXVM_DEVICES,\nPTXVM_DEVICE_MEMORY (see the README).\n\nExamples:\n  ptxvm exec -- ./my_cuda_app\n  ptxvm exec --arch sm_90a -- python -m pytest tests/"
+        after_help = "The program runs with LD_LIBRARY_PATH, LD_PRELOAD (ptxvm's nvJitLink), NUMBA_CUDA_DRIVER,\nTRITON_LIBCUDA_PATH, CUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS= set for it (variables\nalready set are kept; LD_LIBRARY_PATH and LD_PRELOAD are extended).\nDriver settings: PTXVM_ARCH, PTXVM_THREADS, PTXVM_LOG, PTXVM_MAX_STEPS, PTXVM_DEVICES,\nPTXVM_DEVICE_MEMORY (see the README).\n\nExamples:\n  ptxvm exec -- ./my_cuda_app\n  ptxvm exec --arch sm_90a -- python -m pytest tests/"
     )]
     Exec(exec::ExecOpts),
     /// Print the directory that holds the driver library (libcuda.so.1).
@@ -350,11 +350,18 @@ pub fn render_human(src: &Source, d: &Diagnostic) -> String {
         1,
         loc.line_text
             .len()
-            .saturating_sub(loc.col as usize - 1)
+            .saturating_sub((loc.col as usize).saturating_sub(1))
             .max(1),
     );
-    let col = (loc.col as usize - 1).min(loc.line_text.len());
-    let lead: String = loc.line_text[..col.min(loc.line_text.len())]
+    // The column may not fall on a character of this text (a `#define` changed the line's
+    // length before it): clamp it to the line and back to a character boundary.
+    let mut col = (loc.col as usize)
+        .saturating_sub(1)
+        .min(loc.line_text.len());
+    while !loc.line_text.is_char_boundary(col) {
+        col -= 1;
+    }
+    let lead: String = loc.line_text[..col]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();

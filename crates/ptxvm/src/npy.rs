@@ -100,6 +100,29 @@ pub struct Array {
 
 /// Parses `.npy` bytes.
 pub fn parse(bytes: &[u8]) -> Result<Array, String> {
+    let (dtype, shape, start, n) = parse_header(bytes)?;
+    Ok(Array {
+        dtype,
+        shape,
+        data: bytes[start..start + n].to_vec(),
+    })
+}
+
+/// [`parse`] of a buffer it may keep: the data stays where it is (no second copy of a large
+/// array).
+pub fn parse_vec(mut bytes: Vec<u8>) -> Result<Array, String> {
+    let (dtype, shape, start, n) = parse_header(&bytes)?;
+    bytes.truncate(start + n);
+    bytes.drain(..start);
+    Ok(Array {
+        dtype,
+        shape,
+        data: bytes,
+    })
+}
+
+/// The dtype, shape, data offset and data size of `.npy` bytes (the data checked to be there).
+fn parse_header(bytes: &[u8]) -> Result<(Dtype, Vec<usize>, usize, usize), String> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err("not a .npy file (bad magic)".into());
     }
@@ -168,8 +191,7 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
             "truncated data: the shape {shape:?} needs {nbytes} bytes, the file has {have}"
         ));
     }
-    let data = bytes[data_start..data_start + nbytes].to_vec();
-    Ok(Array { dtype, shape, data })
+    Ok((dtype, shape, data_start, nbytes))
 }
 
 /// The `.npy` header (version 1.0) of an array of this dtype and shape; the data follows.

@@ -352,7 +352,7 @@ fn load_npy(dev: &Device, path: &Path) -> Result<Array, RunError> {
     let limit = dev.props.global_memory.saturating_add(1 << 20);
     let bytes = ptxvm_syntax::source::read_limited(path, limit)
         .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", path.display())))?;
-    npy::parse(&bytes).map_err(|e| RunError::input(format!("`{}`: {e}", path.display())))
+    npy::parse_vec(bytes).map_err(|e| RunError::input(format!("`{}`: {e}", path.display())))
 }
 
 /// Puts a buffer spec on the device: its address and how to dump it.
@@ -624,10 +624,21 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             wall.as_secs_f64() * 1e3
         )
         .and_then(|()| {
-            let [vector, lanes, steps] = stats.tiers;
+            let [vector, lanes, steps, native] = stats.tiers;
+            let jit = match (stats.engine, &stats.jit_error) {
+                (Some(ptxvm_vm::Engine::Jit), Some(e)) => {
+                    format!("; not compiled, so the warp engine ran it: {e}")
+                }
+                (Some(ptxvm_vm::Engine::Jit), None) => format!(
+                    ", {native} in native code ({} of the kernel's instructions compiled, {:.1} ms to compile)",
+                    stats.jit_compiled,
+                    stats.jit_compile.as_secs_f64() * 1e3
+                ),
+                _ => String::new(),
+            };
             writeln!(
                 stderr,
-                "engine: {} ({vector} warp instructions in lane loops, {lanes} per lane, {steps} as reference steps)",
+                "engine: {} ({vector} warp instructions in lane loops, {lanes} per lane, {steps} as reference steps{jit})",
                 stats.engine.map_or("none", |e| e.name())
             )
         })

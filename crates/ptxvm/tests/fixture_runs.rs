@@ -334,38 +334,41 @@ struct Produced {
     outs: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
-/// Runs a case on the reference (one host thread) and on the warp engine (all cores, then
-/// one host thread): both must match numpy, and the warp engine's serial run must produce
+/// Runs a case on the reference (one host thread) and on each fast engine (all cores, then
+/// one host thread): each must match numpy, and each fast engine's serial run must produce
 /// exactly what the reference's did.
 fn run_engines(dir: &Path, tmp: &Path) -> Result<(), String> {
     let (reference, r) = run_case(dir, &tmp.join("reference"), "reference", true)?;
     r.map_err(|e| format!("[engine reference] {e}"))?;
-    let (_, r) = run_case(dir, &tmp.join("interp"), "interp", false)?;
-    r.map_err(|e| format!("[engine interp] {e}"))?;
-    let (interp, _) = run_case(dir, &tmp.join("interp1"), "interp", true)?;
-    if reference == interp {
-        return Ok(());
-    }
-    let mut m = String::from("[engine interp] differs from the reference:");
-    if reference.code != interp.code {
-        m += &format!(" exit {:?} vs {:?};", interp.code, reference.code);
-    }
-    if reference.stdout != interp.stdout {
-        m += " stdout differs;";
-    }
-    if reference.stderr != interp.stderr {
-        m += &format!(
-            " stderr {:?} vs {:?};",
-            String::from_utf8_lossy(&interp.stderr),
-            String::from_utf8_lossy(&reference.stderr)
-        );
-    }
-    for (name, bytes) in &reference.outs {
-        if interp.outs.get(name) != Some(bytes) {
-            m += &format!(" {name} differs;");
+    for engine in ["interp", "jit"] {
+        let (_, r) = run_case(dir, &tmp.join(engine), engine, false)?;
+        r.map_err(|e| format!("[engine {engine}] {e}"))?;
+        let (got, _) = run_case(dir, &tmp.join(format!("{engine}1")), engine, true)?;
+        if reference == got {
+            continue;
         }
+        let mut m = format!("[engine {engine}] differs from the reference:");
+        if reference.code != got.code {
+            m += &format!(" exit {:?} vs {:?};", got.code, reference.code);
+        }
+        if reference.stdout != got.stdout {
+            m += " stdout differs;";
+        }
+        if reference.stderr != got.stderr {
+            m += &format!(
+                " stderr {:?} vs {:?};",
+                String::from_utf8_lossy(&got.stderr),
+                String::from_utf8_lossy(&reference.stderr)
+            );
+        }
+        for (name, bytes) in &reference.outs {
+            if got.outs.get(name) != Some(bytes) {
+                m += &format!(" {name} differs;");
+            }
+        }
+        return Err(m);
     }
-    Err(m)
+    Ok(())
 }
 
 /// Runs one case with an engine; the outcome of checking its outputs.

@@ -1112,17 +1112,23 @@ fn check_run(
     }
 }
 
-/// Runs a file on every engine: the reference (one host thread) and the warp engine (all
-/// cores) must each meet the file's expectations, and the warp engine on one host thread
+/// Runs a file on every engine: the reference (one host thread) and each fast engine (all
+/// cores) must each meet the file's expectations, and each fast engine on one host thread
 /// must produce exactly what the reference did: exit status, stdout, stderr, `--out` files.
 fn run_engines(path: &Path, tmp: &Path) -> Result<(), String> {
     let (reference, r) = run_file(path, &tmp.join("reference"), "reference", true)?;
     r.map_err(|e| format!("[engine reference] {e}"))?;
-    let (_, r) = run_file(path, &tmp.join("interp"), "interp", false)?;
-    r.map_err(|e| format!("[engine interp] {e}"))?;
-    let (interp, _) = run_file(path, &tmp.join("interp1"), "interp", true)?;
-    differ("interp", &reference, &interp)
+    for engine in FAST_ENGINES {
+        let (_, r) = run_file(path, &tmp.join(engine), engine, false)?;
+        r.map_err(|e| format!("[engine {engine}] {e}"))?;
+        let (got, _) = run_file(path, &tmp.join(format!("{engine}1")), engine, true)?;
+        differ(engine, &reference, &got)?;
+    }
+    Ok(())
 }
+
+/// The engines tested against the reference.
+const FAST_ENGINES: [&str; 2] = ["interp", "jit"];
 
 /// Where an engine's run differs from the reference's.
 fn differ(engine: &str, reference: &Produced, got: &Produced) -> Result<(), String> {

@@ -31,8 +31,8 @@ use super::*;
 use crate::memory::Span;
 use ptxvm_fp::Rnd;
 
-type L32 = [u32; 32];
-type L64 = [u64; 32];
+pub(super) type L32 = [u32; 32];
+pub(super) type L64 = [u64; 32];
 
 /// Lanes computed for sources that are not registers of the right width.
 struct Tmp {
@@ -47,10 +47,10 @@ struct Tmp {
 /// The spin counts of a cached group's threads: each thread's own count (at most `max`)
 /// plus `taken` backward branches, or just `taken` once a forward branch zeroed them all.
 #[derive(Debug, Clone, Copy)]
-struct Spin {
-    max: u32,
-    taken: u32,
-    zeroed: bool,
+pub(super) struct Spin {
+    pub(super) max: u32,
+    pub(super) taken: u32,
+    pub(super) zeroed: bool,
 }
 
 impl Spin {
@@ -135,7 +135,7 @@ impl SpanCache {
 
 /// Lanes of `m`, lowest first.
 #[inline(always)]
-fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+pub(super) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (m != 0).then(|| {
             let l = m.trailing_zeros() as usize;
@@ -276,7 +276,17 @@ impl Cta<'_> {
         let mut n = 0u32;
         // The group being run, whose PC (and spin counts) are kept here rather than in its
         // threads while it stays the group `select` would pick.
-        let mut cur: Option<(Group, Spin)> = None;
+        // The group this warp ran last, kept since its last quantum when nothing outside it
+        // may have changed the warp's threads (no reference step anywhere in the CTA).
+        let mut cur: Option<(Group, Spin)> = match self.wcache[w as usize].take() {
+            Some((g, spin, epoch)) if epoch == self.sched_epoch => Some((g, spin)),
+            Some((g, spin, _)) => {
+                self.set_pcs(w, g.mask, g.pc);
+                self.apply_spins(w, g.mask, &spin);
+                None
+            }
+            None => None,
+        };
         let mut tmp = Tmp {
             a32: [0; 32],
             b32: [0; 32],
@@ -294,6 +304,26 @@ impl Cta<'_> {
                 },
             };
             if g.depth == 1 {
+                // Native code, where the kernel compiled from here.
+                if let Some(code) = &self.grid.jit
+                    && code.starts_at(g.pc)
+                {
+                    let room = budget.reserve((QUANTUM - n) as u64);
+                    if room > 0
+                        && let Some((ran, exit, pc)) =
+                            self.jit_run(code, w, &g, &mut spin, room, stats, mem)
+                    {
+                        budget.consume(ran);
+                        n += ran as u32;
+                        if exit == super::jit::EXIT_AT && pc < g.others {
+                            cur = Some((Group { pc, ..g }, spin));
+                        } else {
+                            self.set_pcs(w, g.mask, pc);
+                            self.apply_spins(w, g.mask, &spin);
+                        }
+                        continue;
+                    }
+                }
                 let r = self.fast_step(w, &g, &mut spin, &mut tmp, mem, stats, budget);
                 match r {
                     Ok(Some(done)) => {
@@ -322,8 +352,7 @@ impl Cta<'_> {
             n += 1;
         }
         if let Some((g, spin)) = cur {
-            self.set_pcs(w, g.mask, g.pc);
-            self.apply_spins(w, g.mask, &spin);
+            self.wcache[w as usize] = Some((g, spin, self.sched_epoch));
         }
         Ok(n > 0)
     }
@@ -852,11 +881,9 @@ impl Cta<'_> {
     /// A fault made before the threads' PCs were stored, made again now that they are (so
     /// it names the instruction's line).
     #[cold]
-    fn fault_at(&self, t: usize, f: Box<Fault>) -> Box<Fault> {
-        Box::new(Fault {
-            site: self.site(t),
-            ..*f
-        })
+    fn fault_at(&self, t: usize, mut f: Box<Fault>) -> Box<Fault> {
+        f.site = self.site(t);
+        f
     }
 
     /// The reference's per-thread semantics for the active lanes, in lane order.
@@ -1314,55 +1341,7 @@ impl Cta<'_> {
         }
     }
 
-    /// Whether every active lane's `wd`-byte access (`wd` 1, 2, 4 or 8) at `at` is aligned and
-    /// inside one allocation the cache knows (global, constant or generic space) or inside
-    /// shared memory (shared space). Returns the memory to read and write: `None` when some
-    /// lane needs the careful path.
-    #[inline(always)]
-    fn whole_warp(
-        &mut self,
-        at: &L64,
-        act: u32,
-        space: MemSpace,
-        wd: usize,
-        write: bool,
-        mem: &AddressSpace,
-    ) -> Option<(*mut u8, u64, u64)> {
-        let first = act.trailing_zeros() as usize;
-        let misaligned = at
-            .iter()
-            .enumerate()
-            .fold(0u64, |m, (l, a)| m | if act >> l & 1 != 0 { *a } else { 0 });
-        if misaligned & (wd as u64 - 1) != 0 {
-            return None;
-        }
-        let (base, lo, hi) = match space {
-            MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
-                if space == MemSpace::Const && write {
-                    return None;
-                }
-                let s = self.spans.find(mem, at[first], wd as u64)?;
-                if write && !s.writable {
-                    return None;
-                }
-                (std::ptr::null_mut(), s.lo, s.hi - wd as u64)
-            }
-            MemSpace::Shared => {
-                let len = self.shared.len() as u64;
-                if len < wd as u64 {
-                    return None;
-                }
-                (self.shared.as_mut_ptr(), 0, len - wd as u64)
-            }
-            _ => return None,
-        };
-        let outside = at.iter().enumerate().fold(false, |o, (l, a)| {
-            o | (act >> l & 1 != 0 && (*a < lo || *a > hi))
-        });
-        (!outside).then_some((base, lo, hi))
-    }
-
-    /// A whole-warp `wd`-byte load (zero-extended), or `None` (see [`Self::whole_warp`]).
+    /// A whole-warp `wd`-byte load (zero-extended), or `None` (see [`whole_warp`]).
     #[inline(always)]
     fn gather(
         &mut self,
@@ -1372,30 +1351,10 @@ impl Cta<'_> {
         wd: usize,
         mem: &AddressSpace,
     ) -> Option<L64> {
-        if !matches!(wd, 1 | 2 | 4 | 8) {
-            return None;
-        }
-        let (base, _, _) = self.whole_warp(at, act, space, wd, false, mem)?;
-        let mut v = [0u64; 32];
-        for l in lanes(act) {
-            // SAFETY: `whole_warp` checked every active lane's access: aligned, inside one
-            // live allocation of the current epoch (global: the address is the host
-            // address) or inside this CTA's shared memory (`base` + offset).
-            let p = lane_ptr(base, at[l]) as *const u8;
-            v[l] = unsafe {
-                match wd {
-                    1 => p.read() as u64,
-                    2 => (p as *const u16).read_unaligned() as u64,
-                    4 => (p as *const u32).read_unaligned() as u64,
-                    _ => (p as *const u64).read_unaligned(),
-                }
-            };
-        }
-        Some(v)
+        gather(&mut self.spans, &mut self.shared, at, act, space, wd, mem)
     }
 
-    /// A whole-warp `wd`-byte store of the low bytes of `v`, lane by lane in lane order;
-    /// false (nothing written) when some lane needs the careful path.
+    /// A whole-warp store (see [`scatter`]).
     #[inline(always)]
     fn scatter(
         &mut self,
@@ -1406,25 +1365,16 @@ impl Cta<'_> {
         v: &L64,
         mem: &AddressSpace,
     ) -> bool {
-        if !matches!(wd, 1 | 2 | 4 | 8) {
-            return false;
-        }
-        let Some((base, _, _)) = self.whole_warp(at, act, space, wd, true, mem) else {
-            return false;
-        };
-        for l in lanes(act) {
-            // SAFETY: as in `gather`, and the memory is writable.
-            let p = lane_ptr(base, at[l]);
-            unsafe {
-                match wd {
-                    1 => p.write(v[l] as u8),
-                    2 => (p as *mut u16).write_unaligned(v[l] as u16),
-                    4 => (p as *mut u32).write_unaligned(v[l] as u32),
-                    _ => (p as *mut u64).write_unaligned(v[l]),
-                }
-            }
-        }
-        true
+        scatter(
+            &mut self.spans,
+            &mut self.shared,
+            at,
+            act,
+            space,
+            wd,
+            v,
+            mem,
+        )
     }
 
     /// `ld`: global, constant, generic-to-global and shared accesses directly; every other
@@ -1650,6 +1600,129 @@ impl Cta<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether every active lane's `wd`-byte access (`wd` 1, 2, 4 or 8) at `at` is aligned and
+/// inside one allocation the cache knows (global, constant or generic space) or inside
+/// shared memory (shared space). Returns the base to add to an address (null: the address
+/// is the host address), or `None` when some lane needs the careful path.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the hot path's operands, kept as plain arguments
+fn whole_warp(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    write: bool,
+    mem: &AddressSpace,
+) -> Option<*mut u8> {
+    let first = act.trailing_zeros() as usize;
+    if first >= 32 {
+        return None;
+    }
+    let misaligned = at
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (l, a)| m | if act >> l & 1 != 0 { *a } else { 0 });
+    if misaligned & (wd as u64 - 1) != 0 {
+        return None;
+    }
+    let (base, lo, hi) = match space {
+        MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
+            if space == MemSpace::Const && write {
+                return None;
+            }
+            spans.validate(mem);
+            let s = spans.find(mem, at[first], wd as u64)?;
+            if write && !s.writable {
+                return None;
+            }
+            (std::ptr::null_mut(), s.lo, s.hi - wd as u64)
+        }
+        MemSpace::Shared => {
+            let len = shared.len() as u64;
+            if len < wd as u64 {
+                return None;
+            }
+            (shared.as_mut_ptr(), 0, len - wd as u64)
+        }
+        _ => return None,
+    };
+    let outside = at.iter().enumerate().fold(false, |o, (l, a)| {
+        o | (act >> l & 1 != 0 && (*a < lo || *a > hi))
+    });
+    (!outside).then_some(base)
+}
+
+/// A whole-warp `wd`-byte load (zero-extended) of the lanes of `act`, or `None` when some
+/// lane needs the careful path (nothing read then).
+#[inline(always)]
+pub(super) fn gather(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    mem: &AddressSpace,
+) -> Option<L64> {
+    if !matches!(wd, 1 | 2 | 4 | 8) {
+        return None;
+    }
+    let base = whole_warp(spans, shared, at, act, space, wd, false, mem)?;
+    let mut v = [0u64; 32];
+    for l in lanes(act) {
+        // SAFETY: `whole_warp` checked every active lane's access: aligned, inside one live
+        // allocation of the current epoch (global: the address is the host address) or
+        // inside this CTA's shared memory (`base` + offset).
+        let p = lane_ptr(base, at[l]) as *const u8;
+        v[l] = unsafe {
+            match wd {
+                1 => p.read() as u64,
+                2 => (p as *const u16).read_unaligned() as u64,
+                4 => (p as *const u32).read_unaligned() as u64,
+                _ => (p as *const u64).read_unaligned(),
+            }
+        };
+    }
+    Some(v)
+}
+
+/// A whole-warp `wd`-byte store of the low bytes of `v`, lane by lane in lane order; false
+/// (nothing written) when some lane needs the careful path.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) fn scatter(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    v: &L64,
+    mem: &AddressSpace,
+) -> bool {
+    if !matches!(wd, 1 | 2 | 4 | 8) {
+        return false;
+    }
+    let Some(base) = whole_warp(spans, shared, at, act, space, wd, true, mem) else {
+        return false;
+    };
+    for l in lanes(act) {
+        // SAFETY: as in `gather`, and the memory is writable.
+        let p = lane_ptr(base, at[l]);
+        unsafe {
+            match wd {
+                1 => p.write(v[l] as u8),
+                2 => (p as *mut u16).write_unaligned(v[l] as u16),
+                4 => (p as *mut u32).write_unaligned(v[l] as u32),
+                _ => (p as *mut u64).write_unaligned(v[l]),
+            }
+        }
+    }
+    true
 }
 
 /// The host pointer of a checked access: a global address is its host address; a shared

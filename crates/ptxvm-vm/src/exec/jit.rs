@@ -1,0 +1,1665 @@
+//! The JIT engine (`--engine jit`, and `auto`): a kernel's code compiled by Cranelift to
+//! native code over the warp engine's state.
+//!
+//! One native function per kernel, `fn(&mut JitCtx, pc) -> exit`, runs the group the warp
+//! engine selected from `pc` on, through as many of the kernel's basic blocks as it can: the
+//! lane-major registers ([`super::WarpRegs`]) are read into SIMD values (`i32x4`/`f32x4` and
+//! `i64x2`, eight or sixteen per register), computed with the same rules as
+//! [`crate::ops::alu`] and `ptxvm-fp` (round-to-nearest float arithmetic on the host's own
+//! instructions, NaN results canonicalised, `.ftz` and `.sat` as bit operations), and stored
+//! back, blended with the group's lanes, when a block ends. Predicates are lane masks.
+//!
+//! The native code leaves (returns to the warp engine, which goes on exactly where it
+//! stopped) wherever the reference would do something it does not: an instruction it does
+//! not compile (the engine runs it and comes back), a divergent branch, a group that has to
+//! be selected again (it reached another group's PC, or started spinning), the end of the
+//! warp's quantum or of the launch's step budget (counted per block on entry, given back
+//! for what a block did not run), or a memory access that some lane cannot make the quick
+//! way (the engine makes it, faults included). So the scheduling, the counters and every
+//! result are the reference's.
+//!
+//! Compiled code is kept per kernel in its [`crate::program::FuncCode`], so every launch of
+//! the kernel in the module uses it.
+
+use super::fast::SpanCache;
+use super::*;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    AbiParam, Block, ConstantData, Endianness, InstBuilder, JumpTableData, MemFlagsData, Signature,
+    UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use ptxvm_fp::Rnd;
+use ptxvm_fp::arith::CmpOp;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What the native code works on (its layout is what the code reads: `repr(C)`).
+#[repr(C)]
+pub(super) struct JitCtx {
+    r32: *mut [u32; 32],
+    r64: *mut [u64; 32],
+    pred: *mut u32,
+    /// The group's lanes.
+    act: u32,
+    /// The lowest PC of the warp's other ready threads (see `Group::others`).
+    others: u32,
+    /// Warp instructions the code may still run (the quantum's and the budget's rest).
+    room: u64,
+    /// Thread instructions run (active lanes, summed).
+    thread_insts: u64,
+    /// The group's spin state (see `fast::Spin`): in and out.
+    spin_max: u32,
+    spin_taken: u32,
+    spin_zeroed: u32,
+    /// Where the group is when the code returns.
+    exit_pc: u32,
+    // For the memory helpers.
+    spans: *mut SpanCache,
+    shared: *mut u8,
+    shared_len: u64,
+    mem: *const AddressSpace,
+    addr: [u64; 32],
+    val: [u64; 32],
+}
+
+/// Exit codes of the native code.
+pub(super) const EXIT_AT: u32 = 0;
+pub(super) const EXIT_RESELECT: u32 = 1;
+
+type Entry = unsafe extern "C" fn(*mut JitCtx, u32) -> u32;
+
+/// A kernel compiled to native code.
+pub(crate) struct JitCode {
+    entry: Entry,
+    /// The PCs the code can start at (block starts).
+    starts: Vec<bool>,
+    /// Instructions compiled, of the kernel's.
+    pub compiled: usize,
+    pub compile_time: std::time::Duration,
+    module: Mutex<Option<JITModule>>,
+}
+
+// SAFETY: after `finalize_definitions` the module's code is immutable; the function pointer
+// may be called from any thread. The module is only freed (Drop) when no launch can use it.
+unsafe impl Send for JitCode {}
+unsafe impl Sync for JitCode {}
+
+impl Drop for JitCode {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.module.lock()
+            && let Some(m) = m.take()
+        {
+            // SAFETY: the code is owned by its `FuncCode`, which is being dropped: no launch
+            // runs it any more.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl std::fmt::Debug for JitCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JitCode({} instructions)", self.compiled)
+    }
+}
+
+impl JitCode {
+    #[inline(always)]
+    pub(super) fn starts_at(&self, pc: u32) -> bool {
+        self.starts.get(pc as usize).copied().unwrap_or(false)
+    }
+}
+
+/// The kernel's compiled code, compiled on first use, or why it did not compile (it then
+/// runs on the warp engine).
+pub(crate) type JitSlot = OnceLock<Result<Arc<JitCode>, String>>;
+
+/// The compiled code of `f`, compiling it if no launch did yet.
+pub(super) fn code_for(f: &FuncCode) -> Result<Arc<JitCode>, String> {
+    f.jit
+        .get_or_init(|| {
+            let t = std::time::Instant::now();
+            compile(f).map_err(|e| e.0).map(|mut c| {
+                c.compile_time = t.elapsed();
+                Arc::new(c)
+            })
+        })
+        .clone()
+}
+
+impl Cta<'_> {
+    /// Runs native code for group `g` from its PC; `None` when the code ran no instruction
+    /// (the warp engine takes the step). Updates the counters and the group's spin state.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn jit_run(
+        &mut self,
+        code: &JitCode,
+        w: u32,
+        g: &Group,
+        spin: &mut super::fast::Spin,
+        room: u64,
+        stats: &mut Stats,
+        mem: &AddressSpace,
+    ) -> Option<(u64, u32, u32)> {
+        let wr = &mut self.wregs[w as usize];
+        let mut ctx = JitCtx {
+            r32: wr.r32.as_mut_ptr(),
+            r64: wr.r64.as_mut_ptr(),
+            pred: wr.pred.as_mut_ptr(),
+            act: g.mask,
+            others: g.others,
+            room,
+            thread_insts: 0,
+            spin_max: spin.max,
+            spin_taken: spin.taken,
+            spin_zeroed: spin.zeroed as u32,
+            exit_pc: g.pc,
+            spans: &mut self.spans,
+            shared: self.shared.as_mut_ptr(),
+            shared_len: self.shared.len() as u64,
+            mem,
+            addr: [0; 32],
+            val: [0; 32],
+        };
+        // SAFETY: the code was compiled for this kernel; the context's pointers are this
+        // warp's register banks (sized by the kernel's banks, which the code indexes within),
+        // the CTA's shared memory and span cache, all alive and not otherwise used during the
+        // call.
+        let exit = unsafe { (code.entry)(&mut ctx, g.pc) };
+        let ran = room - ctx.room;
+        if ran == 0 {
+            return None;
+        }
+        stats.warp_insts += ran;
+        stats.thread_insts += ctx.thread_insts;
+        stats.tiers[3] += ran;
+        self.clock += ran;
+        spin.max = ctx.spin_max;
+        spin.taken = ctx.spin_taken;
+        spin.zeroed = ctx.spin_zeroed != 0;
+        Some((ran, exit, ctx.exit_pc))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory helpers called by the native code.
+
+/// Loads `wd` bytes for every lane of the group from `ctx.addr` into `ctx.val` (zero
+/// extended); 0 when some lane needs the careful path (nothing loaded).
+extern "C" fn jit_gather(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
+    // SAFETY: called by the native code with the context the warp engine passed it.
+    let ctx = unsafe { &mut *ctx };
+    let (spans, shared, mem) = unsafe { helper_parts(ctx) };
+    match super::fast::gather(
+        spans,
+        shared,
+        &ctx.addr,
+        ctx.act,
+        space_of(space),
+        wd as usize,
+        mem,
+    ) {
+        Some(v) => {
+            ctx.val = v;
+            1
+        }
+        None => 0,
+    }
+}
+
+/// Stores `wd` bytes of `ctx.val` for every lane at `ctx.addr`, in lane order; 0 when some
+/// lane needs the careful path (nothing stored).
+extern "C" fn jit_scatter(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
+    // SAFETY: as in `jit_gather`.
+    let ctx = unsafe { &mut *ctx };
+    let (spans, shared, mem) = unsafe { helper_parts(ctx) };
+    let v = ctx.val;
+    super::fast::scatter(
+        spans,
+        shared,
+        &ctx.addr,
+        ctx.act,
+        space_of(space),
+        wd as usize,
+        &v,
+        mem,
+    ) as u32
+}
+
+/// The pieces of the CTA a memory helper uses.
+///
+/// # Safety
+/// `ctx` must be the context `jit_run` made (its pointers alive and unaliased).
+unsafe fn helper_parts<'x>(ctx: &JitCtx) -> (&'x mut SpanCache, &'x mut [u8], &'x AddressSpace) {
+    unsafe {
+        let shared = if ctx.shared_len == 0 {
+            &mut [][..]
+        } else {
+            std::slice::from_raw_parts_mut(ctx.shared, ctx.shared_len as usize)
+        };
+        (&mut *ctx.spans, shared, &*ctx.mem)
+    }
+}
+
+fn space_of(s: u32) -> MemSpace {
+    match s {
+        0 => MemSpace::Global,
+        1 => MemSpace::Generic,
+        2 => MemSpace::Shared,
+        _ => MemSpace::Const,
+    }
+}
+
+fn space_code(s: MemSpace) -> Option<u32> {
+    Some(match s {
+        MemSpace::Global => 0,
+        MemSpace::Generic => 1,
+        MemSpace::Shared => 2,
+        MemSpace::Const => 3,
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Compilation.
+
+/// Why a kernel did not compile (it then runs on the warp engine).
+#[derive(Debug)]
+pub(crate) struct NoJit(String);
+
+fn isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, NoJit> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v)
+            .map_err(|e| NoJit(format!("cranelift flag {k}: {e}")))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let builder = cranelift_native::builder().map_err(|e| NoJit(e.to_string()))?;
+    builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| NoJit(e.to_string()))
+}
+
+/// A register's SIMD pieces within a block: eight `i32x4` (32-bit bank), sixteen `i64x2`
+/// (64-bit bank) or one `i32` lane mask (predicates).
+#[derive(Clone)]
+enum Pieces {
+    W32([Value; 8]),
+    W64([Value; 16]),
+    Pred(Value),
+}
+
+/// The per-block register cache: values read or computed, and which are to be stored.
+#[derive(Default)]
+struct Regs {
+    vals: HashMap<RegSlot, Pieces>,
+    dirty: Vec<RegSlot>,
+}
+
+struct Gen<'f, 'b> {
+    b: &'b mut FunctionBuilder<'f>,
+    f: &'f FuncCode,
+    ctx: Value,
+    act: Value,
+    /// Per-lane masks of the group, built once.
+    act32: [Value; 8],
+    act64: [Value; 16],
+    regs: Regs,
+    thread_insts: Variable,
+    gather: cranelift_codegen::ir::FuncRef,
+    scatter: cranelift_codegen::ir::FuncRef,
+    exit: Block,
+    exit_code: Variable,
+    /// Set when an operand was not of the bank `compiles` promised (then the kernel is
+    /// not compiled at all).
+    bad: bool,
+}
+
+/// Flags of the code's own memory accesses (register banks, the context): valid addresses,
+/// no alignment promised (the banks are 4- and 8-byte aligned).
+const TRUSTED: MemFlagsData = MemFlagsData::new().with_notrap();
+
+fn little() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// Offsets of `JitCtx` fields.
+macro_rules! off {
+    ($f:ident) => {
+        std::mem::offset_of!(JitCtx, $f) as i32
+    };
+}
+
+/// What one compiled instruction does to control.
+enum Flow {
+    Next,
+    /// A conditional or unconditional branch to `target`, taken by the lanes in the value
+    /// (a lane mask), the others falling through.
+    Branch(u32, Value),
+}
+
+/// Whether an instruction compiles (decided before any code is made, so blocks can be
+/// laid out).
+fn compiles(f: &FuncCode, inst: &DInst) -> bool {
+    let slot = |r: u32| f.reg_slots.get(r as usize).copied();
+    let reg32 = |s: &Src| match s {
+        Src::Reg(r) => matches!(slot(*r), Some(RegSlot::B32(_))),
+        Src::Imm(_) => true,
+        _ => false,
+    };
+    let reg64 = |s: &Src| match s {
+        Src::Reg(r) => matches!(slot(*r), Some(RegSlot::B64(_))),
+        Src::Imm(_) => true,
+        _ => false,
+    };
+    let pred = |s: &Src| match s {
+        Src::Reg(r) | Src::Pred(r, _) => matches!(slot(*r), Some(RegSlot::Pred(_))),
+        Src::Imm(_) => true,
+        _ => false,
+    };
+    let dst = |d: &Dst, want: fn(RegSlot) -> bool| match d {
+        Dst::Reg(r) => slot(*r).is_some_and(want) && full_width(f, *r),
+        Dst::Sink => true,
+    };
+    let d32 = |s: RegSlot| matches!(s, RegSlot::B32(_));
+    let d64 = |s: RegSlot| matches!(s, RegSlot::B64(_));
+    let dp = |s: RegSlot| matches!(s, RegSlot::Pred(_));
+    if let Some((g, _)) = inst.guard
+        && !matches!(slot(g), Some(RegSlot::Pred(_)))
+    {
+        return false;
+    }
+    use IntOp::*;
+    match &inst.exec {
+        Exec::Mov { d, a, bits } => match bits {
+            32 => reg32(a) && dst(d, d32),
+            64 => reg64(a) && dst(d, d64),
+            _ => false,
+        },
+        Exec::Int { op, ty, d, a, b } => match (ty.bits(), op) {
+            (32, Add | Sub | MulLo | And | Or | Xor) => reg32(a) && reg32(b) && dst(d, d32),
+            (32, Min | Max) => reg32(a) && reg32(b) && dst(d, d32),
+            (32, Shl | Shr) => reg32(a) && matches!(b, Src::Imm(_)) && dst(d, d32),
+            (32, MulWide) => reg32(a) && reg32(b) && dst(d, d64),
+            (64, Add | Sub | And | Or | Xor) => reg64(a) && reg64(b) && dst(d, d64),
+            (64, Shl | Shr) => reg64(a) && matches!(b, Src::Imm(_)) && dst(d, d64),
+            _ => false,
+        },
+        Exec::Mad {
+            mode,
+            ty,
+            sat: false,
+            d,
+            a,
+            b,
+            c,
+        } => match (ty.bits(), mode) {
+            (32, MulLo) => reg32(a) && reg32(b) && reg32(c) && dst(d, d32),
+            (32, MulWide) => reg32(a) && reg32(b) && reg64(c) && dst(d, d64),
+            _ => false,
+        },
+        Exec::Float {
+            op: FOp::Add | FOp::Sub | FOp::Mul,
+            ty: Type::F32,
+            rnd: Rnd::Rn,
+            xorsign: false,
+            d,
+            a,
+            b,
+            ..
+        } => reg32(a) && reg32(b) && dst(d, d32),
+        Exec::Fma {
+            ty: Type::F32,
+            rnd: Rnd::Rn,
+            d,
+            a,
+            b,
+            c,
+            ..
+        } => reg32(a) && reg32(b) && reg32(c) && dst(d, d32),
+        Exec::Setp {
+            cmp,
+            ty,
+            p,
+            q,
+            a,
+            b,
+            bop,
+            ..
+        } => {
+            let cmp_ok = match (cmp, ty) {
+                (Cmp::Float(_), Type::F32) => reg32(a) && reg32(b),
+                (Cmp::Int(op, _), t) if t.bits() == 32 && ordered(*op) => reg32(a) && reg32(b),
+                (Cmp::Int(op, _), t) if t.bits() == 64 && ordered(*op) => reg64(a) && reg64(b),
+                _ => false,
+            };
+            cmp_ok && dst(p, dp) && dst(q, dp) && bop.as_ref().is_none_or(|(_, c)| pred(c))
+        }
+        Exec::Selp { d, a, b, c, bits } => {
+            pred(c)
+                && match bits {
+                    32 => reg32(a) && reg32(b) && dst(d, d32),
+                    64 => reg64(a) && reg64(b) && dst(d, d64),
+                    _ => false,
+                }
+        }
+        Exec::PredOp { d, a, b, .. } => pred(a) && pred(b) && dst(d, dp),
+        Exec::Ld {
+            space,
+            ty,
+            ds,
+            addr: Addr::Reg(r, _),
+        } => {
+            space_code(*space).is_some()
+                && matches!(slot(*r), Some(RegSlot::B64(_)))
+                && ds.len() == 1
+                && matches!(ty.bytes(), 4 | 8)
+                && match ty.bytes() {
+                    4 => dst(&ds[0], d32),
+                    _ => dst(&ds[0], d64),
+                }
+        }
+        Exec::St {
+            space,
+            ty,
+            srcs,
+            addr: Addr::Reg(r, _),
+        } => {
+            space_code(*space).is_some()
+                && matches!(slot(*r), Some(RegSlot::B64(_)))
+                && srcs.len() == 1
+                && match ty.bytes() {
+                    4 => reg32(&srcs[0]),
+                    8 => reg64(&srcs[0]),
+                    _ => false,
+                }
+        }
+        Exec::Bra { .. } => true,
+        _ => false,
+    }
+}
+
+/// The comparisons integers have.
+fn ordered(op: CmpOp) -> bool {
+    matches!(
+        op,
+        CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge
+    )
+}
+
+/// True when register `r` keeps every bit of its bank (a write needs no masking).
+fn full_width(f: &FuncCode, r: u32) -> bool {
+    match (f.reg_slots.get(r as usize), f.reg_masks.get(r as usize)) {
+        (Some(RegSlot::B32(_)), Some(&m)) => m == u32::MAX as u64,
+        (Some(RegSlot::B64(_)), Some(&m)) => m == u64::MAX,
+        (Some(RegSlot::Pred(_)), _) => true,
+        _ => false,
+    }
+}
+
+/// Compiles a kernel.
+pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
+    let n = f.code.len();
+    let ok: Vec<bool> = f.code.iter().map(|i| compiles(f, i)).collect();
+    if !ok.iter().any(|&x| x) {
+        return Err(NoJit("no instruction compiles".into()));
+    }
+    // Block starts: PC 0, branch targets, after a branch, and compiled instructions after
+    // one that is not.
+    let mut start = vec![false; n + 1];
+    start[0] = true;
+    for (pc, i) in f.code.iter().enumerate() {
+        if let Exec::Bra { target } = i.exec {
+            if (target as usize) < n {
+                start[target as usize] = true;
+            }
+            start[pc + 1] = true;
+        }
+        if !ok[pc] {
+            start[pc] = true;
+            start[pc + 1] = true;
+        }
+    }
+    // Compiled blocks: [s, e) of compiled instructions.
+    let mut blocks: Vec<(u32, u32)> = Vec::new();
+    let mut pc = 0;
+    while pc < n {
+        if !ok[pc] {
+            pc += 1;
+            continue;
+        }
+        let s = pc;
+        pc += 1;
+        while pc < n && ok[pc] && !start[pc] {
+            pc += 1;
+        }
+        blocks.push((s as u32, pc as u32));
+    }
+
+    let isa = isa()?;
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    jb.symbol("ptxvm_jit_gather", jit_gather as *const u8);
+    jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
+    let mut module = JITModule::new(jb);
+    let tcfg = module.target_config();
+    let ptr = tcfg.pointer_type();
+
+    let mut helper_sig = module.make_signature();
+    helper_sig.params.push(AbiParam::new(ptr));
+    helper_sig.params.push(AbiParam::new(I32));
+    helper_sig.params.push(AbiParam::new(I32));
+    helper_sig.returns.push(AbiParam::new(I32));
+    let gather_id = module
+        .declare_function("ptxvm_jit_gather", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let scatter_id = module
+        .declare_function("ptxvm_jit_scatter", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+
+    let mut sig: Signature = module.make_signature();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(I32));
+    sig.returns.push(AbiParam::new(I32));
+    let fid = module
+        .declare_function("kernel", Linkage::Local, &sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let mut cctx = module.make_context();
+    cctx.func.signature = sig;
+    cctx.func.name = UserFuncName::user(0, fid.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut cctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let ctx = b.block_params(entry)[0];
+        let start_pc = b.block_params(entry)[1];
+        let act = b.ins().load(I32, TRUSTED, ctx, off!(act));
+        let thread_insts = b.declare_var(I64);
+        let zero64 = b.ins().iconst(I64, 0);
+        b.def_var(thread_insts, zero64);
+        let exit_code = b.declare_var(I32);
+        let zero32 = b.ins().iconst(I32, 0);
+        b.def_var(exit_code, zero32);
+        let gather = module.declare_func_in_func(gather_id, b.func);
+        let scatter = module.declare_func_in_func(scatter_id, b.func);
+        let exit = b.create_block();
+        let act32: [Value; 8] = std::array::from_fn(|k| lane_mask32(&mut b, act, k));
+        let act64: [Value; 16] = std::array::from_fn(|k| lane_mask64(&mut b, act, k));
+        let mut g = Gen {
+            b: &mut b,
+            f,
+            ctx,
+            act,
+            act32,
+            act64,
+            regs: Regs::default(),
+            thread_insts,
+            gather,
+            scatter,
+            exit,
+            exit_code,
+            bad: false,
+        };
+        // One Cranelift block per compiled block, entered with nothing in registers.
+        let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
+        let by_start: HashMap<u32, usize> = blocks
+            .iter()
+            .enumerate()
+            .map(|(k, &(s, _))| (s, k))
+            .collect();
+        // Dispatch on the start PC; anything else leaves at once.
+        let not_here = g.b.create_block();
+        let default = g.b.func.dfg.block_call(not_here, &[]);
+        let mut table = Vec::with_capacity(n);
+        for pc in 0..n as u32 {
+            let target = by_start.get(&pc).map_or(not_here, |&k| cblocks[k]);
+            table.push(g.b.func.dfg.block_call(target, &[]));
+        }
+        let jt = g.b.create_jump_table(JumpTableData::new(default, &table));
+        g.b.ins().br_table(start_pc, jt);
+        g.b.switch_to_block(not_here);
+        g.leave_at(start_pc);
+
+        for (k, &(s, e)) in blocks.iter().enumerate() {
+            g.b.switch_to_block(cblocks[k]);
+            g.regs = Regs::default();
+            g.block(s, e, &cblocks, &by_start);
+        }
+
+        // The exit: store the thread-instruction count, return the code.
+        g.b.switch_to_block(exit);
+        let ti = g.b.use_var(thread_insts);
+        let old = g.b.ins().load(I64, TRUSTED, ctx, off!(thread_insts));
+        let sum = g.b.ins().iadd(old, ti);
+        g.b.ins().store(TRUSTED, sum, ctx, off!(thread_insts));
+        let code = g.b.use_var(exit_code);
+        g.b.ins().return_(&[code]);
+        if g.bad {
+            return Err(NoJit("an operand of an unexpected kind".into()));
+        }
+        b.seal_all_blocks();
+        b.finalize(tcfg);
+    }
+    module
+        .define_function(fid, &mut cctx)
+        .map_err(|e| NoJit(format!("{e:?}")))?;
+    module.clear_context(&mut cctx);
+    module
+        .finalize_definitions()
+        .map_err(|e| NoJit(e.to_string()))?;
+    let code = module.get_finalized_function(fid);
+    // SAFETY: the function was defined with the `Entry` signature.
+    let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
+    let mut starts = vec![false; n];
+    for &(s, _) in &blocks {
+        starts[s as usize] = true;
+    }
+    Ok(JitCode {
+        entry,
+        starts,
+        compiled: ok.iter().filter(|&&x| x).count(),
+        compile_time: std::time::Duration::ZERO,
+        module: Mutex::new(Some(module)),
+    })
+}
+
+/// Lane-bit constants: lanes `4k..4k+4` as `i32x4`.
+fn lane_bits32(b: &mut FunctionBuilder, k: usize) -> Value {
+    let mut bytes = Vec::with_capacity(16);
+    for l in 0..4 {
+        bytes.extend_from_slice(&(1u32 << (4 * k + l)).to_le_bytes());
+    }
+    let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+    b.ins().vconst(I32X4, c)
+}
+
+/// Lanes `2k, 2k+1` as `i64x2`.
+fn lane_bits64(b: &mut FunctionBuilder, k: usize) -> Value {
+    let mut bytes = Vec::with_capacity(16);
+    for l in 0..2 {
+        bytes.extend_from_slice(&(1u64 << (2 * k + l)).to_le_bytes());
+    }
+    let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+    b.ins().vconst(I64X2, c)
+}
+
+/// All-ones in the lanes of piece `k` whose bit is set in `bits`.
+fn lane_mask32(b: &mut FunctionBuilder, bits: Value, k: usize) -> Value {
+    let s = b.ins().splat(I32X4, bits);
+    let lb = lane_bits32(b, k);
+    let m = b.ins().band(s, lb);
+    let z = b.ins().iconst(I32, 0);
+    let z = b.ins().splat(I32X4, z);
+    b.ins().icmp(IntCC::NotEqual, m, z)
+}
+
+fn lane_mask64(b: &mut FunctionBuilder, bits: Value, k: usize) -> Value {
+    let wide = b.ins().uextend(I64, bits);
+    let s = b.ins().splat(I64X2, wide);
+    let lb = lane_bits64(b, k);
+    let m = b.ins().band(s, lb);
+    let z = b.ins().iconst(I64, 0);
+    let z = b.ins().splat(I64X2, z);
+    b.ins().icmp(IntCC::NotEqual, m, z)
+}
+
+impl Gen<'_, '_> {
+    fn slot(&mut self, r: u32) -> RegSlot {
+        match self.f.reg_slots.get(r as usize) {
+            Some(s) => *s,
+            None => {
+                self.bad = true;
+                RegSlot::B32(0)
+            }
+        }
+    }
+
+    /// Notes an operand `compiles` should have refused; gives a placeholder.
+    fn broken<T: Placeholder>(&mut self) -> T {
+        self.bad = true;
+        T::placeholder(self)
+    }
+
+    /// Address of a piece of a register in its bank.
+    fn bank_addr(&mut self, s: RegSlot) -> (Value, i32) {
+        match s {
+            RegSlot::B32(i) => {
+                let base = self.b.ins().load(I64, TRUSTED, self.ctx, off!(r32));
+                (base, (i as i32) * 128)
+            }
+            RegSlot::B64(i) => {
+                let base = self.b.ins().load(I64, TRUSTED, self.ctx, off!(r64));
+                (base, (i as i32) * 256)
+            }
+            RegSlot::Pred(i) => {
+                let base = self.b.ins().load(I64, TRUSTED, self.ctx, off!(pred));
+                (base, (i as i32) * 4)
+            }
+        }
+    }
+
+    fn get(&mut self, s: RegSlot) -> Pieces {
+        if let Some(p) = self.regs.vals.get(&s) {
+            return p.clone();
+        }
+        let (base, off) = self.bank_addr(s);
+        let p = match s {
+            RegSlot::B32(_) => Pieces::W32(std::array::from_fn(|k| {
+                self.b.ins().load(I32X4, TRUSTED, base, off + 16 * k as i32)
+            })),
+            RegSlot::B64(_) => Pieces::W64(std::array::from_fn(|k| {
+                self.b.ins().load(I64X2, TRUSTED, base, off + 16 * k as i32)
+            })),
+            RegSlot::Pred(_) => Pieces::Pred(self.b.ins().load(I32, TRUSTED, base, off)),
+        };
+        self.regs.vals.insert(s, p.clone());
+        p
+    }
+
+    fn set(&mut self, s: RegSlot, p: Pieces) {
+        self.regs.vals.insert(s, p);
+        if !self.regs.dirty.contains(&s) {
+            self.regs.dirty.push(s);
+        }
+    }
+
+    /// Stores every written register, blended with the group's lanes, and forgets the
+    /// cache.
+    fn flush(&mut self) {
+        let dirty = std::mem::take(&mut self.regs.dirty);
+        for s in dirty {
+            let Some(p) = self.regs.vals.get(&s).cloned() else {
+                continue;
+            };
+            let (base, off) = self.bank_addr(s);
+            match p {
+                Pieces::W32(v) => {
+                    for (k, x) in v.iter().enumerate() {
+                        let o = off + 16 * k as i32;
+                        let old = self.b.ins().load(I32X4, TRUSTED, base, o);
+                        let m = self.act32[k];
+                        let y = self.b.ins().bitselect(m, *x, old);
+                        self.b.ins().store(TRUSTED, y, base, o);
+                    }
+                }
+                Pieces::W64(v) => {
+                    for (k, x) in v.iter().enumerate() {
+                        let o = off + 16 * k as i32;
+                        let old = self.b.ins().load(I64X2, TRUSTED, base, o);
+                        let m = self.act64[k];
+                        let y = self.b.ins().bitselect(m, *x, old);
+                        self.b.ins().store(TRUSTED, y, base, o);
+                    }
+                }
+                Pieces::Pred(v) => {
+                    // Predicates are kept exact in the lanes of `act` (see `put_pred`).
+                    self.b.ins().store(TRUSTED, v, base, off);
+                }
+            }
+        }
+        self.regs.vals.clear();
+    }
+
+    /// The current value of a register.
+    fn reg(&mut self, r: u32) -> Pieces {
+        let s = self.slot(r);
+        self.get(s)
+    }
+
+    fn src32(&mut self, s: &Src) -> [Value; 8] {
+        match s {
+            Src::Reg(r) => match self.reg(*r) {
+                Pieces::W32(v) => v,
+                _ => self.broken(),
+            },
+            Src::Imm(v) => {
+                let c = self.b.ins().iconst(I32, *v as u32 as i64);
+                let sp = self.b.ins().splat(I32X4, c);
+                [sp; 8]
+            }
+            _ => self.broken(),
+        }
+    }
+
+    fn src64(&mut self, s: &Src) -> [Value; 16] {
+        match s {
+            Src::Reg(r) => match self.reg(*r) {
+                Pieces::W64(v) => v,
+                _ => self.broken(),
+            },
+            Src::Imm(v) => {
+                let c = self.b.ins().iconst(I64, *v as i64);
+                let sp = self.b.ins().splat(I64X2, c);
+                [sp; 16]
+            }
+            _ => self.broken(),
+        }
+    }
+
+    /// A predicate source as a lane mask (an `i32`).
+    fn pred_src(&mut self, s: &Src) -> Value {
+        match s {
+            Src::Reg(r) => match self.reg(*r) {
+                Pieces::Pred(v) => v,
+                _ => self.broken(),
+            },
+            Src::Pred(r, neg) => {
+                let v = match self.reg(*r) {
+                    Pieces::Pred(v) => v,
+                    _ => self.broken(),
+                };
+                if *neg { self.b.ins().bnot(v) } else { v }
+            }
+            Src::Imm(v) => self
+                .b
+                .ins()
+                .iconst(I32, if *v != 0 { u32::MAX as i64 } else { 0 }),
+            _ => self.broken(),
+        }
+    }
+
+    /// Writes a 32-bit result in the lanes of `mask` (`None`: every lane; the group's
+    /// lanes are applied when the block stores it).
+    fn put32(&mut self, d: &Dst, v: [Value; 8], mask: Option<Value>) {
+        let Dst::Reg(r) = d else { return };
+        let s = self.slot(*r);
+        let v = match mask {
+            None => v,
+            Some(m) => {
+                let old = match self.get(s) {
+                    Pieces::W32(o) => o,
+                    _ => self.broken(),
+                };
+                std::array::from_fn(|k| {
+                    let mk = lane_mask32(self.b, m, k);
+                    self.b.ins().bitselect(mk, v[k], old[k])
+                })
+            }
+        };
+        self.set(s, Pieces::W32(v));
+    }
+
+    fn put64(&mut self, d: &Dst, v: [Value; 16], mask: Option<Value>) {
+        let Dst::Reg(r) = d else { return };
+        let s = self.slot(*r);
+        let v = match mask {
+            None => v,
+            Some(m) => {
+                let old = match self.get(s) {
+                    Pieces::W64(o) => o,
+                    _ => self.broken(),
+                };
+                std::array::from_fn(|k| {
+                    let mk = lane_mask64(self.b, m, k);
+                    self.b.ins().bitselect(mk, v[k], old[k])
+                })
+            }
+        };
+        self.set(s, Pieces::W64(v));
+    }
+
+    /// Writes a predicate (lane mask `bits`) in the lanes of `lanes` (the group's lanes,
+    /// narrowed by the guard).
+    fn put_pred(&mut self, d: &Dst, bits: Value, lanes: Value) {
+        let Dst::Reg(r) = d else { return };
+        let s = self.slot(*r);
+        let old = match self.get(s) {
+            Pieces::Pred(o) => o,
+            _ => self.broken(),
+        };
+        let keep = self.b.ins().band_not(old, lanes);
+        let new = self.b.ins().band(bits, lanes);
+        let v = self.b.ins().bor(keep, new);
+        self.set(s, Pieces::Pred(v));
+    }
+
+    /// Leaves with `EXIT_AT` at `pc` (a value).
+    fn leave_at(&mut self, pc: Value) {
+        self.flush();
+        self.b.ins().store(TRUSTED, pc, self.ctx, off!(exit_pc));
+        let code = self.b.ins().iconst(I32, EXIT_AT as i64);
+        self.b.def_var(self.exit_code, code);
+        self.b.ins().jump(self.exit, &[]);
+    }
+
+    fn leave_const(&mut self, pc: u32, code: u32) {
+        self.flush();
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().store(TRUSTED, p, self.ctx, off!(exit_pc));
+        let c = self.b.ins().iconst(I32, code as i64);
+        self.b.def_var(self.exit_code, c);
+        self.b.ins().jump(self.exit, &[]);
+    }
+
+    /// Gives back `n` warp instructions of room (a block that stops early).
+    fn give_back(&mut self, n: u32) {
+        if n == 0 {
+            return;
+        }
+        let room = self.b.ins().load(I64, TRUSTED, self.ctx, off!(room));
+        let r = self.b.ins().iadd_imm_s(room, n as i64);
+        self.b.ins().store(TRUSTED, r, self.ctx, off!(room));
+    }
+
+    fn count(&mut self, lanes: Value) {
+        let c = self.b.ins().popcnt(lanes);
+        let c = self.b.ins().uextend(I64, c);
+        let t = self.b.use_var(self.thread_insts);
+        let t = self.b.ins().iadd(t, c);
+        self.b.def_var(self.thread_insts, t);
+    }
+
+    /// Compiles block `[s, e)`.
+    fn block(&mut self, s: u32, e: u32, cblocks: &[Block], by_start: &HashMap<u32, usize>) {
+        let len = (e - s) as i64;
+        // Entry checks: room for the whole block, and no other group at a PC inside it (the
+        // group would merge there).
+        let room = self.b.ins().load(I64, TRUSTED, self.ctx, off!(room));
+        let enough = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, room, len);
+        let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
+        let last = self.b.ins().iconst(I32, (e - 1) as i64);
+        let clear = self.b.ins().icmp(IntCC::UnsignedGreaterThan, others, last);
+        let go = self.b.ins().band(enough, clear);
+        let body = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(go, body, &[], out, &[]);
+        self.b.switch_to_block(out);
+        self.leave_const(s, EXIT_AT);
+        self.b.switch_to_block(body);
+        let r = self.b.ins().iadd_imm_s(room, -len);
+        self.b.ins().store(TRUSTED, r, self.ctx, off!(room));
+        for pc in s..e {
+            let inst = &self.f.code[pc as usize];
+            let lanes = match inst.guard {
+                None => self.act,
+                Some((p, neg)) => {
+                    let v = self.pred_src(&Src::Pred(p, neg));
+                    self.b.ins().band(v, self.act)
+                }
+            };
+            let mask = inst.guard.map(|_| lanes);
+            match self.inst(inst, pc, lanes, mask, e) {
+                Flow::Next => self.count(lanes),
+                Flow::Branch(target, taken) => {
+                    // The last instruction of the block.
+                    self.branch(pc, target, taken, cblocks, by_start);
+                    return;
+                }
+            }
+        }
+        // Falls through to `e`.
+        self.go_to(e, cblocks, by_start);
+    }
+
+    /// Continues at `pc` after the block: into its compiled block when the group stays the
+    /// selected one, else out.
+    fn go_to(&mut self, pc: u32, cblocks: &[Block], by_start: &HashMap<u32, usize>) {
+        let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
+        let below = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, others, pc as i64 + 1);
+        match by_start.get(&pc) {
+            Some(&k) => {
+                let out = self.b.create_block();
+                self.flush();
+                self.b.ins().brif(below, out, &[], cblocks[k], &[]);
+                self.b.switch_to_block(out);
+                self.leave_const(pc, EXIT_AT);
+            }
+            None => self.leave_const(pc, EXIT_AT),
+        }
+    }
+
+    /// `bra` at `pc`: the whole group jumps, none does, or it diverges (the warp engine
+    /// takes the branch).
+    fn branch(
+        &mut self,
+        pc: u32,
+        target: u32,
+        taken: Value,
+        cblocks: &[Block],
+        by_start: &HashMap<u32, usize>,
+    ) {
+        self.flush();
+        let all = self.b.create_block();
+        let not_all = self.b.create_block();
+        let none = self.b.create_block();
+        let diverged = self.b.create_block();
+        let is_all = self.b.ins().icmp(IntCC::Equal, taken, self.act);
+        self.b.ins().brif(is_all, all, &[], not_all, &[]);
+        self.b.switch_to_block(not_all);
+        let is_none = self.b.ins().icmp_imm_s(IntCC::Equal, taken, 0);
+        self.b.ins().brif(is_none, none, &[], diverged, &[]);
+        // Divergence: the branch is the warp engine's.
+        self.b.switch_to_block(diverged);
+        self.give_back(1);
+        self.leave_const(pc, EXIT_AT);
+        // No lane jumps: the branch ran (counted, no spin change); on to pc + 1.
+        self.b.switch_to_block(none);
+        self.count(taken);
+        self.go_to(pc + 1, cblocks, by_start);
+        // Every lane jumps.
+        self.b.switch_to_block(all);
+        self.count(taken);
+        if target <= pc {
+            // Backward: one more spin; at SPIN_YIELD the group is selected again.
+            let t = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_taken));
+            let t = self.b.ins().iadd_imm_s(t, 1);
+            self.b.ins().store(TRUSTED, t, self.ctx, off!(spin_taken));
+            let z = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_zeroed));
+            let m = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_max));
+            let zero = self.b.ins().iconst(I32, 0);
+            let base = self.b.ins().select(z, zero, m);
+            let hi = self.b.ins().iadd(base, t);
+            let spun =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, hi, SPIN_YIELD as i64);
+            let reselect = self.b.create_block();
+            let cont = self.b.create_block();
+            self.b.ins().brif(spun, reselect, &[], cont, &[]);
+            self.b.switch_to_block(reselect);
+            self.leave_const(target, EXIT_RESELECT);
+            self.b.switch_to_block(cont);
+        } else {
+            let zero = self.b.ins().iconst(I32, 0);
+            let one = self.b.ins().iconst(I32, 1);
+            self.b
+                .ins()
+                .store(TRUSTED, zero, self.ctx, off!(spin_taken));
+            self.b.ins().store(TRUSTED, zero, self.ctx, off!(spin_max));
+            self.b
+                .ins()
+                .store(TRUSTED, one, self.ctx, off!(spin_zeroed));
+        }
+        self.go_to(target, cblocks, by_start);
+    }
+
+    /// One instruction. `lanes`: the lanes it runs for (a lane mask); `mask`: the same
+    /// when it is narrower than the group (a guard).
+    fn inst(
+        &mut self,
+        inst: &DInst,
+        pc: u32,
+        lanes: Value,
+        mask: Option<Value>,
+        block_end: u32,
+    ) -> Flow {
+        use IntOp::*;
+        match &inst.exec {
+            Exec::Mov { d, a, bits } => {
+                if *bits == 32 {
+                    let v = self.src32(a);
+                    self.put32(d, v, mask);
+                } else {
+                    let v = self.src64(a);
+                    self.put64(d, v, mask);
+                }
+            }
+            Exec::Int { op, ty, d, a, b } if ty.bits() == 32 => {
+                let signed = ty.class() == ptxvm_ir::types::Class::Signed;
+                if *op == MulWide {
+                    let (x, y) = (self.src32(a), self.src32(b));
+                    let v: [Value; 16] = std::array::from_fn(|j| {
+                        let (xk, yk) = (x[j / 2], y[j / 2]);
+                        let (xw, yw) = if j % 2 == 0 {
+                            if signed {
+                                (self.b.ins().swiden_low(xk), self.b.ins().swiden_low(yk))
+                            } else {
+                                (self.b.ins().uwiden_low(xk), self.b.ins().uwiden_low(yk))
+                            }
+                        } else if signed {
+                            (self.b.ins().swiden_high(xk), self.b.ins().swiden_high(yk))
+                        } else {
+                            (self.b.ins().uwiden_high(xk), self.b.ins().uwiden_high(yk))
+                        };
+                        self.b.ins().imul(xw, yw)
+                    });
+                    self.put64(d, v, mask);
+                    return Flow::Next;
+                }
+                let x = self.src32(a);
+                let v: [Value; 8] = match (op, b) {
+                    (Shl | Shr, Src::Imm(n)) => {
+                        let n = *n as u32;
+                        std::array::from_fn(|k| match (op, signed) {
+                            (Shl, _) if n >= 32 => {
+                                let z = self.b.ins().iconst(I32, 0);
+                                self.b.ins().splat(I32X4, z)
+                            }
+                            (Shl, _) => self.b.ins().ishl_imm_u(x[k], n as i64),
+                            (_, true) => self.b.ins().sshr_imm_u(x[k], n.min(31) as i64),
+                            (_, false) if n >= 32 => {
+                                let z = self.b.ins().iconst(I32, 0);
+                                self.b.ins().splat(I32X4, z)
+                            }
+                            _ => self.b.ins().ushr_imm_u(x[k], n as i64),
+                        })
+                    }
+                    _ => {
+                        let y = self.src32(b);
+                        std::array::from_fn(|k| {
+                            let (p, q) = (x[k], y[k]);
+                            match (op, signed) {
+                                (Add, _) => self.b.ins().iadd(p, q),
+                                (Sub, _) => self.b.ins().isub(p, q),
+                                (MulLo, _) => self.b.ins().imul(p, q),
+                                (And, _) => self.b.ins().band(p, q),
+                                (Or, _) => self.b.ins().bor(p, q),
+                                (Xor, _) => self.b.ins().bxor(p, q),
+                                (Min, true) => self.b.ins().smin(p, q),
+                                (Min, false) => self.b.ins().umin(p, q),
+                                (Max, true) => self.b.ins().smax(p, q),
+                                _ => self.b.ins().umax(p, q),
+                            }
+                        })
+                    }
+                };
+                self.put32(d, v, mask);
+            }
+            Exec::Int { op, ty, d, a, b } => {
+                let signed = ty.class() == ptxvm_ir::types::Class::Signed;
+                let x = self.src64(a);
+                let v: [Value; 16] = match (op, b) {
+                    (Shl | Shr, Src::Imm(n)) => {
+                        let n = *n as u32;
+                        std::array::from_fn(|k| match (op, signed) {
+                            (Shl, _) if n >= 64 => {
+                                let z = self.b.ins().iconst(I64, 0);
+                                self.b.ins().splat(I64X2, z)
+                            }
+                            (Shl, _) => self.b.ins().ishl_imm_u(x[k], n as i64),
+                            (_, true) => self.b.ins().sshr_imm_u(x[k], n.min(63) as i64),
+                            (_, false) if n >= 64 => {
+                                let z = self.b.ins().iconst(I64, 0);
+                                self.b.ins().splat(I64X2, z)
+                            }
+                            _ => self.b.ins().ushr_imm_u(x[k], n as i64),
+                        })
+                    }
+                    _ => {
+                        let y = self.src64(b);
+                        std::array::from_fn(|k| {
+                            let (p, q) = (x[k], y[k]);
+                            match op {
+                                Add => self.b.ins().iadd(p, q),
+                                Sub => self.b.ins().isub(p, q),
+                                And => self.b.ins().band(p, q),
+                                Or => self.b.ins().bor(p, q),
+                                _ => self.b.ins().bxor(p, q),
+                            }
+                        })
+                    }
+                };
+                self.put64(d, v, mask);
+            }
+            Exec::Mad {
+                mode,
+                ty,
+                d,
+                a,
+                b,
+                c,
+                ..
+            } => {
+                let signed = ty.class() == ptxvm_ir::types::Class::Signed;
+                if *mode == MulWide {
+                    let (x, y, z) = (self.src32(a), self.src32(b), self.src64(c));
+                    let v: [Value; 16] = std::array::from_fn(|j| {
+                        let (xk, yk) = (x[j / 2], y[j / 2]);
+                        let (xw, yw) = if j % 2 == 0 {
+                            if signed {
+                                (self.b.ins().swiden_low(xk), self.b.ins().swiden_low(yk))
+                            } else {
+                                (self.b.ins().uwiden_low(xk), self.b.ins().uwiden_low(yk))
+                            }
+                        } else if signed {
+                            (self.b.ins().swiden_high(xk), self.b.ins().swiden_high(yk))
+                        } else {
+                            (self.b.ins().uwiden_high(xk), self.b.ins().uwiden_high(yk))
+                        };
+                        let p = self.b.ins().imul(xw, yw);
+                        self.b.ins().iadd(p, z[j])
+                    });
+                    self.put64(d, v, mask);
+                } else {
+                    let (x, y, z) = (self.src32(a), self.src32(b), self.src32(c));
+                    let v: [Value; 8] = std::array::from_fn(|k| {
+                        let p = self.b.ins().imul(x[k], y[k]);
+                        self.b.ins().iadd(p, z[k])
+                    });
+                    self.put32(d, v, mask);
+                }
+            }
+            Exec::Float {
+                op,
+                ftz,
+                sat,
+                nan,
+                d,
+                a,
+                b,
+                ..
+            } => {
+                let (x, y) = (self.src32(a), self.src32(b));
+                let _ = nan;
+                let v: [Value; 8] = std::array::from_fn(|k| {
+                    let p = self.f32_in(x[k], *ftz);
+                    let q = self.f32_in(y[k], *ftz);
+                    let r = match op {
+                        FOp::Add => self.b.ins().fadd(p, q),
+                        FOp::Sub => self.b.ins().fsub(p, q),
+                        _ => self.b.ins().fmul(p, q),
+                    };
+                    self.f32_out(r, *ftz, *sat)
+                });
+                self.put32(d, v, mask);
+            }
+            Exec::Fma {
+                ftz,
+                sat,
+                d,
+                a,
+                b,
+                c,
+                ..
+            } => {
+                let (x, y, z) = (self.src32(a), self.src32(b), self.src32(c));
+                let v: [Value; 8] = std::array::from_fn(|k| {
+                    let p = self.f32_in(x[k], *ftz);
+                    let q = self.f32_in(y[k], *ftz);
+                    let s = self.f32_in(z[k], *ftz);
+                    let r = self.b.ins().fma(p, q, s);
+                    self.f32_out(r, *ftz, *sat)
+                });
+                self.put32(d, v, mask);
+            }
+            Exec::Setp {
+                cmp,
+                ty,
+                ftz,
+                p,
+                q,
+                a,
+                b,
+                bop,
+            } => {
+                let r = self.compare(*cmp, *ty, *ftz, a, b);
+                let nr = self.b.ins().bnot(r);
+                let (r, nr) = match bop {
+                    Some((op, c)) => {
+                        let c = self.pred_src(c);
+                        (self.bool_op(*op, r, c), self.bool_op(*op, nr, c))
+                    }
+                    None => (r, nr),
+                };
+                self.put_pred(p, r, lanes);
+                self.put_pred(q, nr, lanes);
+            }
+            Exec::Selp { d, a, b, c, bits } => {
+                let c = self.pred_src(c);
+                if *bits == 32 {
+                    let (x, y) = (self.src32(a), self.src32(b));
+                    let v: [Value; 8] = std::array::from_fn(|k| {
+                        let m = lane_mask32(self.b, c, k);
+                        self.b.ins().bitselect(m, x[k], y[k])
+                    });
+                    self.put32(d, v, mask);
+                } else {
+                    let (x, y) = (self.src64(a), self.src64(b));
+                    let v: [Value; 16] = std::array::from_fn(|k| {
+                        let m = lane_mask64(self.b, c, k);
+                        self.b.ins().bitselect(m, x[k], y[k])
+                    });
+                    self.put64(d, v, mask);
+                }
+            }
+            Exec::PredOp { op, d, a, b } => {
+                let x = self.pred_src(a);
+                let v = match op {
+                    None => self.b.ins().bnot(x),
+                    Some(o) => {
+                        let y = self.pred_src(b);
+                        self.bool_op(*o, x, y)
+                    }
+                };
+                self.put_pred(d, v, lanes);
+            }
+            Exec::Ld {
+                space,
+                ty,
+                ds,
+                addr: Addr::Reg(r, off),
+            } => {
+                self.memory(pc, block_end, *space, ty.bytes(), *r, *off, lanes, None);
+                let v = self.load_val(
+                    ty.bytes() == 4,
+                    ty.class() == ptxvm_ir::types::Class::Signed,
+                );
+                match v {
+                    Pieces::W32(v) => self.put32(&ds[0], v, mask),
+                    Pieces::W64(v) => self.put64(&ds[0], v, mask),
+                    Pieces::Pred(_) => {}
+                }
+            }
+            Exec::St {
+                space,
+                ty,
+                srcs,
+                addr: Addr::Reg(r, off),
+            } => {
+                let val = if ty.bytes() == 4 {
+                    Pieces::W32(self.src32(&srcs[0]))
+                } else {
+                    Pieces::W64(self.src64(&srcs[0]))
+                };
+                self.memory(
+                    pc,
+                    block_end,
+                    *space,
+                    ty.bytes(),
+                    *r,
+                    *off,
+                    lanes,
+                    Some(val),
+                );
+            }
+            Exec::Bra { target } => return Flow::Branch(*target, lanes),
+            _ => self.broken(),
+        }
+        Flow::Next
+    }
+
+    /// A load or store through the helpers: addresses (and the value) to the context,
+    /// the call with the lanes the access is for; when the helper cannot, the block stops
+    /// before this instruction and the warp engine makes the access.
+    #[allow(clippy::too_many_arguments)]
+    fn memory(
+        &mut self,
+        pc: u32,
+        block_end: u32,
+        space: MemSpace,
+        wd: u32,
+        r: u32,
+        off: i64,
+        lanes: Value,
+        val: Option<Pieces>,
+    ) {
+        let base = self.src64(&Src::Reg(r));
+        for (k, v) in base.iter().enumerate() {
+            let o = self.b.ins().iconst(I64, off);
+            let o = self.b.ins().splat(I64X2, o);
+            let a = self.b.ins().iadd(*v, o);
+            self.b
+                .ins()
+                .store(TRUSTED, a, self.ctx, off!(addr) + 16 * k as i32);
+        }
+        match val {
+            Some(Pieces::W32(v)) => {
+                for (k, x) in v.iter().enumerate() {
+                    let lo = self.b.ins().uwiden_low(*x);
+                    let hi = self.b.ins().uwiden_high(*x);
+                    self.b
+                        .ins()
+                        .store(TRUSTED, lo, self.ctx, off!(val) + 32 * k as i32);
+                    self.b
+                        .ins()
+                        .store(TRUSTED, hi, self.ctx, off!(val) + 32 * k as i32 + 16);
+                }
+            }
+            Some(Pieces::W64(v)) => {
+                for (k, x) in v.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(TRUSTED, *x, self.ctx, off!(val) + 16 * k as i32);
+                }
+            }
+            _ => {}
+        }
+        // The helper reads the lanes from `act`: narrow it to this instruction's lanes for
+        // the call, then restore it.
+        self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
+        let sp = self
+            .b
+            .ins()
+            .iconst(I32, space_code(space).unwrap_or(0) as i64);
+        let w = self.b.ins().iconst(I32, wd as i64);
+        let f = if val.is_some() {
+            self.scatter
+        } else {
+            self.gather
+        };
+        let call = self.b.ins().call(f, &[self.ctx, sp, w]);
+        let ok = self.b.inst_results(call)[0];
+        self.b.ins().store(TRUSTED, self.act, self.ctx, off!(act));
+        let cont = self.b.create_block();
+        let fail = self.b.create_block();
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.switch_to_block(fail);
+        // Nothing of this instruction happened: stop before it.
+        let saved = std::mem::take(&mut self.regs.dirty);
+        let vals = self.regs.vals.clone();
+        self.regs.dirty = saved.clone();
+        self.give_back(block_end - pc);
+        self.leave_const(pc, EXIT_AT);
+        self.regs.dirty = saved;
+        self.regs.vals = vals;
+        self.b.switch_to_block(cont);
+    }
+
+    /// The loaded values from the context.
+    fn load_val(&mut self, four: bool, signed: bool) -> Pieces {
+        if four {
+            Pieces::W32(std::array::from_fn(|k| {
+                let lo = self
+                    .b
+                    .ins()
+                    .load(I64X2, TRUSTED, self.ctx, off!(val) + 32 * k as i32);
+                let hi =
+                    self.b
+                        .ins()
+                        .load(I64X2, TRUSTED, self.ctx, off!(val) + 32 * k as i32 + 16);
+                // Narrow by taking the low halves: [lo0, lo1, hi0, hi1] as i32.
+                let lo = self.b.ins().bitcast(I32X4, little(), lo);
+                let hi = self.b.ins().bitcast(I32X4, little(), hi);
+                let mask =
+                    self.shuffle_mask([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]);
+                let v = self.b.ins().shuffle(lo, hi, mask);
+                let _ = signed;
+                v
+            }))
+        } else {
+            Pieces::W64(std::array::from_fn(|k| {
+                self.b
+                    .ins()
+                    .load(I64X2, TRUSTED, self.ctx, off!(val) + 16 * k as i32)
+            }))
+        }
+    }
+
+    fn shuffle_mask(&mut self, bytes: [u8; 16]) -> cranelift_codegen::ir::Immediate {
+        self.b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(bytes.to_vec()))
+    }
+
+    fn bool_op(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
+        match op {
+            BoolOp::And => self.b.ins().band(a, b),
+            BoolOp::Or => self.b.ins().bor(a, b),
+            BoolOp::Xor => self.b.ins().bxor(a, b),
+        }
+    }
+
+    /// A comparison as a lane mask.
+    fn compare(&mut self, cmp: Cmp, ty: Type, ftz: bool, a: &Src, b: &Src) -> Value {
+        let bits = |g: &mut Self, m: Value, per: usize, k: usize| {
+            let hb = g.b.ins().vhigh_bits(I32, m);
+            g.b.ins().ishl_imm_u(hb, (per * k) as i64)
+        };
+        let mut acc = self.b.ins().iconst(I32, 0);
+        match cmp {
+            Cmp::Float(op) => {
+                let (x, y) = (self.src32(a), self.src32(b));
+                for k in 0..8 {
+                    let p = self.f32_in(x[k], ftz);
+                    let q = self.f32_in(y[k], ftz);
+                    let p = self.b.ins().bitcast(F32X4, little(), p);
+                    let q = self.b.ins().bitcast(F32X4, little(), q);
+                    let m = self.b.ins().fcmp(float_cc(op), p, q);
+                    let hb = bits(self, m, 4, k);
+                    acc = self.b.ins().bor(acc, hb);
+                }
+            }
+            Cmp::Int(op, unsigned) => {
+                let cc = int_cc(op, unsigned);
+                if ty.bits() == 32 {
+                    let (x, y) = (self.src32(a), self.src32(b));
+                    for k in 0..8 {
+                        let m = self.b.ins().icmp(cc, x[k], y[k]);
+                        let hb = bits(self, m, 4, k);
+                        acc = self.b.ins().bor(acc, hb);
+                    }
+                } else {
+                    let (x, y) = (self.src64(a), self.src64(b));
+                    for k in 0..16 {
+                        let m = self.b.ins().icmp(cc, x[k], y[k]);
+                        let hb = bits(self, m, 2, k);
+                        acc = self.b.ins().bor(acc, hb);
+                    }
+                }
+            }
+        }
+        acc
+    }
+
+    /// `.ftz` on `f32` inputs (bits in an `i32x4`): a subnormal (or zero) keeps its sign
+    /// only. Returns `f32x4`.
+    fn f32_in(&mut self, x: Value, ftz: bool) -> Value {
+        let x = if ftz { self.flush_sub(x) } else { x };
+        self.b.ins().bitcast(F32X4, little(), x)
+    }
+
+    fn flush_sub(&mut self, x: Value) -> Value {
+        let exp = self.splat32(0x7f80_0000);
+        let sign = self.splat32(0x8000_0000);
+        let zero = self.splat32(0);
+        let e = self.b.ins().band(x, exp);
+        let sub = self.b.ins().icmp(IntCC::Equal, e, zero);
+        let s = self.b.ins().band(x, sign);
+        self.b.ins().bitselect(sub, s, x)
+    }
+
+    fn splat32(&mut self, v: u32) -> Value {
+        let c = self.b.ins().iconst(I32, v as i64);
+        self.b.ins().splat(I32X4, c)
+    }
+
+    /// A rounded `f32x4` result to register bits, as `ptxvm-fp`'s `fin32`: a NaN becomes
+    /// the canonical NaN, then `.ftz`, then `.sat`.
+    fn f32_out(&mut self, r: Value, ftz: bool, sat: bool) -> Value {
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+        let bits = self.b.ins().bitcast(I32X4, little(), r);
+        let canon = self.splat32(ptxvm_fp::CANONICAL_NAN_F32);
+        let mut v = self.b.ins().bitselect(nan, canon, bits);
+        if ftz {
+            v = self.flush_sub(v);
+        }
+        if sat {
+            // x > 0 ? min(x, 1) : +0 (NaN and -0 give +0).
+            let f = self.b.ins().bitcast(F32X4, little(), v);
+            let zero = self.splat32(0);
+            let one = self.splat32(1.0f32.to_bits());
+            let zf = self.b.ins().bitcast(F32X4, little(), zero);
+            let of = self.b.ins().bitcast(F32X4, little(), one);
+            let gt0 = self.b.ins().fcmp(FloatCC::GreaterThan, f, zf);
+            let gt1 = self.b.ins().fcmp(FloatCC::GreaterThan, f, of);
+            let capped = self.b.ins().bitselect(gt1, one, v);
+            v = self.b.ins().bitselect(gt0, capped, zero);
+        }
+        v
+    }
+}
+
+/// Placeholder values for operands that should not occur (see `Gen::broken`).
+trait Placeholder {
+    fn placeholder(g: &mut Gen) -> Self;
+}
+
+impl Placeholder for [Value; 8] {
+    fn placeholder(g: &mut Gen) -> Self {
+        [g.splat32(0); 8]
+    }
+}
+
+impl Placeholder for [Value; 16] {
+    fn placeholder(g: &mut Gen) -> Self {
+        let z = g.b.ins().iconst(I64, 0);
+        [g.b.ins().splat(I64X2, z); 16]
+    }
+}
+
+impl Placeholder for Value {
+    fn placeholder(g: &mut Gen) -> Self {
+        g.b.ins().iconst(I32, 0)
+    }
+}
+
+impl Placeholder for Pieces {
+    fn placeholder(g: &mut Gen) -> Self {
+        Pieces::Pred(g.b.ins().iconst(I32, 0))
+    }
+}
+
+impl Placeholder for () {
+    fn placeholder(_: &mut Gen) -> Self {}
+}
+
+fn float_cc(op: CmpOp) -> FloatCC {
+    match op {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::OrderedNotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+        CmpOp::Equ => FloatCC::UnorderedOrEqual,
+        CmpOp::Neu => FloatCC::NotEqual,
+        CmpOp::Ltu => FloatCC::UnorderedOrLessThan,
+        CmpOp::Leu => FloatCC::UnorderedOrLessThanOrEqual,
+        CmpOp::Gtu => FloatCC::UnorderedOrGreaterThan,
+        CmpOp::Geu => FloatCC::UnorderedOrGreaterThanOrEqual,
+        CmpOp::Num => FloatCC::Ordered,
+        CmpOp::Nan => FloatCC::Unordered,
+    }
+}
+
+fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
+    match (op, unsigned) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne, _) => IntCC::NotEqual,
+        (CmpOp::Lt, false) => IntCC::SignedLessThan,
+        (CmpOp::Le, false) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, true) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, true) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
+        // Unordered forms do not apply to integers; `compiles` admits only these.
+        _ => IntCC::Equal,
+    }
+}
