@@ -24,7 +24,7 @@
 use super::fast::SpanCache;
 use super::*;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{F32X4, I8X16, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, InstBuilder, JumpTableData, MemFlagsData, Signature,
     UserFuncName, Value,
@@ -1470,14 +1470,15 @@ impl Gen<'_, '_> {
                     self.b
                         .ins()
                         .load(I64X2, TRUSTED, self.ctx, off!(val) + 32 * k as i32 + 16);
-                // Narrow by taking the low halves: [lo0, lo1, hi0, hi1] as i32.
-                let lo = self.b.ins().bitcast(I32X4, little(), lo);
-                let hi = self.b.ins().bitcast(I32X4, little(), hi);
+                // Narrow by taking the low halves: [lo0, lo1, hi0, hi1] as i32 (`shuffle`
+                // works on bytes: i8x16 operands).
+                let lo = self.b.ins().bitcast(I8X16, little(), lo);
+                let hi = self.b.ins().bitcast(I8X16, little(), hi);
                 let mask =
                     self.shuffle_mask([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]);
                 let v = self.b.ins().shuffle(lo, hi, mask);
                 let _ = signed;
-                v
+                self.b.ins().bitcast(I32X4, little(), v)
             }))
         } else {
             Pieces::W64(std::array::from_fn(|k| {
