@@ -1520,7 +1520,21 @@ impl Gen<'_, '_> {
                     let q = self.f32_in(y[k], ftz);
                     let p = self.b.ins().bitcast(F32X4, little(), p);
                     let q = self.b.ins().bitcast(F32X4, little(), q);
-                    let m = self.b.ins().fcmp(float_cc(op), p, q);
+                    let m = match float_cc(op) {
+                        // Cranelift's x86-64 backend has no vector `one`/`ueq`: built from
+                        // the ordered/unordered test and `ne`/`eq`.
+                        FloatCC::OrderedNotEqual => {
+                            let o = self.b.ins().fcmp(FloatCC::Ordered, p, q);
+                            let ne = self.b.ins().fcmp(FloatCC::NotEqual, p, q);
+                            self.b.ins().band(o, ne)
+                        }
+                        FloatCC::UnorderedOrEqual => {
+                            let u = self.b.ins().fcmp(FloatCC::Unordered, p, q);
+                            let eq = self.b.ins().fcmp(FloatCC::Equal, p, q);
+                            self.b.ins().bor(u, eq)
+                        }
+                        cc => self.b.ins().fcmp(cc, p, q),
+                    };
                     let hb = bits(self, m, 4, k);
                     acc = self.b.ins().bor(acc, hb);
                 }
