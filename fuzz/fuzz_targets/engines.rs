@@ -5,8 +5,7 @@
 //! and the JIT once it resolves), each with one host thread. Device memory (every register
 //! is stored to it at the end), the fault, the instruction counts and printf output must
 //! be identical: a difference panics with both results and the kernel. A kernel the
-//! checker rejects is a generator bug and panics too. Mismatches already reported
-//! (`ptxgen::harness::known`) are passed over unless `DIFFTEST_STRICT=1`.
+//! checker rejects is a generator bug and panics too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,7 +18,7 @@ use ptxgen::harness::{Verdict, compare};
 fuzz_target!(|data: &[u8]| {
     let case = ptxgen::from_bytes(data);
     match compare(&case) {
-        Verdict::Same(_) | Verdict::Known(..) => {}
+        Verdict::Same(_) => {}
         Verdict::Differ(r) => panic!(
             "engine mismatch:\n{r}\n\n{}\n(grid {:?}, block {:?}, max_steps {}, u {:#x})",
             case.text(),

@@ -19,6 +19,10 @@ pub struct Outcome {
     pub printf: Vec<u8>,
     pub printf_dropped: u64,
     pub printf_dropped_calls: u64,
+    /// Why the JIT did not compile the kernel, when that is a JIT bug (anything but "no
+    /// instruction compiles", e.g. a Cranelift verifier error): the JIT then falls back to
+    /// the warp engine with the same results, so only this field shows it.
+    pub jit_failure: Option<String>,
 }
 
 /// The engines compared with the reference: every one that is available in this build.
@@ -101,12 +105,17 @@ pub fn run_on(l: &Loaded, case: &Case, engine: Engine) -> Outcome {
         printf: stats.printf,
         printf_dropped: stats.printf_dropped,
         printf_dropped_calls: stats.printf_dropped_calls,
+        jit_failure: stats
+            .jit_error
+            .filter(|e| e != "no instruction compiles")
+            .map(|e| e.chars().take(2000).collect()),
     }
 }
 
 /// How the launch's warp instructions ran on `engine` (`Stats::tiers`: the warp engine's
-/// lane loops, per-lane reference semantics inside it, reference steps).
-pub fn tiers(case: &Case, engine: Engine) -> Option<[u64; 3]> {
+/// lane loops, per-lane reference semantics inside it, reference steps, native code) and why
+/// the JIT did not compile the kernel, if it did not.
+pub fn tiers(case: &Case, engine: Engine) -> Option<([u64; 4], Option<String>)> {
     let l = load(case).ok()?;
     let [out, inp, scr, atm] = l.bufs;
     l.dev.write(inp, &case.input).ok()?;
@@ -134,7 +143,7 @@ pub fn tiers(case: &Case, engine: Engine) -> Option<[u64; 3]> {
         ],
         &mut stats,
     );
-    Some(stats.tiers)
+    Some((stats.tiers, stats.jit_error))
 }
 
 /// The result of comparing the engines on one case.
@@ -144,9 +153,6 @@ pub enum Verdict {
     Same(Box<Outcome>),
     /// An engine differs: the report.
     Differ(String),
-    /// An engine differs only in a way already reported ([`known`]): its name and the
-    /// report.
-    Known(&'static str, String),
     /// The kernel does not check (a generator bug): the diagnostics.
     Invalid(String),
 }
@@ -160,11 +166,7 @@ pub fn compare(case: &Case) -> Verdict {
     for engine in engines() {
         let got = run_on(&l, case, engine);
         if got != reference {
-            let r = report(case, engine, &reference, &got);
-            return match known(&reference, &got) {
-                Some(k) if !strict() => Verdict::Known(k, r),
-                _ => Verdict::Differ(r),
-            };
+            return Verdict::Differ(report(case, engine, &reference, &got));
         }
     }
     Verdict::Same(Box::new(reference))
@@ -202,11 +204,18 @@ pub fn report(case: &Case, engine: Engine, reference: &Outcome, got: &Outcome) -
     for (what, a, b) in [
         ("warp_insts", reference.warp_insts, got.warp_insts),
         ("thread_insts", reference.thread_insts, got.thread_insts),
-        ("printf_dropped", reference.printf_dropped, got.printf_dropped),
+        (
+            "printf_dropped",
+            reference.printf_dropped,
+            got.printf_dropped,
+        ),
     ] {
         if a != b {
             let _ = write!(m, "\n  {what}: reference {a}, {} {b}", engine.name());
         }
+    }
+    if let Some(e) = &got.jit_failure {
+        let _ = write!(m, "\n  the JIT failed to compile the kernel: {e}");
     }
     if reference.printf != got.printf {
         let _ = write!(
@@ -248,32 +257,6 @@ pub fn report(case: &Case, engine: Engine, reference: &Outcome, got: &Outcome) -
     m
 }
 
-/// `DIFFTEST_STRICT=1`: known mismatches count as mismatches.
-pub fn strict() -> bool {
-    std::env::var_os("DIFFTEST_STRICT").is_some()
-}
-
-/// Mismatches already reported (and kept as regression tests) that the engines still show,
-/// recognised so that the tests and the fuzzer look past them to new ones. Each entry names
-/// the finding; remove it once the engine is fixed.
-pub fn known(reference: &Outcome, got: &Outcome) -> Option<&'static str> {
-    // Finding 1: when a warp instruction faults at some lane, the reference has counted
-    // only the lanes before it (and the faulting one) in `thread_insts`; the warp engine
-    // counts every active lane of the instruction. Everything else is the same.
-    if reference.error.is_some()
-        && reference.error == got.error
-        && reference.out == got.out
-        && reference.scr == got.scr
-        && reference.atm == got.atm
-        && reference.printf == got.printf
-        && reference.warp_insts == got.warp_insts
-        && reference.thread_insts < got.thread_insts
-    {
-        return Some("thread_insts of a faulting warp instruction (finding 1)");
-    }
-    None
-}
-
 /// Whether the case still shows an engine mismatch.
 pub fn differs(case: &Case) -> bool {
     matches!(compare(case), Verdict::Differ(_))
@@ -293,7 +276,7 @@ pub fn signature(case: &Case) -> Option<String> {
                     .map(|e| e.split(',').next().unwrap_or(e).to_string())
             };
             return Some(format!(
-                "{} ref={:?} got={:?} err={} out={} scr={} atm={} warp={} thread={} printf={}",
+                "{} ref={:?} got={:?} err={} out={} scr={} atm={} warp={} thread={} printf={} jit={}",
                 engine.name(),
                 kind(&r),
                 kind(&g),
@@ -303,7 +286,8 @@ pub fn signature(case: &Case) -> Option<String> {
                 r.atm != g.atm,
                 r.warp_insts != g.warp_insts,
                 r.thread_insts != g.thread_insts,
-                r.printf != g.printf
+                r.printf != g.printf,
+                g.jit_failure.is_some()
             ));
         }
     }

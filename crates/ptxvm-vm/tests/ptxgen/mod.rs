@@ -219,7 +219,7 @@ fn escapes(lines: &[String]) -> bool {
             Some(t) if l.starts_with("\t@") || t.starts_with("LEND") || t.starts_with("LCONT") => {
                 let target = t.trim_end_matches(';');
                 let def = format!("{target}:");
-                !lines.iter().any(|x| *x == def)
+                !lines.contains(&def)
             }
             _ => false,
         }
@@ -330,8 +330,27 @@ impl Gen<'_> {
             0 | 1 => format!(
                 "{}",
                 self.s.pick(&[
-                    0u32, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 255, 256,
-                    0xffff_ffff, 0x8000_0000, 40, 48
+                    0u32,
+                    1,
+                    3,
+                    7,
+                    8,
+                    15,
+                    16,
+                    17,
+                    31,
+                    32,
+                    33,
+                    63,
+                    64,
+                    65,
+                    127,
+                    255,
+                    256,
+                    0xffff_ffff,
+                    0x8000_0000,
+                    40,
+                    48
                 ])
             ),
             _ => self.reg(W::R),
@@ -363,7 +382,7 @@ impl Gen<'_> {
     }
 
     fn rnd(&mut self) -> &'static str {
-        *self.s.pick(FLOAT_RND)
+        self.s.pick::<&str>(FLOAT_RND)
     }
 
     // ---------------------------------------------------------------------------------
@@ -389,7 +408,9 @@ impl Gen<'_> {
         let d = self.dst(w);
         let a = if w == W::R && self.s.chance(1, 16) {
             // A special register as a source operand.
-            self.s.pick(&["%tid.x", "%laneid", "%ctaid.x", "%ntid.x", "%warpid"]).to_string()
+            self.s
+                .pick(&["%tid.x", "%laneid", "%ctaid.x", "%ntid.x", "%warpid"])
+                .to_string()
         } else {
             self.reg(w)
         };
@@ -450,7 +471,9 @@ impl Gen<'_> {
                 }
             }
             9 => {
-                let op = self.s.pick(&["add.sat.s32", "sub.sat.s32", "mad.hi.sat.s32"]);
+                let op = self
+                    .s
+                    .pick(&["add.sat.s32", "sub.sat.s32", "mad.hi.sat.s32"]);
                 let d = self.dst(W::R);
                 let a = self.reg(W::R);
                 let b = self.ri(W::R);
@@ -559,7 +582,11 @@ impl Gen<'_> {
                 let (t, wa) = *self.s.pick(&[("b32", W::R), ("b64", W::D)]);
                 let op = self.s.pick(&["popc", "clz", "brev"]);
                 let a = self.reg(wa);
-                let d = if *op == "brev" { self.dst(wa) } else { self.dst(W::R) };
+                let d = if *op == "brev" {
+                    self.dst(wa)
+                } else {
+                    self.dst(W::R)
+                };
                 format!("{op}.{t} {d}, {a}")
             }
             19 => {
@@ -643,7 +670,9 @@ impl Gen<'_> {
     }
 
     fn logic_inst(&mut self) -> String {
-        let (bt, w) = *self.s.pick(&[("b16", W::H), ("b32", W::R), ("b32", W::R), ("b64", W::D)]);
+        let (bt, w) = *self
+            .s
+            .pick(&[("b16", W::H), ("b32", W::R), ("b32", W::R), ("b64", W::D)]);
         let d = self.dst(w);
         let a = self.reg(w);
         match self.s.below(9) {
@@ -685,7 +714,9 @@ impl Gen<'_> {
                 } else {
                     format!("0x{:x}", self.s.u32() & 0xffff)
                 };
-                let m = self.s.pick(&["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]);
+                let m = self
+                    .s
+                    .pick(&["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]);
                 format!("prmt.b32{m} {d}, {a}, {b}, {c}")
             }
             7 if self.s.chance(1, 4) => {
@@ -763,7 +794,9 @@ impl Gen<'_> {
                 format!("{op}{r}{f}{sat}.f32 {d}, {a}, {b}, {c}")
             }
             5 => {
-                let m = *self.s.pick(&[".rn", ".rz", ".rm", ".rp", ".full", ".approx"]);
+                let m = *self
+                    .s
+                    .pick(&[".rn", ".rz", ".rm", ".rp", ".full", ".approx"]);
                 format!("div{m}{f}.f32 {d}, {a}, {b}")
             }
             6 => {
@@ -850,7 +883,9 @@ impl Gen<'_> {
                 format!("{op}{r}.f64 {d}, {a}")
             }
             6 => {
-                let op = *self.s.pick(&["rsqrt.approx", "rsqrt.approx.ftz", "rcp.approx.ftz"]);
+                let op = *self
+                    .s
+                    .pick(&["rsqrt.approx", "rsqrt.approx.ftz", "rcp.approx.ftz"]);
                 format!("{op}.f64 {d}, {a}")
             }
             7 => {
@@ -905,7 +940,11 @@ impl Gen<'_> {
             5 => {
                 let op = self.s.pick(&["min", "max"]);
                 let nan = if self.s.coin() { ".NaN" } else { "" };
-                let xs = if self.s.chance(1, 3) { ".xorsign.abs" } else { "" };
+                let xs = if self.s.chance(1, 3) {
+                    ".xorsign.abs"
+                } else {
+                    ""
+                };
                 format!("{op}{f}{nan}{xs}.{t} {d}, {a}, {b}")
             }
             6 => {
@@ -946,7 +985,7 @@ impl Gen<'_> {
     }
 
     fn fcmp(&mut self) -> &'static str {
-        *self.s.pick(&[
+        self.s.pick::<&str>(&[
             "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
             "nan",
         ])
@@ -960,7 +999,11 @@ impl Gen<'_> {
                 let at = *self.s.pick(ITYPES);
                 let d = self.dst(itype_w(dt));
                 let a = self.reg(itype_w(at));
-                let sat = if self.s.coin() && sat_ok(dt, at) { ".sat" } else { "" };
+                let sat = if self.s.coin() && sat_ok(dt, at) {
+                    ".sat"
+                } else {
+                    ""
+                };
                 format!("cvt{sat}{dt}{at} {d}, {a}")
             }
             2 | 3 => {
@@ -982,7 +1025,11 @@ impl Gen<'_> {
                     _ => {
                         let a = self.reg(W::H);
                         // The bf16 forms are not relaxed: no 8-bit integer in a b16 register.
-                        let ht = if dt.ends_with('8') { "f16" } else { *self.s.pick(&["f16", "bf16"]) };
+                        let ht = if dt.ends_with('8') {
+                            "f16"
+                        } else {
+                            *self.s.pick(&["f16", "bf16"])
+                        };
                         format!("cvt{r}{sat}{dt}.{ht} {d}, {a}")
                     }
                 }
@@ -1134,9 +1181,10 @@ impl Gen<'_> {
 
     fn icmp(&mut self, signed: bool) -> &'static str {
         if signed {
-            *self.s.pick(&["eq", "ne", "lt", "le", "gt", "ge"])
+            self.s.pick::<&str>(&["eq", "ne", "lt", "le", "gt", "ge"])
         } else {
-            *self.s.pick(&["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"])
+            self.s
+                .pick::<&str>(&["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"])
         }
     }
 
@@ -1188,8 +1236,11 @@ impl Gen<'_> {
             }
             _ => {
                 // set: a comparison into an integer or float mask.
-                let (st, w, signed) =
-                    *self.s.pick(&[("u32", W::R, false), ("s32", W::R, true), ("s64", W::D, true)]);
+                let (st, w, signed) = *self.s.pick(&[
+                    ("u32", W::R, false),
+                    ("s32", W::R, true),
+                    ("s64", W::D, true),
+                ]);
                 let dt = self.s.pick(&["u32", "s32", "f32"]);
                 let d = self.dst(W::R);
                 if self.s.coin() {
@@ -1323,7 +1374,11 @@ impl Gen<'_> {
         let (bytes, vec, ty, w) = self.access(true);
         let n = bytes * vec;
         let mut v = self.address("%a2", n, SCR_BYTES / n);
-        let vs = if vec > 1 { format!(".v{vec}") } else { String::new() };
+        let vs = if vec > 1 {
+            format!(".v{vec}")
+        } else {
+            String::new()
+        };
         let off = n * self.s.below(SCR_PAD / n + 1).min(SCR_PAD / n);
         let generic = self.s.chance(1, 4);
         let (space, addr) = if generic {
@@ -1338,7 +1393,9 @@ impl Gen<'_> {
         } else {
             (".global", "%a5")
         };
-        let qual = *self.s.pick(&["", "", "", ".volatile", ".relaxed.gpu", ".weak"]);
+        let qual = *self
+            .s
+            .pick(&["", "", "", ".volatile", ".relaxed.gpu", ".weak"]);
         if self.s.coin() {
             let qual = if qual == ".relaxed.gpu" && self.s.coin() {
                 ".acquire.gpu"
@@ -1404,7 +1461,9 @@ impl Gen<'_> {
                     "%a7".to_string()
                 } else {
                     let p = self.dst(W::P);
-                    let sp = self.s.pick(&["shared", "global", "local", "const", "param"]);
+                    let sp = self
+                        .s
+                        .pick(&["shared", "global", "local", "const", "param"]);
                     v.push(format!("isspacep.{sp} {p}, %a6"));
                     "%a6".to_string()
                 }
@@ -1421,7 +1480,11 @@ impl Gen<'_> {
         } else {
             (".shared", format!("+{off}"))
         };
-        let vs = if vec > 1 { format!(".v{vec}") } else { String::new() };
+        let vs = if vec > 1 {
+            format!(".v{vec}")
+        } else {
+            String::new()
+        };
         let qual = *self.s.pick(&["", "", "", ".volatile", ".relaxed.cta"]);
         if self.s.coin() {
             let d = self.regs_list(w, vec, true);
@@ -1453,7 +1516,11 @@ impl Gen<'_> {
                 (".local", format!("%a5+{off}"))
             }
         };
-        let vs = if vec > 1 { format!(".v{vec}") } else { String::new() };
+        let vs = if vec > 1 {
+            format!(".v{vec}")
+        } else {
+            String::new()
+        };
         if self.s.coin() {
             let d = self.regs_list(w, vec, true);
             v.push(format!("ld{space}{vs}.{ty} {d}, [{addr}]"));
@@ -1475,7 +1542,11 @@ impl Gen<'_> {
         } else {
             String::new()
         };
-        let uni = if g.is_empty() && self.s.chance(1, 4) { ".uni" } else { "" };
+        let uni = if g.is_empty() && self.s.chance(1, 4) {
+            ".uni"
+        } else {
+            ""
+        };
         vec![
             "{".to_string(),
             ".param .b32 pa0".to_string(),
@@ -1740,8 +1811,19 @@ impl Gen<'_> {
                 let a = self.dst(W::R);
                 let d = self.dst(W::R);
                 let op = *self.s.pick(&[
-                    "add.u32", "add.s32", "min.u32", "min.s32", "max.u32", "max.s32", "and.b32",
-                    "or.b32", "xor.b32", "min.f32", "max.f32", "min.abs.f32", "max.NaN.f32",
+                    "add.u32",
+                    "add.s32",
+                    "min.u32",
+                    "min.s32",
+                    "max.u32",
+                    "max.s32",
+                    "and.b32",
+                    "or.b32",
+                    "xor.b32",
+                    "min.f32",
+                    "max.f32",
+                    "min.abs.f32",
+                    "max.NaN.f32",
                     "min.abs.NaN.f32",
                 ]);
                 v.push(format!("redux.sync.{op} {d}, {a}, {mask}"));
@@ -1790,7 +1872,10 @@ impl Gen<'_> {
         match self.s.below(5) {
             0 => {
                 let d = self.dst(W::R);
-                format!("{g}ld.global.u32 {d}, [%a2+{}]", 0x1000_0000 + 4 * self.s.below(8))
+                format!(
+                    "{g}ld.global.u32 {d}, [%a2+{}]",
+                    0x1000_0000 + 4 * self.s.below(8)
+                )
             }
             1 => {
                 let d = self.dst(W::R);
@@ -1798,12 +1883,18 @@ impl Gen<'_> {
             }
             2 => {
                 let s = self.reg(W::D);
-                format!("{g}st.shared.u64 [%a4+{}], {s}", SH_BYTES + 8 * self.s.below(4))
+                format!(
+                    "{g}st.shared.u64 [%a4+{}], {s}",
+                    SH_BYTES + 8 * self.s.below(4)
+                )
             }
             3 => format!("{g}trap"),
             _ => {
                 let s = self.reg(W::R);
-                format!("{g}st.global.u32 [%a3+{}], {s}", ATM_BYTES + 4 * self.s.below(1024))
+                format!(
+                    "{g}st.global.u32 [%a3+{}], {s}",
+                    ATM_BYTES + 4 * self.s.below(1024)
+                )
             }
         }
     }
@@ -1835,11 +1926,23 @@ impl Gen<'_> {
             if self.on(F::Shared) { 6 } else { 0 },
             if self.on(F::Atomic) { 5 } else { 0 },
             if self.on(F::Warp) { 6 } else { 0 },
-            if self.on(F::Barrier) && ctx.cta_uniform && !self.in_func { 3 } else { 0 },
+            if self.on(F::Barrier) && ctx.cta_uniform && !self.in_func {
+                3
+            } else {
+                0
+            },
             1,
             if self.on(F::Local) { 5 } else { 0 },
-            if self.on(F::Call) && self.nfuncs > 0 && !self.in_func { 3 } else { 0 },
-            if self.on(F::Printf) && !self.in_func { 1 } else { 0 },
+            if self.on(F::Call) && self.nfuncs > 0 && !self.in_func {
+                3
+            } else {
+                0
+            },
+            if self.on(F::Printf) && !self.in_func {
+                1
+            } else {
+                0
+            },
         ];
         let k = self.s.weighted(&weights);
         let (mut v, guardable) = match k {
@@ -1889,7 +1992,11 @@ impl Gen<'_> {
             if self.faults { 1 } else { 0 },
             if self.exits && !self.in_func { 1 } else { 0 },
             if self.on(F::Switch) && can_nest { 2 } else { 0 },
-            if ctx.endif.is_some() && self.on(F::Branch) { 1 } else { 0 },
+            if ctx.endif.is_some() && self.on(F::Branch) {
+                1
+            } else {
+                0
+            },
         ];
         match self.s.weighted(&weights) {
             0 => {
@@ -2010,7 +2117,9 @@ impl Gen<'_> {
                 let val = self.s.u32() & m;
                 self.emit(format!("\tand.b32 %t11, %t1, {m};"));
                 self.emit(format!("\tsetp.eq.u32 {q}, %t11, {val};"));
-                let lanes = (0..32u32).filter(|l| l & m == val).fold(0, |a, l| a | 1 << l);
+                let lanes = (0..32u32)
+                    .filter(|l| l & m == val)
+                    .fold(0, |a, l| a | 1 << l);
                 (Some(lanes), false)
             }
             3 => {
@@ -2026,7 +2135,7 @@ impl Gen<'_> {
                     let op = self.icmp(false);
                     self.emit(format!("\tsetp.{op}.u32 {q}, %t3, {c};"));
                 } else {
-                    self.emit(format!("\tmov.u32 %t11, %ctaid.x;"));
+                    self.emit("\tmov.u32 %t11, %ctaid.x;".to_string());
                     let c = self.s.below(3);
                     self.emit(format!("\tsetp.eq.u32 {q}, %t11, {c};"));
                 }
@@ -2101,7 +2210,11 @@ impl Gen<'_> {
             4 => {
                 // 1..128 iterations by lane: groups split and the spinning one yields.
                 let k = *self.s.pick(&[3u32, 5, 7, 13]);
-                let src = if self.s.coin() { "%t1".to_string() } else { self.reg(W::R) };
+                let src = if self.s.coin() {
+                    "%t1".to_string()
+                } else {
+                    self.reg(W::R)
+                };
                 self.emit(format!("\tmul.lo.u32 {bound}, {src}, {k};"));
                 self.emit(format!("\tand.b32 {bound}, {bound}, 127;"));
                 self.emit(format!("\tadd.u32 {bound}, {bound}, 1;"));
@@ -2126,14 +2239,22 @@ impl Gen<'_> {
         };
         self.emit(format!("\tmov.u32 {cnt}, 0;"));
         let body_ctx = Ctx {
-            mask: if uniform && !may_break { ctx.mask } else { None },
+            mask: if uniform && !may_break {
+                ctx.mask
+            } else {
+                None
+            },
             cta_uniform: ctx.cta_uniform && uniform && !may_break,
             depth: ctx.depth + 1,
             lp: Some((i, l, may_break)),
             mult: ctx.mult * trips.max(1),
             ..ctx
         };
-        let n = if long { 1 + self.s.below(3) } else { 1 + self.s.below(5) };
+        let n = if long {
+            1 + self.s.below(3)
+        } else {
+            1 + self.s.below(5)
+        };
         if self.s.coin() {
             // do { body } while (++cnt < bound): the body runs at least once.
             self.emit(format!("LOOP{l}:"));
@@ -2194,7 +2315,10 @@ fn thread_ids(g: &mut Gen, shape: (u32, u32)) {
     }
     e(g, "mov.u32 %t1, %laneid");
     e(g, "mov.u32 %t11, %ctaid.x");
-    e(g, &format!("mad.lo.u32 %t2, %t11, {}, %t0", shape.0 * shape.1));
+    e(
+        g,
+        &format!("mad.lo.u32 %t2, %t11, {}, %t0", shape.0 * shape.1),
+    );
 }
 
 /// Zeroes the loop counters and temporaries (`uninit`: some are left alone).
@@ -2319,7 +2443,7 @@ pub fn generate(s: &mut Src) -> Case {
         stmts_left: 0,
         dyn_left: 4000,
         nthreads,
-        full_warps: nthreads % 32 == 0,
+        full_warps: nthreads.is_multiple_of(32),
         faults: false,
         exits: false,
         in_func: false,
@@ -2328,9 +2452,7 @@ pub fn generate(s: &mut Src) -> Case {
     g.faults = g.s.chance(1, 10);
     g.exits = g.s.chance(1, 8);
     let mut head = String::from(".version 8.8\n.target sm_100a\n.address_size 64\n\n");
-    head.push_str(
-        ".extern .func (.param .b32 vr) vprintf(.param .b64 vf, .param .b64 va);\n",
-    );
+    head.push_str(".extern .func (.param .b32 vr) vprintf(.param .b64 vf, .param .b64 va);\n");
     for (k, f) in FORMATS.iter().enumerate() {
         let bytes: Vec<String> = f.bytes().chain([0]).map(|b| b.to_string()).collect();
         head.push_str(&format!(
@@ -2420,11 +2542,19 @@ pub fn generate(s: &mut Src) -> Case {
         e(&mut g, "bar.sync 0");
     }
     // The body.
-    let full = if nthreads % 32 == 0 { u32::MAX } else { 0 };
+    let full = if nthreads.is_multiple_of(32) {
+        u32::MAX
+    } else {
+        0
+    };
     let mut ctx = Ctx {
         // A partial last warp: the lanes that do not exist never arrive, so only
         // activemask-based masks are safe.
-        mask: if full == u32::MAX { Some(u32::MAX) } else { None },
+        mask: if full == u32::MAX {
+            Some(u32::MAX)
+        } else {
+            None
+        },
         cta_uniform: true,
         depth: 0,
         lp: None,
@@ -2463,7 +2593,14 @@ pub fn generate(s: &mut Src) -> Case {
     let vecs = g.s.coin();
     if vecs {
         for k in (0..N_RD).step_by(2) {
-            e(&mut g, &format!("st.global.v2.b64 [%a0+{}], {{%rd{k}, %rd{}}}", OFF_RD + 8 * k, k + 1));
+            e(
+                &mut g,
+                &format!(
+                    "st.global.v2.b64 [%a0+{}], {{%rd{k}, %rd{}}}",
+                    OFF_RD + 8 * k,
+                    k + 1
+                ),
+            );
         }
         for k in (0..N_R).step_by(4) {
             e(
@@ -2479,20 +2616,35 @@ pub fn generate(s: &mut Src) -> Case {
         }
     } else {
         for k in 0..N_RD {
-            e(&mut g, &format!("st.global.b64 [%a0+{}], %rd{k}", OFF_RD + 8 * k));
+            e(
+                &mut g,
+                &format!("st.global.b64 [%a0+{}], %rd{k}", OFF_RD + 8 * k),
+            );
         }
         for k in 0..N_R {
-            e(&mut g, &format!("st.global.b32 [%a0+{}], %r{k}", OFF_R + 4 * k));
+            e(
+                &mut g,
+                &format!("st.global.b32 [%a0+{}], %r{k}", OFF_R + 4 * k),
+            );
         }
     }
     for k in 0..N_H {
-        e(&mut g, &format!("st.global.b16 [%a0+{}], %h{k}", OFF_H + 2 * k));
+        e(
+            &mut g,
+            &format!("st.global.b16 [%a0+{}], %h{k}", OFF_H + 2 * k),
+        );
     }
     for k in 0..12 {
-        e(&mut g, &format!("st.global.b32 [%a0+{}], %t{k}", OFF_T + 4 * k));
+        e(
+            &mut g,
+            &format!("st.global.b32 [%a0+{}], %t{k}", OFF_T + 4 * k),
+        );
     }
     e(&mut g, "mov.u32 %t12, 0");
-    for (k, p) in (0..N_P).map(|k| (k, format!("%p{k}"))).chain((0..4).map(|k| (8 + k, format!("%q{k}")))) {
+    for (k, p) in (0..N_P)
+        .map(|k| (k, format!("%p{k}")))
+        .chain((0..4).map(|k| (8 + k, format!("%q{k}"))))
+    {
         e(&mut g, &format!("selp.b32 %t13, {}, 0, {p}", 1u32 << k));
         e(&mut g, "or.b32 %t12, %t12, %t13");
     }
@@ -2523,7 +2675,11 @@ pub fn generate(s: &mut Src) -> Case {
     let mut scratch = vec![0u8; SCR_BYTES + SCR_PAD];
     for c in scratch.chunks_mut(8) {
         let r = prng.next();
-        let v = if r & 3 == 0 { pool[(r >> 8) as usize % 8] } else { prng.next() };
+        let v = if r & 3 == 0 {
+            pool[(r >> 8) as usize % 8]
+        } else {
+            prng.next()
+        };
         c.copy_from_slice(&v.to_le_bytes()[..c.len()]);
     }
     let mut atom = vec![0u8; ATM_BYTES];
@@ -2564,4 +2720,3 @@ pub fn from_seed(seed: u64) -> Case {
 pub fn from_bytes(data: &[u8]) -> Case {
     generate(&mut Src::new(data))
 }
-

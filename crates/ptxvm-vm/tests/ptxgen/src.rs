@@ -31,7 +31,7 @@ impl Src {
 
     /// `len` bytes expanded from `seed`.
     pub fn from_seed(seed: u64, len: usize) -> Src {
-        let mut r = SplitMix(seed ^ 0x5EED_0F_D1FF);
+        let mut r = SplitMix(seed ^ 0x005E_ED0F_D1FF);
         let mut data = Vec::with_capacity(len + 8);
         while data.len() < len {
             data.extend_from_slice(&r.next().to_le_bytes());
