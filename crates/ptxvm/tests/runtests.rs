@@ -864,7 +864,12 @@ fn split_stats(stderr: &str) -> (String, Option<String>, Option<String>) {
     let (mut counts, mut jit_failure) = (None, None);
     for line in stderr.split_inclusive('\n') {
         if let Some(c) = line.strip_prefix("stats: ") {
-            counts = Some(c.split(" thread instructions").next().unwrap_or(c).to_string());
+            counts = Some(
+                c.split(" thread instructions")
+                    .next()
+                    .unwrap_or(c)
+                    .to_string(),
+            );
         } else if line.starts_with("engine: ") {
             if let Some((_, why)) = line.split_once("not compiled, so the warp engine ran it: ") {
                 let why = why.trim_end().trim_end_matches(')');
@@ -900,10 +905,7 @@ fn run_file(
     }
     // Instruction counts are deterministic with one host thread only (a file may ask
     // for more: its own `--threads`).
-    let one_thread = t
-        .run
-        .windows(2)
-        .all(|w| w[0] != "--threads" || w[1] == "1");
+    let one_thread = t.run.windows(2).all(|w| w[0] != "--threads" || w[1] == "1");
     let stats = serial && one_thread && !t.run.iter().any(|a| a == "--stats");
     if stats {
         cmd.arg("--stats");
