@@ -623,7 +623,20 @@ fn threads_link_at_once() {
 
 #[test]
 fn maxrregcount_bounds_every_kernel() {
-    let many = KERNEL.replace(".reg .b64 %rd<2>;", ".reg .b64 %rd<200>;");
+    // 99 64-bit values live at once: a register pressure far above 38.
+    let loads: String = (2..101)
+        .map(|i| format!("\tld.global.u64 %rd{i}, [%rd1+{}];\n", 8 * i))
+        .collect();
+    let stores: String = (2..101)
+        .map(|i| format!("\tst.global.u64 [%rd1+{}], %rd{i};\n", 8 * i))
+        .collect();
+    let many = KERNEL
+        .replace(".reg .b64 %rd<2>;", ".reg .b64 %rd<101>;")
+        .replace(
+            "ld.param.u64 %rd1, [p];\n",
+            &format!("ld.param.u64 %rd1, [p];\n{loads}{stores}"),
+        );
+    assert_ne!(many, KERNEL);
     let (_, h) = create(&["-arch=sm_80", "-maxrregcount=38"]);
     assert_eq!(add(h, NVJITLINK_INPUT_PTX, many.as_bytes(), "k.ptx"), 0);
     assert_eq!(add(h, NVJITLINK_INPUT_PTX, HELPER.as_bytes(), "h.ptx"), 0);

@@ -289,10 +289,17 @@ mod tests {
 
     #[test]
     fn maxnreg_bounds_the_registers() {
-        let many = PTX.replace(
-            ".reg .b32 %r<2>;",
-            ".reg .b32 %r<2>;\n\t.reg .b64 %rd<100>;",
-        );
+        // 99 64-bit values live at once (registers are estimated from liveness).
+        let live: String = (1..100)
+            .map(|i| format!("\tmov.u64 %rd{i}, {i};\n"))
+            .chain((1..100).map(|i| format!("\tst.shared.u64 [s+{}], %rd{i};\n", 8 * (i % 32))))
+            .collect();
+        let many = PTX
+            .replace(
+                ".reg .b32 %r<2>;",
+                ".reg .b32 %r<2>;\n\t.reg .b64 %rd<100>;",
+            )
+            .replace("\tret;", &format!("{live}\tret;"));
         let model = crate::arch::model("sm_80").unwrap();
         let regs = |ptx: &str| {
             let checked = std::sync::Arc::new(crate::check_ptx("k.ptx", ptx).unwrap());
