@@ -601,20 +601,7 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             stats.printf_dropped_calls, stats.printf_dropped, o.printf_fifo
         );
     }
-    match result {
-        Ok(()) => {}
-        Err(e @ (VmError::Usage(_) | VmError::NotFound(_))) => {
-            return Err(RunError::usage(e.to_string()));
-        }
-        Err(e) => return Err(RunError::input(e.to_string())),
-    }
-    if let Some(dir) = &o.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| RunError::input(format!("cannot create `{}`: {e}", dir.display())))?;
-        for d in &dumps {
-            write_dump(&dev, dir, d)?;
-        }
-    }
+    // The statistics also of a launch that failed (up to the fault).
     if o.stats {
         writeln!(
             stderr,
@@ -643,6 +630,20 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             )
         })
         .map_err(|e| RunError::input(format!("cannot write to stderr: {e}")))?;
+    }
+    match result {
+        Ok(()) => {}
+        Err(e @ (VmError::Usage(_) | VmError::NotFound(_))) => {
+            return Err(RunError::usage(e.to_string()));
+        }
+        Err(e) => return Err(RunError::input(e.to_string())),
+    }
+    if let Some(dir) = &o.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| RunError::input(format!("cannot create `{}`: {e}", dir.display())))?;
+        for d in &dumps {
+            write_dump(&dev, dir, d)?;
+        }
     }
     Ok(())
 }

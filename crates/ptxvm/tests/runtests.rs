@@ -843,13 +843,47 @@ type Outcome = (PathBuf, Result<(), String>, Option<String>);
 
 /// Runs one file; `Err` holds the failure description.
 /// What a run produced, for comparing engines: exit status, stdout, stderr and every
-/// `--out` file.
+/// `--out` file; for a run on one host thread also the instruction counts of `--stats`
+/// (warp and thread instructions, also of a launch that failed), and why the JIT did not
+/// compile the kernel when that is a JIT bug (not a comparison: a failure of its own).
 #[derive(Debug, PartialEq, Eq)]
 struct Produced {
     code: Option<i32>,
     stdout: String,
     stderr: String,
     outs: std::collections::BTreeMap<String, Vec<u8>>,
+    counts: Option<String>,
+    jit_failure: Option<String>,
+}
+
+/// Takes the `--stats` lines out of `stderr`: the instruction counts of the `stats:` line
+/// and, from the `engine:` line, why the JIT did not compile the kernel (unless nothing
+/// in it compiles or its native code would be too large: the legitimate reasons).
+fn split_stats(stderr: &str) -> (String, Option<String>, Option<String>) {
+    let mut rest = String::new();
+    let (mut counts, mut jit_failure) = (None, None);
+    for line in stderr.split_inclusive('\n') {
+        if let Some(c) = line.strip_prefix("stats: ") {
+            counts = Some(
+                c.split(" thread instructions")
+                    .next()
+                    .unwrap_or(c)
+                    .to_string(),
+            );
+        } else if line.starts_with("engine: ") {
+            if let Some((_, why)) = line.split_once("not compiled, so the warp engine ran it: ") {
+                let why = why.trim_end().trim_end_matches(')');
+                if why != ptxvm_vm::exec::NOTHING_COMPILES
+                    && !why.starts_with(ptxvm_vm::exec::TOO_LARGE)
+                {
+                    jit_failure = Some(why.chars().take(600).collect());
+                }
+            }
+        } else {
+            rest.push_str(line);
+        }
+    }
+    (rest, counts, jit_failure)
 }
 
 /// Runs a test file with an engine (and with one host thread when `serial`, so the run is
@@ -870,6 +904,13 @@ fn run_file(
     cmd.args(["--engine", engine]);
     if serial && !t.run.iter().any(|a| a == "--threads") {
         cmd.args(["--threads", "1"]);
+    }
+    // Instruction counts are deterministic with one host thread only (a file may ask
+    // for more: its own `--threads`).
+    let one_thread = t.run.windows(2).all(|w| w[0] != "--threads" || w[1] == "1");
+    let stats = serial && one_thread && !t.run.iter().any(|a| a == "--stats");
+    if stats {
+        cmd.arg("--stats");
     }
     let mut dtypes: Vec<Option<Dtype>> = Vec::new();
     for (i, a) in t.args.iter().enumerate() {
@@ -927,6 +968,11 @@ fn run_file(
     };
     let stdout = std::fs::read_to_string(&so).unwrap_or_default();
     let stderr = std::fs::read_to_string(&se).unwrap_or_default();
+    let (stderr, counts, jit_failure) = if stats {
+        split_stats(&stderr)
+    } else {
+        (stderr, None, None)
+    };
     let mut outs = std::collections::BTreeMap::new();
     if let Ok(rd) = std::fs::read_dir(&outdir) {
         for e in rd.flatten() {
@@ -942,6 +988,8 @@ fn run_file(
         stdout: stdout.clone(),
         stderr: stderr.clone(),
         outs,
+        counts,
+        jit_failure,
     };
     Ok((
         produced,
@@ -1114,7 +1162,9 @@ fn check_run(
 
 /// Runs a file on every engine: the reference (one host thread) and each fast engine (all
 /// cores) must each meet the file's expectations, and each fast engine on one host thread
-/// must produce exactly what the reference did: exit status, stdout, stderr, `--out` files.
+/// must produce exactly what the reference did: exit status, stdout, stderr, `--out` files
+/// and the instruction counts; the JIT must compile every kernel that has an instruction it
+/// compiles.
 fn run_engines(path: &Path, tmp: &Path) -> Result<(), String> {
     let (reference, r) = run_file(path, &tmp.join("reference"), "reference", true)?;
     r.map_err(|e| format!("[engine reference] {e}"))?;
@@ -1122,6 +1172,11 @@ fn run_engines(path: &Path, tmp: &Path) -> Result<(), String> {
         let (_, r) = run_file(path, &tmp.join(engine), engine, false)?;
         r.map_err(|e| format!("[engine {engine}] {e}"))?;
         let (got, _) = run_file(path, &tmp.join(format!("{engine}1")), engine, true)?;
+        if let Some(why) = &got.jit_failure {
+            return Err(format!(
+                "[engine {engine}] the JIT failed to compile the kernel: {why}"
+            ));
+        }
         differ(engine, &reference, &got)?;
     }
     Ok(())
@@ -1138,6 +1193,13 @@ fn differ(engine: &str, reference: &Produced, got: &Produced) -> Result<(), Stri
     let mut m = format!("[engine {engine}] differs from the reference:");
     if reference.code != got.code {
         let _ = write!(m, "\n  exit {:?}, reference {:?}", got.code, reference.code);
+    }
+    if reference.counts != got.counts {
+        let _ = write!(
+            m,
+            "\n  instructions: {:?}, reference {:?}",
+            got.counts, reference.counts
+        );
     }
     for (what, a, b) in [
         ("stdout", &reference.stdout, &got.stdout),

@@ -610,6 +610,11 @@ impl Cta<'_> {
 
     /// One step of group `g` (at call depth 1) by the warp engine: `None` when the
     /// instruction needs a reference step (nothing was done then).
+    ///
+    /// `thread_insts` counts the instruction's active lanes; when it faults at a lane, only
+    /// the lanes up to the faulting one, as the reference, which runs the lanes in order
+    /// and stops at the fault (a warp collective completes for all of its lanes at once,
+    /// in the reference too, so it keeps its count).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fast_step(
@@ -621,6 +626,35 @@ impl Cta<'_> {
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
+    ) -> Result<Option<Done>, Box<Fault>> {
+        let mut counted = 0u32;
+        let r = self.fast_step_counted(w, g, spin, t, mem, stats, budget, &mut counted);
+        if let Err(f) = &r
+            && counted != 0
+        {
+            let upto = match f.site.lane {
+                l @ 0..31 => (2u32 << l) - 1,
+                _ => u32::MAX,
+            };
+            stats.thread_insts -= (counted & !upto).count_ones() as u64;
+        }
+        r
+    }
+
+    /// [`Self::fast_step`]; `counted` receives the lanes counted in `thread_insts` that
+    /// ran per lane (none for a warp collective).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fast_step_counted(
+        &mut self,
+        w: u32,
+        g: &Group,
+        spin: &mut Spin,
+        t: &mut Tmp,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+        counted: &mut u32,
     ) -> Result<Option<Done>, Box<Fault>> {
         let kfunc = self.kfunc;
         let grid = self.grid;
@@ -711,6 +745,7 @@ impl Cta<'_> {
             }
             return Ok(Some(Done::Uniform(next)));
         }
+        *counted = act;
         if kind == Kind::Lanes {
             stats.tiers[1] += 1;
             return self.lanes_exec(w, g, act, inst, mem, budget);
