@@ -298,8 +298,21 @@ struct Cta<'a> {
     nwarps: u32,
     /// Per barrier, per warp: the lanes that have arrived.
     bar_lanes: [Vec<u32>; NBAR],
+    /// Per barrier: the threads that have arrived in the current phase (the sum of
+    /// `bar_lanes`' bits).
+    bar_count: [u32; NBAR],
     /// Per barrier: the expected thread count of the current phase (`None`: all threads).
     bar_expected: [Option<u32>; NBAR],
+    /// Per warp: its lanes that exist and have not exited.
+    live: Vec<u32>,
+    /// Per warp: its lanes waiting at a `.sync` warp instruction ([`TState::WarpSync`]).
+    wsync: Vec<u32>,
+    /// Per warp: set when all of its live lanes blocked at a barrier together in the warp
+    /// engine (barrier, PC after it, the lanes' highest spin count, below [`SPIN_YIELD`]):
+    /// when that barrier completes, they are the warp's one group, known without `select`.
+    bar_whole: Vec<Option<(u8, u32, u32)>>,
+    /// The `bar_whole` records the last barrier completion released (warp, PC, spins).
+    woken: Vec<(u32, u32, u32)>,
     bar_red: [BarRedState; NBAR],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
@@ -745,7 +758,12 @@ impl<'a> Cta<'a> {
             wcache: vec![None; n.div_ceil(32) as usize],
             sched_epoch: 0,
             bar_lanes: std::array::from_fn(|_| vec![0; n.div_ceil(32) as usize]),
+            bar_count: [0; NBAR],
             bar_expected: [None; NBAR],
+            live: (0..n.div_ceil(32)).map(|w| lane_mask(n - 32 * w)).collect(),
+            wsync: vec![0; n.div_ceil(32) as usize],
+            bar_whole: vec![None; n.div_ceil(32) as usize],
+            woken: Vec::new(),
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
             clock: 0,
@@ -771,7 +789,15 @@ impl<'a> Cta<'a> {
         for b in &mut self.bar_lanes {
             b.fill(0);
         }
+        self.bar_count = [0; NBAR];
         self.bar_expected = [None; NBAR];
+        let n = self.threads.len() as u32;
+        for (w, m) in self.live.iter_mut().enumerate() {
+            *m = lane_mask(n - 32 * w as u32);
+        }
+        self.wsync.fill(0);
+        self.bar_whole.fill(None);
+        self.woken.clear();
         self.bar_red = [BarRedState::default(); NBAR];
         self.exits_dirty = false;
         self.clock = 0;
@@ -906,7 +932,7 @@ impl<'a> Cta<'a> {
                     }
                 }
             }
-            if self.threads.iter().all(|t| t.state == TState::Exited) {
+            if self.live.iter().all(|&m| m == 0) {
                 return Ok(true);
             }
             if !progressed {
@@ -1004,6 +1030,17 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// The function thread `t` is in (the kernel at call depth 1, without reading the frame).
+    #[inline(always)]
+    fn func_of(&self, t: usize) -> u32 {
+        let th = &self.threads[t];
+        if th.frames.len() == 1 {
+            self.launch.kernel
+        } else {
+            th.frames.last().map_or(0, |f| f.func)
+        }
+    }
+
     /// Picks the group of warp `w` to run next: the ready threads at the lowest (deepest
     /// call, then lowest PC) position, unless they have spun too long and another group can
     /// run. `None` when no thread of the warp can run.
@@ -1036,7 +1073,7 @@ impl<'a> Cta<'a> {
             }
         }
         let depth = self.threads[leader].frames.len();
-        let func = self.threads[leader].frames.last().map_or(0, |f| f.func);
+        let func = self.func_of(leader);
         let spinning = self.threads[leader].spins >= SPIN_YIELD;
         let mut mask = 0u32;
         let mut others = u32::MAX;
@@ -1047,7 +1084,7 @@ impl<'a> Cta<'a> {
             }
             if t.pc == pc
                 && t.frames.len() == depth
-                && t.frames.last().map_or(0, |f| f.func) == func
+                && (depth == 1 || t.frames.last().map_or(0, |f| f.func) == func)
                 && (t.spins >= SPIN_YIELD) == spinning
             {
                 mask |= 1 << (i - lo);
@@ -1487,16 +1524,23 @@ impl<'a> Cta<'a> {
         )
     }
 
+    /// Thread `t` exits (blocked barriers and warp syncs are re-checked after the step).
+    fn exit_thread(&mut self, t: usize) {
+        self.threads[t].state = TState::Exited;
+        if let Some(m) = self.live.get_mut(t / 32) {
+            *m &= !(1 << (t % 32));
+        }
+        self.exits_dirty = true;
+    }
+
     fn ret(&mut self, t: usize) {
         let th = &mut self.threads[t];
         if th.frames.len() <= 1 {
-            th.state = TState::Exited;
-            self.exits_dirty = true;
+            self.exit_thread(t);
             return;
         }
         let Some(fr) = th.frames.pop() else {
-            th.state = TState::Exited;
-            self.exits_dirty = true;
+            self.exit_thread(t);
             return;
         };
         let frame = fr.regs.len() as u64 * 8;
@@ -2006,8 +2050,7 @@ impl<'a> Cta<'a> {
                 return Ok(());
             }
             Exec::Exit => {
-                self.threads[t].state = TState::Exited;
-                self.exits_dirty = true;
+                self.exit_thread(t);
                 return Ok(());
             }
             Exec::Trap => return Err(self.fault(t, FaultKind::Trap, "`trap` executed")),
@@ -2579,6 +2622,7 @@ impl<'a> Cta<'a> {
             for &i in active {
                 self.threads[i].sync_mask = all;
                 self.threads[i].state = TState::WarpSync;
+                self.wsync[i / 32] |= 1 << (i % 32);
             }
             self.release_warp_syncs(w as usize)?;
             return Ok(());
@@ -2615,6 +2659,7 @@ impl<'a> Cta<'a> {
                     }
                     self.threads[i].sync_mask = mv;
                     self.threads[i].state = TState::WarpSync;
+                    self.wsync[i / 32] |= 1 << (i % 32);
                 }
                 self.release_warp_syncs(w as usize)?;
             }
@@ -2625,9 +2670,9 @@ impl<'a> Cta<'a> {
     /// Completes every `.sync` instruction of warp `w` whose member lanes have all arrived.
     fn release_warp_syncs(&mut self, w: usize) -> Result<bool, Box<Fault>> {
         let lo = w * 32;
-        let hi = (lo + 32).min(self.threads.len());
         let mut done: Vec<usize> = Vec::new();
-        for i in lo..hi {
+        for l in fast::lanes(self.wsync.get(w).copied().unwrap_or(0)) {
+            let i = lo + l;
             if self.threads[i].state == TState::WarpSync && self.sync_missing(i) == 0 {
                 done.push(i);
             }
@@ -2659,6 +2704,7 @@ impl<'a> Cta<'a> {
                 let th = &mut self.threads[i];
                 th.state = TState::Ready;
                 th.pc += 1;
+                self.wsync[i / 32] &= !(1 << (i % 32));
             }
         }
         Ok(true)
@@ -2948,7 +2994,7 @@ impl<'a> Cta<'a> {
 
     /// Threads that have arrived at barrier `id` in its current phase.
     fn bar_arrived(&self, id: usize) -> u32 {
-        self.bar_lanes[id].iter().map(|m| m.count_ones()).sum()
+        self.bar_count[id]
     }
 
     /// A thread arrives at barrier `id` (`wait`: `.sync`/`.red`; `red`: the reduction and
@@ -3010,8 +3056,11 @@ impl<'a> Cta<'a> {
             r.any |= p;
         }
         let (w, lane) = (t / 32, self.threads[t].lane);
-        if let Some(m) = self.bar_lanes[id].get_mut(w) {
+        if let Some(m) = self.bar_lanes[id].get_mut(w)
+            && *m >> lane & 1 == 0
+        {
             *m |= 1 << lane;
+            self.bar_count[id] += 1;
         }
         if wait {
             self.threads[t].state = TState::Barrier(id as u8);
@@ -3028,11 +3077,7 @@ impl<'a> Cta<'a> {
 
     /// Lanes of warp `w` that exist and have not exited.
     fn live_lanes(&self, w: usize) -> u32 {
-        let lo = w * 32;
-        let hi = (lo + 32).min(self.threads.len());
-        (lo..hi)
-            .filter(|&i| self.threads[i].state != TState::Exited)
-            .fold(0u32, |m, i| m | 1 << (i - lo))
+        self.live.get(w).copied().unwrap_or(0)
     }
 
     /// Completes barrier `id` if enough warps have arrived: a warp has arrived when all of
@@ -3065,10 +3110,27 @@ impl<'a> Cta<'a> {
         if !done {
             return false;
         }
+        self.woken.clear();
+        for (w, rec) in self.bar_whole.iter_mut().enumerate() {
+            if let Some((rid, pc, spins)) = *rec
+                && rid as usize == id
+            {
+                self.woken.push((w as u32, pc, spins));
+                *rec = None;
+            }
+        }
         let r = self.bar_red[id];
         let mut results = Vec::new();
-        for (t, th) in self.threads.iter_mut().enumerate() {
-            if th.state == TState::Barrier(id as u8) {
+        // The threads waiting at the barrier are among those that arrived in this phase.
+        for (w, &arrived) in self.bar_lanes[id].iter().enumerate() {
+            for l in fast::lanes(arrived) {
+                let t = w * 32 + l;
+                let Some(th) = self.threads.get_mut(t) else {
+                    continue;
+                };
+                if th.state != TState::Barrier(id as u8) {
+                    continue;
+                }
                 th.state = TState::Ready;
                 if let (Some(d), Some(op)) = (th.red_dst.take(), r.op) {
                     let v = match op {
@@ -3086,6 +3148,7 @@ impl<'a> Cta<'a> {
         for m in &mut self.bar_lanes[id] {
             *m = 0;
         }
+        self.bar_count[id] = 0;
         self.bar_expected[id] = None;
         true
     }
@@ -3104,6 +3167,11 @@ impl<'a> Cta<'a> {
         }
         Ok(any)
     }
+}
+
+/// The lanes of a warp of `n` threads (the low `min(n, 32)` bits).
+fn lane_mask(n: u32) -> u32 {
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
 }
 
 /// How diagnostics name barrier slot `id`.

@@ -686,6 +686,15 @@ impl Cta<'_> {
             },
             _ => None,
         };
+        let bar = match (kind, &inst.exec) {
+            (Kind::Barrier, Exec::Bar { id, count, arrive }) => {
+                match self.bar_plan(wi, act, *id, *count, t) {
+                    Some((id, count)) => Some((id, count, *arrive)),
+                    None => return Ok(None),
+                }
+            }
+            _ => None,
+        };
         if !budget.take(1) {
             self.set_pcs(w, g.mask, g.pc);
             return Err(self.step_limit(g.leader));
@@ -697,6 +706,10 @@ impl Cta<'_> {
         if act == 0 {
             stats.tiers[0] += 1;
             return Ok(Some(Done::Uniform(next)));
+        }
+        if let Some((id, count, arrive)) = bar {
+            stats.tiers[0] += 1;
+            return Ok(Some(self.bar_warp(w, g, spin, act, id, count, !arrive)));
         }
         if let Some(masks) = masks {
             stats.tiers[0] += 1;
@@ -947,16 +960,7 @@ impl Cta<'_> {
     /// `ldmatrix`-family instructions: `act` is every live lane of the warp).
     #[inline(always)]
     fn collective_masks(&self, w: usize, act: u32, e: &Exec, t: &mut Tmp) -> Option<L32> {
-        let lo = w * 32;
-        let live = || {
-            (0..32usize)
-                .filter(|&l| {
-                    self.threads
-                        .get(lo + l)
-                        .is_some_and(|th| th.state != TState::Exited)
-                })
-                .fold(0u32, |m, l| m | 1 << l)
-        };
+        let live = || self.live_lanes(w);
         match e {
             Exec::Warp { mask: None, .. } => Some([act; 32]),
             Exec::Warp { mask: Some(m), .. } => {
@@ -973,6 +977,133 @@ impl Cta<'_> {
                 (act == live).then_some([live; 32])
             }
             _ => None,
+        }
+    }
+
+    /// The barrier and thread count the lanes of `act` arrive at with `bar`, when the warp
+    /// engine can take the arrival for all of them at once: every lane names the same
+    /// barrier (0..15) and the same valid count, and none has arrived in the barrier's
+    /// current phase (so the barrier can complete only after the last of them, as in the
+    /// reference, which takes them in lane order). `None`: a reference step, which also
+    /// reports the faults.
+    #[inline(always)]
+    fn bar_plan(
+        &self,
+        w: usize,
+        act: u32,
+        id: Src,
+        count: Option<Src>,
+        t: &mut Tmp,
+    ) -> Option<(usize, Option<u32>)> {
+        if act == 0 {
+            return Some((0, None));
+        }
+        let first = act.trailing_zeros() as usize;
+        let uniform = |v: &L64| lanes(act).all(|l| v[l] == v[first]);
+        let ids = self.fetch64(w, act, id, &mut t.a64);
+        let idv = ids[first];
+        if idv > 15 || !uniform(ids) {
+            return None;
+        }
+        let count = match count {
+            None => None,
+            Some(c) => {
+                let cs = self.fetch64(w, act, c, &mut t.b64);
+                let cv = cs[first];
+                if !uniform(cs) || cv == 0 || !cv.is_multiple_of(32) || cv > self.nwarps as u64 * 32
+                {
+                    return None;
+                }
+                Some(cv as u32)
+            }
+        };
+        let id = idv as usize;
+        match self.bar_lanes[id].get(w) {
+            Some(&m) if m & act == 0 => Some((id, count)),
+            _ => None,
+        }
+    }
+
+    /// The lanes `act` of group `g` arrive at barrier `id` (planned by [`Self::bar_plan`])
+    /// and, with `wait`, block there; the group's other lanes (guard false) move on too.
+    /// The reference's [`Cta::bar_join`] for all of them at once.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bar_warp(
+        &mut self,
+        w: u32,
+        g: &Group,
+        spin: &Spin,
+        act: u32,
+        id: usize,
+        count: Option<u32>,
+        wait: bool,
+    ) -> Done {
+        let next = g.pc + 1;
+        self.set_pcs(w, g.mask, next);
+        let wi = w as usize;
+        if self.bar_count[id] == 0 {
+            self.bar_expected[id] = count;
+            self.bar_red[id] = super::BarRedState {
+                op: None,
+                popc: 0,
+                all: true,
+                any: false,
+            };
+        }
+        let lanes_now = self.bar_lanes[id][wi] | act;
+        self.bar_lanes[id][wi] = lanes_now;
+        self.bar_count[id] += act.count_ones();
+        if wait {
+            let lo = wi * 32;
+            for l in lanes(act) {
+                self.threads[lo + l].state = TState::Barrier(id as u8);
+            }
+        }
+        let live = self.live_lanes(wi);
+        let spins = spin.highest();
+        if wait && act == g.mask && act == live && spins < SPIN_YIELD {
+            self.bar_whole[wi] = Some((id as u8, next, spins));
+        }
+        if lanes_now & live == live && self.check_barrier(id) {
+            // Threads of other warps (or of this one) woke: their kept groups are stale.
+            self.sched_epoch += 1;
+            // A warp whose live lanes all blocked here together is now one group at `next`
+            // (what `select` would find): keep it for the warp's next quantum.
+            let mut own = false;
+            for k in 0..self.woken.len() {
+                let (ww, pc, max) = self.woken[k];
+                if ww == w {
+                    own = true;
+                    continue;
+                }
+                let mask = self.live_lanes(ww as usize);
+                let group = Group {
+                    mask,
+                    pc,
+                    func: g.func,
+                    depth: 1,
+                    leader: ww as usize * 32 + mask.trailing_zeros() as usize,
+                    others: u32::MAX,
+                };
+                let spin = Spin {
+                    max,
+                    taken: 0,
+                    zeroed: false,
+                };
+                self.wcache[ww as usize] = Some((group, spin, self.sched_epoch));
+            }
+            // This warp goes on as the same group when it was whole.
+            return if own {
+                Done::Uniform(next)
+            } else {
+                Done::Reselect(next)
+            };
+        }
+        if wait || next >= g.others {
+            Done::Reselect(next)
+        } else {
+            Done::Uniform(next)
         }
     }
 
@@ -1841,6 +1972,10 @@ enum Kind {
     /// A warp collective: the reference's warp semantics at once when every member lane is
     /// here, else a reference step.
     Collective,
+    /// `bar.sync`/`bar.arrive`/`barrier.sync`: the group's lanes arrive at once when they
+    /// name the same valid barrier (and count) and none of them has arrived in the
+    /// barrier's current phase already; else a reference step.
+    Barrier,
 }
 
 #[inline(always)]
@@ -1871,6 +2006,7 @@ fn lane_kind(e: &Exec) -> Kind {
             }
         }
         Exec::Warp { .. } | Exec::Matrix { .. } => Kind::Collective,
+        Exec::Bar { .. } => Kind::Barrier,
         Exec::Mad { .. }
         | Exec::Pack { .. }
         | Exec::Unpack { .. }
