@@ -711,6 +711,19 @@ impl Cta<'_> {
             stats.tiers[0] += 1;
             return Ok(Some(self.bar_warp(w, g, spin, act, id, count, !arrive)));
         }
+        if kind == Kind::Exit {
+            // At call depth 1 (the only depth the warp engine runs), `ret` exits too.
+            stats.tiers[0] += 1;
+            self.set_pcs(w, g.mask, g.pc);
+            self.apply_spins(w, g.mask, spin);
+            self.set_pcs(w, g.mask & !act, next);
+            let lo = wi * 32;
+            for l in lanes(act) {
+                self.exit_thread(lo + l);
+            }
+            self.recheck_blocked()?;
+            return Ok(Some(Done::Written));
+        }
         if let Some(masks) = masks {
             stats.tiers[0] += 1;
             let lo = wi * 32;
@@ -1972,6 +1985,8 @@ enum Kind {
     /// A warp collective: the reference's warp semantics at once when every member lane is
     /// here, else a reference step.
     Collective,
+    /// `exit`, or `ret` from the kernel: the group's active lanes exit at once.
+    Exit,
     /// `bar.sync`/`bar.arrive`/`barrier.sync`: the group's lanes arrive at once when they
     /// name the same valid barrier (and count) and none of them has arrived in the
     /// barrier's current phase already; else a reference step.
@@ -2007,6 +2022,7 @@ fn lane_kind(e: &Exec) -> Kind {
         }
         Exec::Warp { .. } | Exec::Matrix { .. } => Kind::Collective,
         Exec::Bar { .. } => Kind::Barrier,
+        Exec::Exit | Exec::Ret => Kind::Exit,
         Exec::Mad { .. }
         | Exec::Pack { .. }
         | Exec::Unpack { .. }
