@@ -669,6 +669,7 @@ impl Device {
                 max_steps: 0,
                 local_size: 0,
                 threads: 1,
+                jit_wait: false,
                 printf_fifo: 0,
                 memory: 0,
             },
@@ -696,6 +697,20 @@ impl Device {
         self.check_launch(k, cfg)?;
         params.resize(k.param_buffer_size() as usize, 0);
         let engine = cfg.engine.resolve().map_err(VmError::usage)?;
+        // `auto` never waits for the JIT: the launch starts on the warp engine while the
+        // kernel compiles in the background; `jit` compiles first.
+        let jit_wait = cfg.engine == Engine::Jit;
+        if engine == Engine::Jit && !jit_wait {
+            let f = &k.module.prog.funcs[k.index as usize];
+            if f.jit.get().is_none() && f.jit_queued.set(()).is_ok() {
+                let (module, index) = (k.module.clone(), k.index as usize);
+                exec::jit::compile_in_background(Box::new(move || {
+                    if let Some(f) = module.prog.funcs.get(index) {
+                        let _ = exec::jit::code_for(f);
+                    }
+                }));
+            }
+        }
         let launch = Launch {
             kernel: k.index,
             engine,
@@ -711,6 +726,7 @@ impl Device {
             } else {
                 cfg.threads
             },
+            jit_wait,
             printf_fifo: cfg.printf_fifo,
             memory: self.props.launch_memory,
         };

@@ -141,6 +141,10 @@ pub struct Launch {
     pub local_size: u32,
     /// Host threads running CTAs in parallel (1 = sequential).
     pub threads: usize,
+    /// With [`Engine::Jit`]: compile the kernel before the launch starts. Otherwise a kernel
+    /// not compiled yet starts on the warp engine and switches to native code when the
+    /// background compile (started by the caller) finishes.
+    pub jit_wait: bool,
     /// Device `printf` FIFO: bytes of output the launch keeps; later calls are dropped.
     pub printf_fifo: u64,
     /// Host memory for the state of the CTAs in flight (registers, local memory pages,
@@ -167,6 +171,9 @@ pub struct Stats {
     pub jit_compiled: usize,
     /// Why the JIT engine did not compile the kernel (it ran on the warp engine).
     pub jit_error: Option<String>,
+    /// The kernel was still being compiled in the background when the launch ended (the
+    /// warp engine ran all of it).
+    pub jit_pending: bool,
     /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
     /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
     /// each thread's output in its program order. A CTA's output is appended when the CTA
@@ -316,6 +323,8 @@ struct Cta<'a> {
     bar_red: [BarRedState; NBAR],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
+    /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
+    jit: Option<std::sync::Arc<jit::JitCode>>,
     /// Warp-instructions issued in this CTA so far: the CTA's `%clock64`, and its
     /// `%globaltimer` at one nanosecond per instruction (deterministic, monotonic).
     clock: u64,
@@ -346,8 +355,10 @@ struct Grid {
     tiers: [AtomicU64; 4],
     /// The warp engine's view of the kernel's instructions (empty for the reference).
     pre: Vec<fast::Pre>,
-    /// The kernel's native code (the JIT engine), when it compiled.
+    /// The kernel's native code (the JIT engine), when it compiled before the launch.
     jit: Option<std::sync::Arc<jit::JitCode>>,
+    /// The kernel is being compiled in the background: look for its code between slices.
+    jit_pending: bool,
 }
 
 impl Grid {
@@ -454,12 +465,14 @@ pub fn run(
     let kfunc = &prog.funcs[launch.kernel as usize];
     let jit_fresh = kfunc.jit.get().is_none();
     let (jit_code, jit_error) = match launch.engine {
-        Engine::Jit => match jit::code_for(kfunc) {
+        Engine::Jit if launch.jit_wait || !jit_fresh => match jit::code_for(kfunc) {
             Ok(c) => (Some(c), None),
             Err(e) => (None, Some(e)),
         },
         _ => (None, None),
     };
+    // Compiling in the background: CTAs pick the code up when it is ready.
+    let jit_pending = launch.engine == Engine::Jit && jit_fresh && !launch.jit_wait;
     let grid = Grid {
         pool: AtomicU64::new(launch.max_steps),
         stop: AtomicBool::new(false),
@@ -480,6 +493,7 @@ pub fn run(
             _ => Vec::new(),
         },
         jit: jit_code.clone(),
+        jit_pending,
     };
     let next = AtomicUsize::new(0);
     let workers = launch.threads.clamp(1, total.clamp(1, MAX_WORKERS));
@@ -588,6 +602,17 @@ pub fn run(
         *t += n.into_inner();
     }
     stats.engine = Some(launch.engine);
+    let (jit_code, jit_error) = match (jit_code, jit_error) {
+        (None, None) if jit_pending => match kfunc.jit.get() {
+            Some(Ok(c)) => (Some(c.clone()), None),
+            Some(Err(e)) => (None, Some(e.clone())),
+            None => {
+                stats.jit_pending = true;
+                (None, None)
+            }
+        },
+        other => other,
+    };
     if let Some(code) = &jit_code {
         stats.jit_compiled = code.compiled;
         if jit_fresh {
@@ -766,6 +791,7 @@ impl<'a> Cta<'a> {
             woken: Vec::new(),
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
+            jit: grid.jit.clone(),
             clock: 0,
         })
     }
@@ -914,6 +940,12 @@ impl<'a> Cta<'a> {
     ) -> Result<bool, Box<Fault>> {
         let start = self.clock;
         let warp_engine = matches!(self.launch.engine, Engine::Interp | Engine::Jit);
+        if self.grid.jit_pending
+            && self.jit.is_none()
+            && let Some(Ok(code)) = self.kfunc.jit.get()
+        {
+            self.jit = Some(code.clone());
+        }
         loop {
             let mut progressed = false;
             for w in 0..self.nwarps {

@@ -821,6 +821,8 @@ pub struct FuncCode {
     pub reg_estimate: u32,
     /// The kernel compiled to native code (the JIT engine), once a launch asked for it.
     pub(crate) jit: crate::exec::jit::JitSlot,
+    /// Set once the kernel is queued for compiling in the background.
+    pub(crate) jit_queued: std::sync::OnceLock<()>,
 }
 
 /// A decoded module.

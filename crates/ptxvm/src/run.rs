@@ -616,6 +616,9 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 (Some(ptxvm_vm::Engine::Jit), Some(e)) => {
                     format!("; not compiled, so the warp engine ran it: {e}")
                 }
+                (Some(ptxvm_vm::Engine::Jit), None) if stats.jit_pending => {
+                    "; the kernel was still compiling in the background, so the warp engine ran it (--engine jit waits for the compile)".to_string()
+                }
                 (Some(ptxvm_vm::Engine::Jit), None) => format!(
                     ", {native} in native code ({} of the kernel's instructions compiled, {:.1} ms to compile)",
                     stats.jit_compiled,

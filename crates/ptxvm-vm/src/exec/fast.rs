@@ -295,6 +295,7 @@ impl Cta<'_> {
             b64: [0; 32],
             c64: [0; 32],
         };
+        let jit = self.jit.clone();
         while n < QUANTUM {
             let (g, mut spin) = match cur.take() {
                 Some(c) => c,
@@ -305,7 +306,7 @@ impl Cta<'_> {
             };
             if g.depth == 1 {
                 // Native code, where the kernel compiled from here.
-                if let Some(code) = &self.grid.jit
+                if let Some(code) = &jit
                     && code.starts_at(g.pc)
                 {
                     let room = budget.reserve((QUANTUM - n) as u64);

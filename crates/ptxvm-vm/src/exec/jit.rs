@@ -119,6 +119,37 @@ impl JitCode {
 pub(crate) type JitSlot = OnceLock<Result<Arc<JitCode>, String>>;
 
 /// The compiled code of `f`, compiling it if no launch did yet.
+/// Runs `job` (a kernel's compile) on the process's background compiler thread, which
+/// takes jobs in order; a job that panics is dropped (its kernel stays on the warp engine:
+/// a later launch that waits for the JIT compiles it again and reports the failure).
+/// Without a thread (it cannot be started), the job runs here.
+pub(crate) fn compile_in_background(job: Box<dyn FnOnce() + Send>) {
+    use std::sync::mpsc::{Sender, channel};
+    use std::sync::{Mutex, OnceLock};
+    type Job = Box<dyn FnOnce() + Send>;
+    static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
+    let queue = QUEUE.get_or_init(|| {
+        let (tx, rx) = channel::<Job>();
+        std::thread::Builder::new()
+            .name("ptxvm-jit".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .ok()
+            .map(|_| Mutex::new(tx))
+    });
+    let job = match queue {
+        Some(tx) => match tx.lock().unwrap_or_else(|e| e.into_inner()).send(job) {
+            Ok(()) => return,
+            Err(e) => e.0,
+        },
+        None => job,
+    };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+}
+
 pub(crate) fn code_for(f: &FuncCode) -> Result<Arc<JitCode>, String> {
     f.jit
         .get_or_init(|| {
