@@ -824,6 +824,13 @@ impl Gen<'_, '_> {
     /// Stores every written register, blended with the group's lanes, and forgets the
     /// cache.
     fn flush(&mut self) {
+        self.store_dirty();
+        self.regs.vals.clear();
+    }
+
+    /// Stores every written register, blended with the group's lanes; the cache keeps
+    /// their values.
+    fn store_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.regs.dirty);
         for s in dirty {
             let Some(p) = self.regs.vals.get(&s).cloned() else {
@@ -855,7 +862,6 @@ impl Gen<'_, '_> {
                 }
             }
         }
-        self.regs.vals.clear();
     }
 
     /// The current value of a register.
@@ -1478,6 +1484,10 @@ impl Gen<'_, '_> {
             }
             _ => {}
         }
+        // The registers written so far are stored before the call, so the path that stops
+        // before this instruction has nothing to store (one copy of the stores per access,
+        // not one per access and exit: code size linear in the block).
+        self.store_dirty();
         // The helper reads the lanes from `act`: narrow it to this instruction's lanes for
         // the call, then restore it.
         self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
@@ -1498,13 +1508,11 @@ impl Gen<'_, '_> {
         let fail = self.b.create_block();
         self.b.ins().brif(ok, cont, &[], fail, &[]);
         self.b.switch_to_block(fail);
-        // Nothing of this instruction happened: stop before it.
-        let saved = std::mem::take(&mut self.regs.dirty);
+        // Nothing of this instruction happened: stop before it (every register written
+        // before it is stored already).
         let vals = self.regs.vals.clone();
-        self.regs.dirty = saved.clone();
         self.give_back(block_end - pc);
         self.leave_const(pc, EXIT_AT);
-        self.regs.dirty = saved;
         self.regs.vals = vals;
         self.b.switch_to_block(cont);
     }
