@@ -246,10 +246,26 @@ impl Cta<'_> {
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
         #[cfg(target_arch = "x86_64")]
-        if host_avx2() {
-            // SAFETY: the CPU has AVX2 and FMA (checked at run time).
-            return unsafe { self.quantum_avx2(w, mem, stats, budget) };
+        match host_simd() {
+            // SAFETY: the CPU has these features (checked at run time).
+            Simd::Avx512 => return unsafe { self.quantum_avx512(w, mem, stats, budget) },
+            Simd::Avx2 => return unsafe { self.quantum_avx2(w, mem, stats, budget) },
+            Simd::Baseline => {}
         }
+        self.quantum(w, mem, stats, budget)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(
+        enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,fma,bmi1,bmi2,lzcnt,popcnt"
+    )]
+    unsafe fn quantum_avx512(
+        &mut self,
+        w: u32,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<bool, Box<Fault>> {
         self.quantum(w, mem, stats, budget)
     }
 
@@ -2052,10 +2068,42 @@ fn lane_kind(e: &Exec) -> Kind {
     }
 }
 
-/// True when the host has AVX2 and FMA (cached).
+/// The widest lane-loop build the host runs.
 #[cfg(target_arch = "x86_64")]
-fn host_avx2() -> bool {
+#[derive(Clone, Copy)]
+enum Simd {
+    Baseline,
+    /// AVX2 and FMA.
+    Avx2,
+    /// AVX-512 (F, VL, BW, DQ, CD) besides.
+    Avx512,
+}
+
+/// The host's [`Simd`] (cached). `PTXVM_SIMD=avx2` or `baseline` caps it (to compare the
+/// builds; every build gives the same bits).
+#[cfg(target_arch = "x86_64")]
+fn host_simd() -> Simd {
     use std::sync::OnceLock;
-    static YES: OnceLock<bool> = OnceLock::new();
-    *YES.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    static SIMD: OnceLock<Simd> = OnceLock::new();
+    *SIMD.get_or_init(|| {
+        let cap = std::env::var("PTXVM_SIMD").unwrap_or_default();
+        let avx2 = is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("lzcnt")
+            && is_x86_feature_detected!("popcnt");
+        let avx512 = avx2
+            && is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512cd");
+        match cap.as_str() {
+            "baseline" => Simd::Baseline,
+            _ if avx512 && cap != "avx2" => Simd::Avx512,
+            _ if avx2 => Simd::Avx2,
+            _ => Simd::Baseline,
+        }
+    })
 }
