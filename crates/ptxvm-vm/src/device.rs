@@ -697,20 +697,30 @@ impl Device {
         self.check_launch(k, cfg)?;
         params.resize(k.param_buffer_size() as usize, 0);
         let engine = cfg.engine.resolve().map_err(VmError::usage)?;
-        // `auto` never waits for the JIT: the launch starts on the warp engine while the
-        // kernel compiles in the background; `jit` compiles first.
+        // `auto` never waits for the JIT: once the kernel is hot (this launch's estimated
+        // work, or what its launches ran so far, reaches `JIT_HOT`), it compiles in the
+        // background while launches go on on the warp engine; `jit` compiles first.
         let jit_wait = cfg.engine == Engine::Jit;
-        if engine == Engine::Jit && !jit_wait {
-            let f = &k.module.prog.funcs[k.index as usize];
-            if f.jit.get().is_none() && f.jit_queued.set(()).is_ok() {
-                let (module, index) = (k.module.clone(), k.index as usize);
-                exec::jit::compile_in_background(Box::new(move || {
-                    if let Some(f) = module.prog.funcs.get(index) {
-                        let _ = exec::jit::code_for(f);
-                    }
-                }));
+        let auto_jit = engine == Engine::Jit && !jit_wait;
+        let f = &k.module.prog.funcs[k.index as usize];
+        if auto_jit {
+            let ctas = cfg.grid.iter().map(|&x| x as u64).product::<u64>();
+            let warps = cfg
+                .block
+                .iter()
+                .map(|&x| x as u64)
+                .product::<u64>()
+                .div_ceil(32);
+            let estimate = ctas
+                .saturating_mul(warps)
+                .saturating_mul(f.code.len() as u64);
+            if estimate.saturating_add(f.jit_heat.load(std::sync::atomic::Ordering::Relaxed))
+                >= JIT_HOT
+            {
+                self.compile_soon(k);
             }
         }
+        let before = stats.warp_insts;
         let launch = Launch {
             kernel: k.index,
             engine,
@@ -730,11 +740,45 @@ impl Device {
             printf_fifo: cfg.printf_fifo,
             memory: self.props.launch_memory,
         };
-        crate::error::catch(|| {
+        let r = crate::error::catch(|| {
             exec::run(&k.module.prog, &launch, &self.mem, stats).map_err(VmError::Fault)
-        })
+        });
+        if auto_jit && f.jit.get().is_none() {
+            let ran = stats.warp_insts.saturating_sub(before);
+            let heat = f
+                .jit_heat
+                .fetch_add(ran, std::sync::atomic::Ordering::Relaxed)
+                .saturating_add(ran);
+            if heat >= JIT_HOT {
+                self.compile_soon(k);
+            }
+        }
+        r
+    }
+
+    /// Queues kernel `k` for the background compiler (once). The job holds the module
+    /// weakly: a module dropped before its turn is not compiled.
+    fn compile_soon(&self, k: &Kernel) {
+        let f = &k.module.prog.funcs[k.index as usize];
+        if f.jit.get().is_some() || f.jit_queued.set(()).is_err() {
+            return;
+        }
+        let (module, index) = (Arc::downgrade(&k.module), k.index as usize);
+        exec::jit::compile_in_background(Box::new(move || {
+            if let Some(m) = module.upgrade()
+                && let Some(f) = m.prog.funcs.get(index)
+            {
+                let _ = exec::jit::code_for(f);
+            }
+        }));
     }
 }
+
+/// Warp instructions after which `auto` compiles a kernel: a launch estimated to run this
+/// many (CTAs × warps × the kernel's instruction count), or launches that ran this many
+/// between them on the warp engine. About 5–25 ms of the warp engine, the time a typical
+/// kernel takes to compile: below it, compiling costs more than it saves.
+pub const JIT_HOT: u64 = 256 * 1024;
 
 /// The host's available cores, asked once (the query reads cgroup files: too slow to repeat
 /// at every launch).

@@ -172,7 +172,9 @@ pub struct Stats {
     /// Why the JIT engine did not compile the kernel (it ran on the warp engine).
     pub jit_error: Option<String>,
     /// The kernel was still being compiled in the background when the launch ended (the
-    /// warp engine ran all of it).
+    /// warp engine ran all of it). With the JIT engine, no code, no error and nothing
+    /// pending: `auto` has not found the kernel hot enough to compile
+    /// ([`crate::device::JIT_HOT`]).
     pub jit_pending: bool,
     /// Text written by device-side `printf` (`vprintf`). Deterministic order: CTAs in
     /// launch order (x fastest, then y, then z), within a CTA by linear thread index, and
@@ -472,7 +474,10 @@ pub fn run(
         _ => (None, None),
     };
     // Compiling in the background: CTAs pick the code up when it is ready.
-    let jit_pending = launch.engine == Engine::Jit && jit_fresh && !launch.jit_wait;
+    let jit_pending = launch.engine == Engine::Jit
+        && jit_fresh
+        && !launch.jit_wait
+        && kfunc.jit_queued.get().is_some();
     let grid = Grid {
         pool: AtomicU64::new(launch.max_steps),
         stop: AtomicBool::new(false),

@@ -823,6 +823,9 @@ pub struct FuncCode {
     pub(crate) jit: crate::exec::jit::JitSlot,
     /// Set once the kernel is queued for compiling in the background.
     pub(crate) jit_queued: std::sync::OnceLock<()>,
+    /// Warp instructions the kernel's `auto` launches have run without native code (see
+    /// [`crate::device::JIT_HOT`]).
+    pub(crate) jit_heat: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A decoded module.

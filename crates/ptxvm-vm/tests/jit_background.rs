@@ -1,7 +1,9 @@
-//! `auto` never waits for the JIT: a kernel's first launch starts on the warp engine while
-//! the kernel compiles in the background, and a later launch (or a later CTA of the same
-//! launch) switches to native code once it is ready — with the same bits as the reference
-//! throughout. `jit` compiles before the launch starts.
+//! `auto` never waits for the JIT: once a kernel is hot (`JIT_HOT` warp instructions
+//! estimated for a launch or run so far), its launches go on on the warp engine while it
+//! compiles in the background, and a later launch (or a later CTA of the same launch)
+//! switches to native code once it is ready — with the same bits as the reference
+//! throughout. A kernel that never gets hot is never compiled. `jit` compiles before the
+//! launch starts.
 
 use ptxvm_vm::device::LaunchConfig;
 use ptxvm_vm::{Device, Engine, Stats};
@@ -12,15 +14,24 @@ const N: u32 = 4096;
 const ITERS: u32 = 64;
 
 fn launch(dev: &Device, m: ptxvm_vm::device::ModuleId, engine: Engine) -> (Vec<u8>, Stats) {
-    let input: Vec<u8> = (0..N)
+    launch_n(dev, m, engine, N)
+}
+
+fn launch_n(
+    dev: &Device,
+    m: ptxvm_vm::device::ModuleId,
+    engine: Engine,
+    n: u32,
+) -> (Vec<u8>, Stats) {
+    let input: Vec<u8> = (0..n)
         .flat_map(|i| (i as f32 * 0.001 - 1.5).to_le_bytes())
         .collect();
-    let a = dev.malloc(N as u64 * 4).expect("malloc");
-    let b = dev.malloc(N as u64 * 4).expect("malloc");
+    let a = dev.malloc(n as u64 * 4).expect("malloc");
+    let b = dev.malloc(n as u64 * 4).expect("malloc");
     dev.write(a, &input).expect("write");
     let cfg = LaunchConfig {
-        grid: [N / 128, 1, 1],
-        block: [128, 1, 1],
+        grid: [n.div_ceil(128), 1, 1],
+        block: [n.min(128), 1, 1],
         threads: 1,
         engine,
         ..LaunchConfig::default()
@@ -33,13 +44,13 @@ fn launch(dev: &Device, m: ptxvm_vm::device::ModuleId, engine: Engine) -> (Vec<u
         &[
             &a.to_le_bytes(),
             &b.to_le_bytes(),
-            &N.to_le_bytes(),
+            &n.to_le_bytes(),
             &ITERS.to_le_bytes(),
         ],
         &mut stats,
     )
     .expect("launch");
-    let out = dev.read(b, N as u64 * 4).expect("read");
+    let out = dev.read(b, n as u64 * 4).expect("read");
     dev.free(a).expect("free");
     dev.free(b).expect("free");
     (out, stats)
@@ -94,4 +105,20 @@ fn jit_waits_for_the_compile() {
     assert!(!stats.jit_pending);
     assert!(stats.jit_compiled > 0);
     assert!(stats.tiers[3] > 0, "the first `jit` launch ran native code");
+}
+
+#[test]
+fn a_kernel_that_never_gets_hot_is_not_compiled() {
+    let dev = Device::new();
+    let m = dev.load_ptx("poly.ptx", POLY).expect("load");
+    let (want, _) = launch_n(&dev, m, Engine::Reference, 32);
+    // One warp, 64 iterations: about 700 warp instructions per launch.
+    for _ in 0..20 {
+        let (got, stats) = launch_n(&dev, m, Engine::Auto, 32);
+        assert_eq!(got, want);
+        assert_eq!(stats.tiers[3], 0);
+        assert_eq!(stats.jit_compiled, 0);
+        assert!(!stats.jit_pending, "a cold kernel was queued for compiling");
+        assert!(stats.warp_insts * 20 < ptxvm_vm::device::JIT_HOT);
+    }
 }

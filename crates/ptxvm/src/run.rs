@@ -619,6 +619,10 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 (Some(ptxvm_vm::Engine::Jit), None) if stats.jit_pending => {
                     "; the kernel was still compiling in the background, so the warp engine ran it (--engine jit waits for the compile)".to_string()
                 }
+                (Some(ptxvm_vm::Engine::Jit), None) if stats.jit_compiled == 0 => format!(
+                    "; not compiled: too little work to pay for compiling (auto compiles a kernel from {} warp instructions on; --engine jit compiles at once)",
+                    ptxvm_vm::device::JIT_HOT
+                ),
                 (Some(ptxvm_vm::Engine::Jit), None) => format!(
                     ", {native} in native code ({} of the kernel's instructions compiled, {:.1} ms to compile)",
                     stats.jit_compiled,
