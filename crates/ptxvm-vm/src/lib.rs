@@ -4,6 +4,7 @@
 
 pub mod arch;
 pub mod container;
+pub mod coverage;
 pub mod device;
 pub mod error;
 pub mod exec;
