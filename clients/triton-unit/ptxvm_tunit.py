@@ -2,7 +2,9 @@
 
 `--tests-file FILE` keeps only the tests whose node ids (from Triton's repository root, as
 `pytest --collect-only -q` prints them there: `python/test/unit/...`) are listed in FILE, in
-FILE's order; blank lines and `#` comments are ignored. Node ids that do not exist are reported
+FILE's order; blank lines and `#` comments are ignored. A line `cuda: ID` names a test that
+exists only when Triton collects for CUDA (some `test_dot` parametrizations depend on the
+backend); it is left out with any other `--device`. Node ids that do not exist are reported
 as errors so a stale list cannot shrink silently. With `--device cuda` the plugin also runs the
 tests' own PyTorch operations on the host (below); see README.md."""
 
@@ -18,8 +20,22 @@ def _wanted(config):
     path = config.getoption("--tests-file")
     if not path:
         return None
+    try:
+        cuda = config.getoption("--device") == "cuda"
+    except ValueError:
+        cuda = True
+    wanted = []
     with open(path) as f:
-        return [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+        for l in f:
+            l = l.strip()
+            if not l or l.startswith("#"):
+                continue
+            if l.startswith("cuda:"):
+                if not cuda:
+                    continue
+                l = l[len("cuda:"):].strip()
+            wanted.append(l)
+    return wanted
 
 
 def pytest_collection_modifyitems(session, config, items):

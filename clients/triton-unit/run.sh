@@ -51,7 +51,7 @@ fi
 cd "$TRITON_SRC/python"
 # only the files tests.txt names (others may need packages the list does not: test_random.py
 # imports scipy)
-mapfile -t files < <(grep -v '^#' "$HERE/tests.txt" | sed -n 's#^python/\([^:]*\)::.*#\1#p' | sort -u)
+mapfile -t files < <(grep -v '^#' "$HERE/tests.txt" | sed -n 's#^\(cuda: *\)\{0,1\}python/\([^:]*\)::.*#\2#p' | sort -u)
 args=(-p no:cacheprovider -p ptxvm_tunit --tests-file "$HERE/tests.txt" -q -rfE --tb=short
       "${files[@]}")
 export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
