@@ -3075,29 +3075,14 @@ impl<'a> Cta<'a> {
                     ),
                 ));
         }
-        let fresh = self.bar_arrived(id) == 0;
-        if fresh {
-            self.bar_expected[id] = count.map(|c| c as u32);
-            self.bar_red[id] = BarRedState {
-                op: None,
-                popc: 0,
-                all: true,
-                any: false,
-            };
-        }
+        let (w, lane) = (t / 32, self.threads[t].lane);
+        let arrived = self.bar_mark(id, w, 1 << lane, count.map(|c| c as u32));
         if let Some((op, p)) = red {
             let r = &mut self.bar_red[id];
             r.op = Some(op);
             r.popc += p as u32;
             r.all &= p;
             r.any |= p;
-        }
-        let (w, lane) = (t / 32, self.threads[t].lane);
-        if let Some(m) = self.bar_lanes[id].get_mut(w)
-            && *m >> lane & 1 == 0
-        {
-            *m |= 1 << lane;
-            self.bar_count[id] += 1;
         }
         if wait {
             self.threads[t].state = TState::Barrier(id as u8);
@@ -3106,10 +3091,30 @@ impl<'a> Cta<'a> {
         // are rechecked by `recheck_blocked`); checking on every thread made a 1024-thread
         // `bar.sync` cost O(threads^2).
         let live = self.live_lanes(w);
-        if self.bar_lanes[id].get(w).is_some_and(|&m| m & live == live) {
+        if arrived != 0 && arrived & live == live {
             self.check_barrier(id);
         }
         Ok(())
+    }
+
+    /// Lanes `lanes` of warp `w` arrive at barrier `id`; the first arrival of a phase opens
+    /// it with its expected thread `count`. Returns the warp's lanes arrived so far.
+    fn bar_mark(&mut self, id: usize, w: usize, lanes: u32, count: Option<u32>) -> u32 {
+        if self.bar_count[id] == 0 {
+            self.bar_expected[id] = count;
+            self.bar_red[id] = BarRedState {
+                op: None,
+                popc: 0,
+                all: true,
+                any: false,
+            };
+        }
+        let Some(m) = self.bar_lanes[id].get_mut(w) else {
+            return 0;
+        };
+        self.bar_count[id] += (lanes & !*m).count_ones();
+        *m |= lanes;
+        *m
     }
 
     /// Lanes of warp `w` that exist and have not exited.

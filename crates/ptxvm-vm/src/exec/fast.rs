@@ -1072,18 +1072,7 @@ impl Cta<'_> {
         let next = g.pc + 1;
         self.set_pcs(w, g.mask, next);
         let wi = w as usize;
-        if self.bar_count[id] == 0 {
-            self.bar_expected[id] = count;
-            self.bar_red[id] = super::BarRedState {
-                op: None,
-                popc: 0,
-                all: true,
-                any: false,
-            };
-        }
-        let lanes_now = self.bar_lanes[id][wi] | act;
-        self.bar_lanes[id][wi] = lanes_now;
-        self.bar_count[id] += act.count_ones();
+        let lanes_now = self.bar_mark(id, wi, act, count);
         if wait {
             let lo = wi * 32;
             for l in lanes(act) {
