@@ -20,8 +20,9 @@ if [ "${1:-}" != "--no-install" ]; then
     echo "client tier: creating $venv from clients/requirements.txt"
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --upgrade pip
-    "$venv/bin/python" -m pip install --quiet --no-deps -r clients/requirements.txt
+    "$venv/bin/python" -m pip install --quiet --no-cache-dir --upgrade pip
+    # No pip cache: the wheels (CuPy, Triton, NVIDIA runtimes) would take their size twice.
+    "$venv/bin/python" -m pip install --quiet --no-cache-dir --no-deps -r clients/requirements.txt
     cp clients/requirements.txt "$stamp"
   fi
 fi
@@ -31,7 +32,7 @@ cargo build --release -p ptxvm -p ptxvm-cuda -p ptxvm-nvjitlink -p ptxvm-nvjitli
 ptxvm="$root/target/release/ptxvm"
 status=0
 echo "== the ptxvm Python package (pip install . with maturin)"
-"$py" -m pip install --quiet --no-deps --force-reinstall . || status=1
+"$py" -m pip install --quiet --no-cache-dir --no-deps --force-reinstall . || status=1
 (cd clients/package && "$py" -m pytest -q -p no:cacheprovider test_package.py) || status=1
 echo "== driver tables are what tools/gen_driver_tables.py makes from NVIDIA's headers (pip)"
 PTXVM_CUDA_INCLUDE="$site/nvidia/cu13/include" PYTHON="$py" \

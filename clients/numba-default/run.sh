@@ -44,8 +44,8 @@ if [ -z "${PYTHON:-}" ]; then
     echo "numba-default: creating $venv from $req"
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --upgrade pip
-    "$venv/bin/python" -m pip install --quiet -r "$req"
+    "$venv/bin/python" -m pip install --quiet --no-cache-dir --upgrade pip
+    "$venv/bin/python" -m pip install --quiet --no-cache-dir -r "$req"
     cp "$req" "$venv/.requirements"
   fi
   PYTHON="$venv/bin/python"
