@@ -1,7 +1,8 @@
 //! Decoding: turns a checked IR module into a [`Program`] — per function, a vector of
 //! compact, pre-resolved instructions ([`DInst`]) the executor runs without looking at
 //! names, strings or the AST. Variables get their final locations here (global addresses,
-//! shared/local/param offsets).
+//! shared/local/param offsets). This file holds the `Exec` format, layouts and operands; each
+//! instruction family's decoder (`Dx::decode_*`) sits in `exec/isa/` beside its execution.
 //!
 //! Invariant: decoding never fails on a checked module. Instruction forms the interpreter
 //! does not implement decode to [`Exec::Unsupported`], which faults loudly (naming the
@@ -9,7 +10,7 @@
 
 use crate::memory::{AddressSpace, AllocKind};
 use ptxvm_ir::ir::{self, Base, FuncKind, Op, VarRef};
-use ptxvm_ir::types::{Class, Space, Type};
+use ptxvm_ir::types::{Space, Type};
 use std::collections::HashMap;
 
 /// A source operand.
@@ -848,7 +849,7 @@ fn align_up(x: u32, a: u32) -> u32 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
 
-fn int_of(v: u64, ty: Type) -> u64 {
+pub(crate) fn int_of(v: u64, ty: Type) -> u64 {
     let b = ty.bits();
     if b >= 64 { v } else { v & ((1u64 << b) - 1) }
 }
@@ -1210,15 +1211,15 @@ fn shared_uses(
 /// See [`shared_uses`].
 const MAX_LAYOUT_WORK: u64 = 1 << 24;
 
-struct Dx<'a> {
-    m: &'a ir::Module,
+pub(crate) struct Dx<'a> {
+    pub(crate) m: &'a ir::Module,
     /// `.branchtargets` lists of the function, as pcs.
-    targets: Vec<(String, Vec<u32>)>,
-    canon: &'a [u32],
-    gvars: &'a [VarLoc],
-    locals: Vec<VarLoc>,
-    params: Vec<VarLoc>,
-    rets: Vec<VarLoc>,
+    pub(crate) targets: Vec<(String, Vec<u32>)>,
+    pub(crate) canon: &'a [u32],
+    pub(crate) gvars: &'a [VarLoc],
+    pub(crate) locals: Vec<VarLoc>,
+    pub(crate) params: Vec<VarLoc>,
+    pub(crate) rets: Vec<VarLoc>,
 }
 
 fn decode_func(
@@ -1364,7 +1365,7 @@ fn decode_func(
     Ok(fc)
 }
 
-fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
+pub(crate) fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
     use ptxvm_fp::Rnd::*;
     mods.iter().find_map(|m| match *m {
         ".rn" => Some(Rn),
@@ -1376,7 +1377,7 @@ fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
     })
 }
 
-fn irnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
+pub(crate) fn irnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
     use ptxvm_fp::Rnd::*;
     mods.iter().find_map(|m| match *m {
         ".rni" => Some(Rn),
@@ -1387,7 +1388,7 @@ fn irnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {
     })
 }
 
-fn cmp_of(mods: &[&str]) -> Option<(ptxvm_fp::arith::CmpOp, Option<bool>)> {
+pub(crate) fn cmp_of(mods: &[&str]) -> Option<(ptxvm_fp::arith::CmpOp, Option<bool>)> {
     use ptxvm_fp::arith::CmpOp::*;
     // (op, Some(unsigned) for the unsigned-only integer names)
     mods.iter().find_map(|m| {
@@ -1415,7 +1416,7 @@ fn cmp_of(mods: &[&str]) -> Option<(ptxvm_fp::arith::CmpOp, Option<bool>)> {
     })
 }
 
-fn hmods(mods: &[&str]) -> HMods {
+pub(crate) fn hmods(mods: &[&str]) -> HMods {
     let has = |m: &str| mods.contains(&m);
     HMods {
         rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
@@ -1427,7 +1428,7 @@ fn hmods(mods: &[&str]) -> HMods {
     }
 }
 
-fn narrow_of(m: &str) -> Option<ptxvm_fp::convert::NarrowType> {
+pub(crate) fn narrow_of(m: &str) -> Option<ptxvm_fp::convert::NarrowType> {
     use ptxvm_fp::convert::NarrowType as N;
     Some(match m {
         ".e4m3x2" => N::E4M3,
@@ -1439,7 +1440,7 @@ fn narrow_of(m: &str) -> Option<ptxvm_fp::convert::NarrowType> {
     })
 }
 
-fn bool_of(mods: &[&str]) -> Option<BoolOp> {
+pub(crate) fn bool_of(mods: &[&str]) -> Option<BoolOp> {
     mods.iter().find_map(|m| match *m {
         ".and" => Some(BoolOp::And),
         ".or" => Some(BoolOp::Or),
@@ -1448,7 +1449,7 @@ fn bool_of(mods: &[&str]) -> Option<BoolOp> {
     })
 }
 
-fn space_of(mods: &[&str]) -> MemSpace {
+pub(crate) fn space_of(mods: &[&str]) -> MemSpace {
     for m in mods {
         match Space::from_dot(m) {
             Some(Space::Global) => return MemSpace::Global,
@@ -1463,7 +1464,7 @@ fn space_of(mods: &[&str]) -> MemSpace {
 }
 
 impl Dx<'_> {
-    fn var(&self, v: VarRef) -> VarLoc {
+    pub(crate) fn var(&self, v: VarRef) -> VarLoc {
         match v {
             VarRef::Global(g) => self.gvars[g as usize],
             VarRef::Local(l) => self.locals[l as usize],
@@ -1472,7 +1473,7 @@ impl Dx<'_> {
         }
     }
 
-    fn src(&self, o: &Op) -> Option<Src> {
+    pub(crate) fn src(&self, o: &Op) -> Option<Src> {
         Some(match o {
             Op::Reg(r) => Src::Reg(*r),
             Op::Imm(v) => Src::Imm(*v),
@@ -1493,7 +1494,7 @@ impl Dx<'_> {
 
     /// A float immediate given for a typed operand: `0f`/`0d` bits are kept; a decimal
     /// literal is converted to the operand's format.
-    fn fsrc(&self, o: &Op, ty: Type) -> Option<Src> {
+    pub(crate) fn fsrc(&self, o: &Op, ty: Type) -> Option<Src> {
         match (o, ty) {
             (
                 Op::FImm {
@@ -1506,7 +1507,7 @@ impl Dx<'_> {
         }
     }
 
-    fn dst(&self, o: &Op) -> Option<Dst> {
+    pub(crate) fn dst(&self, o: &Op) -> Option<Dst> {
         match o {
             Op::Reg(r) => Some(Dst::Reg(*r)),
             Op::Pred { reg, neg: false } => Some(Dst::Reg(*reg)),
@@ -1515,7 +1516,7 @@ impl Dx<'_> {
         }
     }
 
-    fn addr(&self, o: &Op) -> Option<Addr> {
+    pub(crate) fn addr(&self, o: &Op) -> Option<Addr> {
         match o {
             Op::Addr {
                 base: Base::Reg(r),
@@ -1533,1292 +1534,38 @@ impl Dx<'_> {
         }
     }
 
-    /// The packed and narrow `cvt` forms (`None` for the scalar ones).
-    fn cvt_x(&self, inst: &ir::Inst) -> Option<Exec> {
-        let mods: &[&str] = &inst.mods;
-        let has = |m: &str| mods.contains(&m);
-        let op = |k: usize| inst.operands.get(k);
-        let rnd = rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn);
-        let (relu, satfinite) = (has(".relu"), has(".satfinite"));
-        if has(".rs") {
-            return None;
-        }
-        let narrow = mods.iter().find_map(|m| narrow_of(m));
-        let first = mods.iter().position(|m| {
-            Type::from_dot(m).is_some() || narrow_of(m).is_some() || *m == ".ue8m0x2"
-        })?;
-        let dst = mods[first];
-        let src = *mods.get(first + 1)?;
-        let x = if has(".pack") {
-            let signed = dst.starts_with(".s");
-            if mods.len() > first + 2 {
-                let size = match &dst[2..] {
-                    "2" => 2,
-                    "4" => 4,
-                    "8" => 8,
-                    _ => return None,
-                };
-                CvtX::PackSat { size, signed }
-            } else {
-                CvtX::PackSat16 { signed }
-            }
-        } else {
-            match (dst, src) {
-                (".f16x2" | ".bf16x2", ".f32") => CvtX::Half2F32 {
-                    bf: dst == ".bf16x2",
-                    rnd,
-                    relu,
-                    satfinite,
-                },
-                (".tf32", ".f32") => CvtX::Tf32 {
-                    rnd,
-                    relu,
-                    satfinite,
-                },
-                (_, ".f32") if narrow.is_some() && narrow_of(dst).is_some() => {
-                    CvtX::NarrowF32 { ty: narrow?, relu }
-                }
-                (_, ".f16x2") if narrow_of(dst).is_some() => {
-                    CvtX::NarrowF16x2 { ty: narrow?, relu }
-                }
-                (".f16x2", _) if narrow_of(src).is_some() => {
-                    CvtX::F16x2Narrow { ty: narrow?, relu }
-                }
-                (".ue8m0x2", ".f32") => CvtX::Ue8m0F32 { rnd, satfinite },
-                (".ue8m0x2", ".bf16x2") => CvtX::Ue8m0Bf16x2 { rnd, satfinite },
-                (".bf16x2", ".ue8m0x2") => CvtX::Bf16x2Ue8m0,
-                _ => return None,
-            }
-        };
-        let src_or0 = |k: usize| match op(k) {
-            Some(o) => self.src(o),
-            None => Some(Src::Imm(0)),
-        };
-        Some(Exec::CvtX {
-            op: x,
-            d: self.dst(op(0)?)?,
-            a: src_or0(1)?,
-            b: src_or0(2)?,
-            c: src_or0(3)?,
-        })
-    }
-
     fn exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Exec {
         self.try_exec(inst, blocks)
             .unwrap_or_else(|| Exec::Unsupported(format!("{}{}", inst.opcode, inst.mods.concat())))
     }
 
     fn try_exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Option<Exec> {
-        let mods: &[&str] = &inst.mods;
-        let has = |m: &str| mods.contains(&m);
-        let ops = &inst.operands;
-        let ty = inst.ty;
-        let op = |k: usize| ops.get(k);
-        Some(match inst.opcode {
-            "mov" => {
-                let t = ty?;
-                if t == Type::B128 {
-                    // Registers hold at most 64 bits.
-                    return None;
-                }
-                match (op(0)?, op(1)?) {
-                    (Op::Vector(parts), a) => {
-                        let n = parts.len() as u32;
-                        Exec::Unpack {
-                            ds: parts.iter().map(|p| self.dst(p)).collect::<Option<_>>()?,
-                            a: self.src(a)?,
-                            bits: t.bits() / n,
-                        }
-                    }
-                    (d, Op::Vector(parts)) => {
-                        let n = parts.len() as u32;
-                        Exec::Pack {
-                            d: self.dst(d)?,
-                            parts: parts.iter().map(|p| self.src(p)).collect::<Option<_>>()?,
-                            bits: t.bits() / n,
-                        }
-                    }
-                    (d, a) => Exec::Mov {
-                        d: self.dst(d)?,
-                        a: self.fsrc(a, t)?,
-                        bits: if t == Type::Pred { 1 } else { t.bits() },
-                    },
-                }
+        match inst.opcode {
+            "mov" | "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or"
+            | "xor" | "shl" | "shr" | "copysign" | "not" | "cnot" | "neg" | "abs" | "popc"
+            | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2"
+            | "tanh" | "mad" | "fma" | "addc" | "subc" | "madc" | "mul24" | "mad24" | "sad"
+            | "bfe" | "bfi" | "bfind" | "fns" | "szext" | "bmsk" | "prmt" | "lop3" | "shf"
+            | "dp4a" | "dp2a" => self.decode_arith(inst),
+            "setp" | "set" | "selp" | "slct" | "testp" => self.decode_compare(inst),
+            "cvt" | "cvta" => self.decode_convert(inst),
+            "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
+            | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
+            | "isspacep" | "alloca" | "stacksave" | "stackrestore" => self.decode_memory(inst),
+            "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"
+            | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {
+                self.decode_control(inst, blocks)
             }
-            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
-            | "shl" | "shr" | "copysign" => {
-                let t = ty?;
-                let (d, a, b) = (self.dst(op(0)?)?, op(1)?, op(2)?);
-                if t == Type::Pred {
-                    let bop = match inst.opcode {
-                        "and" => BoolOp::And,
-                        "or" => BoolOp::Or,
-                        "xor" => BoolOp::Xor,
-                        _ => return None,
-                    };
-                    return Some(Exec::PredOp {
-                        op: Some(bop),
-                        d,
-                        a: self.src(a)?,
-                        b: self.src(b)?,
-                    });
-                }
-                if crate::ops::half::is_half(t) {
-                    let hop = match inst.opcode {
-                        "add" => HOp::Add,
-                        "sub" => HOp::Sub,
-                        "mul" => HOp::Mul,
-                        "min" => HOp::Min,
-                        "max" => HOp::Max,
-                        _ => return None,
-                    };
-                    return Some(Exec::Half {
-                        op: hop,
-                        ty: t,
-                        m: hmods(mods),
-                        d,
-                        a: self.src(a)?,
-                        b: self.src(b)?,
-                        c: Src::Imm(0),
-                    });
-                }
-                if matches!(t, Type::U16x2 | Type::S16x2) {
-                    let pop = match inst.opcode {
-                        "add" => Packed::Add,
-                        "sub" => Packed::Sub,
-                        "min" => Packed::Min,
-                        "max" => Packed::Max,
-                        _ => return None,
-                    };
-                    return Some(Exec::IntX {
-                        op: IntX::Packed {
-                            op: pop,
-                            relu: has(".relu"),
-                        },
-                        ty: t,
-                        d,
-                        s: [self.src(a)?, self.src(b)?, Src::Imm(0), Src::Imm(0)],
-                        pred: None,
-                    });
-                }
-                if has(".relu") && matches!(inst.opcode, "min" | "max") {
-                    return Some(Exec::IntX {
-                        op: IntX::MinMaxRelu {
-                            max: inst.opcode == "max",
-                        },
-                        ty: t,
-                        d,
-                        s: [self.src(a)?, self.src(b)?, Src::Imm(0), Src::Imm(0)],
-                        pred: None,
-                    });
-                }
-                if has(".cc") && matches!(inst.opcode, "add" | "sub") {
-                    return Some(Exec::Carry {
-                        op: if inst.opcode == "add" {
-                            CarryOp::Add
-                        } else {
-                            CarryOp::Sub
-                        },
-                        ty: t,
-                        cin: false,
-                        cout: true,
-                        d,
-                        a: self.src(a)?,
-                        b: self.src(b)?,
-                        c: Src::Imm(0),
-                    });
-                }
-                if t.class() == Class::Float && matches!(t, Type::F32 | Type::F64) {
-                    let fop = match inst.opcode {
-                        "add" => FOp::Add,
-                        "sub" => FOp::Sub,
-                        "mul" => FOp::Mul,
-                        "div" if has(".full") => FOp::DivFull,
-                        "div" if has(".approx") => FOp::DivApprox,
-                        "div" => FOp::Div,
-                        "min" => FOp::Min,
-                        "max" => FOp::Max,
-                        "copysign" => FOp::Copysign,
-                        _ => return None,
-                    };
-                    return Some(Exec::Float {
-                        op: fop,
-                        ty: t,
-                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
-                        ftz: has(".ftz"),
-                        sat: has(".sat"),
-                        nan: has(".NaN"),
-                        xorsign: has(".xorsign"),
-                        d,
-                        a: self.fsrc(a, t)?,
-                        b: self.fsrc(b, t)?,
-                    });
-                }
-                if t.class() == Class::Float {
-                    return None;
-                }
-                let iop = match inst.opcode {
-                    "add" if has(".sat") => IntOp::AddSat,
-                    "sub" if has(".sat") => IntOp::SubSat,
-                    "add" if !has(".cc") => IntOp::Add,
-                    "sub" if !has(".cc") => IntOp::Sub,
-                    "mul" if has(".wide") => IntOp::MulWide,
-                    "mul" if has(".hi") => IntOp::MulHi,
-                    "mul" => IntOp::MulLo,
-                    "div" => IntOp::Div,
-                    "rem" => IntOp::Rem,
-                    "min" if mods.len() == 1 => IntOp::Min,
-                    "max" if mods.len() == 1 => IntOp::Max,
-                    "and" => IntOp::And,
-                    "or" => IntOp::Or,
-                    "xor" => IntOp::Xor,
-                    "shl" => IntOp::Shl,
-                    "shr" => IntOp::Shr,
-                    _ => return None,
-                };
-                if matches!(t, Type::U16x2 | Type::S16x2) {
-                    return None;
-                }
-                Exec::Int {
-                    op: iop,
-                    ty: t,
-                    d,
-                    a: self.src(a)?,
-                    b: self.src(b)?,
-                }
-            }
-            "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt"
-            | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
-                let t = ty?;
-                let (d, a) = (self.dst(op(0)?)?, op(1)?);
-                if t == Type::Pred && inst.opcode == "not" {
-                    return Some(Exec::PredOp {
-                        op: None,
-                        d,
-                        a: self.src(a)?,
-                        b: Src::Imm(0),
-                    });
-                }
-                if crate::ops::half::is_half(t) {
-                    let hop = match inst.opcode {
-                        "neg" => HOp::Neg,
-                        "abs" => HOp::Abs,
-                        "ex2" => HOp::Ex2,
-                        "tanh" => HOp::Tanh,
-                        _ => return None,
-                    };
-                    return Some(Exec::Half {
-                        op: hop,
-                        ty: t,
-                        m: hmods(mods),
-                        d,
-                        a: self.src(a)?,
-                        b: Src::Imm(0),
-                        c: Src::Imm(0),
-                    });
-                }
-                if matches!(t, Type::F32 | Type::F64) {
-                    let approx = has(".approx");
-                    let fun = match inst.opcode {
-                        "neg" => FUn::Neg,
-                        "abs" => FUn::Abs,
-                        "sqrt" if approx => FUn::SqrtApprox,
-                        "sqrt" => FUn::Sqrt,
-                        "rcp" if approx => FUn::RcpApprox,
-                        "rcp" => FUn::Rcp,
-                        "rsqrt" => FUn::Rsqrt,
-                        "sin" => FUn::Sin,
-                        "cos" => FUn::Cos,
-                        "lg2" => FUn::Lg2,
-                        "ex2" => FUn::Ex2,
-                        "tanh" => FUn::Tanh,
-                        _ => return None,
-                    };
-                    return Some(Exec::FloatUn {
-                        op: fun,
-                        ty: t,
-                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
-                        ftz: has(".ftz"),
-                        d,
-                        a: self.fsrc(a, t)?,
-                    });
-                }
-                if t.class() == Class::Float {
-                    return None;
-                }
-                let u = match inst.opcode {
-                    "not" => IntUn::Not,
-                    "cnot" => IntUn::Cnot,
-                    "neg" => IntUn::Neg,
-                    "abs" => IntUn::Abs,
-                    "popc" => IntUn::Popc,
-                    "clz" => IntUn::Clz,
-                    "brev" => IntUn::Brev,
-                    _ => return None,
-                };
-                Exec::IntUn {
-                    op: u,
-                    ty: t,
-                    d,
-                    a: self.src(a)?,
-                }
-            }
-            "mad" | "fma" => {
-                let t = ty?;
-                let (d, a, b, c) = (self.dst(op(0)?)?, op(1)?, op(2)?, op(3)?);
-                if matches!(t, Type::F32 | Type::F64) {
-                    return Some(Exec::Fma {
-                        ty: t,
-                        rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
-                        ftz: has(".ftz"),
-                        sat: has(".sat"),
-                        d,
-                        a: self.fsrc(a, t)?,
-                        b: self.fsrc(b, t)?,
-                        c: self.fsrc(c, t)?,
-                    });
-                }
-                if crate::ops::half::is_half(t) && inst.opcode == "fma" {
-                    return Some(Exec::Half {
-                        op: if has(".oob") { HOp::FmaOob } else { HOp::Fma },
-                        ty: t,
-                        m: hmods(mods),
-                        d,
-                        a: self.src(a)?,
-                        b: self.src(b)?,
-                        c: self.src(c)?,
-                    });
-                }
-                if t.class() == Class::Float || inst.opcode == "fma" {
-                    return None;
-                }
-                if has(".cc") {
-                    return Some(Exec::Carry {
-                        op: if has(".hi") {
-                            CarryOp::MadHi
-                        } else {
-                            CarryOp::MadLo
-                        },
-                        ty: t,
-                        cin: false,
-                        cout: true,
-                        d,
-                        a: self.src(a)?,
-                        b: self.src(b)?,
-                        c: self.src(c)?,
-                    });
-                }
-                let mode = if has(".wide") {
-                    IntOp::MulWide
-                } else if has(".hi") {
-                    IntOp::MulHi
-                } else {
-                    IntOp::MulLo
-                };
-                Exec::Mad {
-                    mode,
-                    ty: t,
-                    sat: has(".sat"),
-                    d,
-                    a: self.src(a)?,
-                    b: self.src(b)?,
-                    c: self.src(c)?,
-                }
-            }
-            "setp" | "set" => {
-                let (cop, unsigned_only) = cmp_of(mods)?;
-                // The compared type is the last type modifier.
-                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                let cmp = if t.class() == Class::Float {
-                    Cmp::Float(cop)
-                } else {
-                    Cmp::Int(
-                        cop,
-                        unsigned_only.unwrap_or(false) || t.class() != Class::Signed,
-                    )
-                };
-                let bop = match bool_of(mods) {
-                    Some(bo) => Some((bo, self.src(op(3)?)?)),
-                    None => None,
-                };
-                if inst.opcode == "setp" {
-                    let (p, q) = match op(0)? {
-                        Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
-                        o => (self.dst(o)?, Dst::Sink),
-                    };
-                    Exec::Setp {
-                        cmp,
-                        ty: t,
-                        ftz: has(".ftz"),
-                        p,
-                        q,
-                        a: self.fsrc(op(1)?, t)?,
-                        b: self.fsrc(op(2)?, t)?,
-                        bop,
-                    }
-                } else {
-                    let dty = mods.iter().find_map(|m| Type::from_dot(m))?;
-                    Exec::Set {
-                        cmp,
-                        ty: t,
-                        dty,
-                        ftz: has(".ftz"),
-                        d: self.dst(op(0)?)?,
-                        a: self.fsrc(op(1)?, t)?,
-                        b: self.fsrc(op(2)?, t)?,
-                        bop,
-                    }
-                }
-            }
-            "selp" => {
-                let t = ty?;
-                Exec::Selp {
-                    d: self.dst(op(0)?)?,
-                    a: self.fsrc(op(1)?, t)?,
-                    b: self.fsrc(op(2)?, t)?,
-                    c: self.src(op(3)?)?,
-                    bits: t.bits(),
-                }
-            }
-            "cvt" => {
-                if let Some(x) = self.cvt_x(inst) {
-                    return Some(x);
-                }
-                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
-                if tys.len() != 2
-                    || mods.iter().any(|m| {
-                        m.contains("x2") || m.starts_with(".e") || *m == ".tf32" || *m == ".pack"
-                    })
-                {
-                    return None;
-                }
-                Exec::Cvt {
-                    dty: tys[0],
-                    aty: tys[1],
-                    rnd: rnd_of(mods),
-                    irnd: irnd_of(mods),
-                    sat: has(".sat"),
-                    ftz: has(".ftz"),
-                    relu: has(".relu"),
-                    satfinite: has(".satfinite"),
-                    d: self.dst(op(0)?)?,
-                    a: self.src(op(1)?)?,
-                }
-            }
-            "cvta" => {
-                let to = has(".to");
-                let space = space_of(mods);
-                let addr = match op(1)? {
-                    Op::Sym { var, offset, .. } => Some(Addr::Var(self.var(*var), *offset)),
-                    _ => None,
-                };
-                let a = if addr.is_some() {
-                    Src::Imm(0)
-                } else {
-                    self.src(op(1)?)?
-                };
-                Exec::Cvta {
-                    to,
-                    space,
-                    d: self.dst(op(0)?)?,
-                    a,
-                    addr,
-                }
-            }
-            "ld" | "ldu" => {
-                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                if t == Type::B128 {
-                    return None;
-                }
-                let ds = match op(0)? {
-                    Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
-                    o => vec![self.dst(o)?],
-                };
-                Exec::Ld {
-                    space: space_of(mods),
-                    ty: t,
-                    ds,
-                    addr: self.addr(op(1)?)?,
-                }
-            }
-            "st" => {
-                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                if t == Type::B128 {
-                    return None;
-                }
-                let srcs = match op(1)? {
-                    Op::Vector(v) => v
-                        .iter()
-                        .map(|x| self.fsrc(x, t))
-                        .collect::<Option<Vec<_>>>()?,
-                    o => vec![self.fsrc(o, t)?],
-                };
-                Exec::St {
-                    space: space_of(mods),
-                    ty: t,
-                    srcs,
-                    addr: self.addr(op(0)?)?,
-                }
-            }
-            "atom" | "red" => {
-                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                if mods
-                    .iter()
-                    .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
-                    || t == Type::B128
-                    || (crate::ops::half::is_half(t) && !has(".add"))
-                {
-                    return None;
-                }
-                let aop = mods.iter().find_map(|m| {
-                    Some(match *m {
-                        ".add" => AtomOp::Add,
-                        ".min" => AtomOp::Min,
-                        ".max" => AtomOp::Max,
-                        ".inc" => AtomOp::Inc,
-                        ".dec" => AtomOp::Dec,
-                        ".and" => AtomOp::And,
-                        ".or" => AtomOp::Or,
-                        ".xor" => AtomOp::Xor,
-                        ".exch" => AtomOp::Exch,
-                        ".cas" => AtomOp::Cas,
-                        _ => return None,
-                    })
-                })?;
-                let (d, rest) = if inst.opcode == "atom" {
-                    (self.dst(op(0)?)?, 1)
-                } else {
-                    (Dst::Sink, 0)
-                };
-                let addr = self.addr(op(rest)?)?;
-                let b = self.fsrc(op(rest + 1)?, t)?;
-                let c = match op(rest + 2) {
-                    Some(o) => self.fsrc(o, t)?,
-                    None => Src::Imm(0),
-                };
-                Exec::Atom {
-                    space: space_of(mods),
-                    op: aop,
-                    ty: t,
-                    d,
-                    addr,
-                    b,
-                    c,
-                }
-            }
-            "brx" => {
-                let Op::Target(name) = op(1)? else {
-                    return None;
-                };
-                let targets = self.targets.iter().find(|(n, _)| n == name)?.1.clone();
-                Exec::BrxIdx {
-                    index: self.src(op(0)?)?,
-                    targets,
-                }
-            }
-            "slct" => {
-                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
-                let (dty, cty) = (*tys.first()?, *tys.get(1)?);
-                Exec::Slct {
-                    d: self.dst(op(0)?)?,
-                    a: self.fsrc(op(1)?, dty)?,
-                    b: self.fsrc(op(2)?, dty)?,
-                    c: self.fsrc(op(3)?, cty)?,
-                    bits: dty.bits(),
-                    float_c: cty == Type::F32,
-                    ftz: has(".ftz"),
-                }
-            }
-            // No observable effect in the interpreter: sleeping and performance-monitor
-            // events.
-            "nanosleep" | "pmevent" => Exec::Fence,
-            "brkpt" => Exec::Brkpt,
-            "bra" => match op(0)? {
-                Op::Label(b) => Exec::Bra {
-                    target: blocks[*b as usize],
-                },
-                _ => return None,
-            },
-            "ret" => Exec::Ret,
-            "exit" => Exec::Exit,
-            "trap" => Exec::Trap,
-            "membar" | "fence" | "griddepcontrol" | "setmaxnreg" => Exec::Fence,
-            "mbarrier" if has(".pending_count") => Exec::MBarPending {
-                d: self.dst(op(0)?)?,
-                state: self.src(op(1)?)?,
-            },
-            "mbarrier" => {
-                let drop = has(".arrive_drop");
-                let (mop, ai, di) = if has(".init") {
-                    (MBarOp::Init, 0, None)
-                } else if has(".inval") {
-                    (MBarOp::Inval, 0, None)
-                } else if has(".expect_tx") && (has(".arrive") || drop) {
-                    (MBarOp::ArriveTx { drop }, 1, Some(0))
-                } else if has(".arrive") || drop {
-                    (
-                        MBarOp::Arrive {
-                            drop,
-                            no_complete: has(".noComplete"),
-                        },
-                        1,
-                        Some(0),
-                    )
-                } else if has(".expect_tx") {
-                    (MBarOp::ExpectTx, 0, None)
-                } else if has(".complete_tx") {
-                    (MBarOp::CompleteTx, 0, None)
-                } else if has(".test_wait") || has(".try_wait") {
-                    (
-                        MBarOp::Wait {
-                            parity: has(".parity"),
-                        },
-                        1,
-                        Some(0),
-                    )
-                } else {
-                    return None;
-                };
-                Exec::MBar {
-                    op: mop,
-                    space: space_of(mods),
-                    addr: self.addr(op(ai)?)?,
-                    d: match di {
-                        Some(k) => self.dst(op(k)?)?,
-                        None => Dst::Sink,
-                    },
-                    a: match op(ai + 1) {
-                        Some(o) => self.src(o)?,
-                        None => Src::Imm(1),
-                    },
-                }
-            }
-            "cp" if has(".async") && has(".mbarrier") && has(".arrive") => Exec::MBar {
-                op: MBarOp::CpAsyncArrive {
-                    noinc: has(".noinc"),
-                },
-                space: space_of(mods),
-                addr: self.addr(op(0)?)?,
-                d: Dst::Sink,
-                a: Src::Imm(1),
-            },
-            "cp" if has(".async")
-                && has(".bulk")
-                && !has(".tensor")
-                && !has(".multicast::cluster")
-                && !has(".cp_mask")
-                && !has(".prefetch") =>
-            {
-                if has(".commit_group") || has(".wait_group") {
-                    Exec::Fence
-                } else {
-                    // Spaces in order: destination first (`.shared::cluster.global`).
-                    let spaces: Vec<MemSpace> = mods
-                        .iter()
-                        .filter(|m| Space::from_dot(m).is_some())
-                        .map(|m| space_of(&[m]))
-                        .collect();
-                    let (dst_space, src_space) = (*spaces.first()?, *spaces.get(1)?);
-                    Exec::CpBulk {
-                        dst: self.addr(op(0)?)?,
-                        dst_space,
-                        src: self.addr(op(1)?)?,
-                        src_space,
-                        size: self.src(op(2)?)?,
-                        mbar: if has(".mbarrier::complete_tx::bytes") {
-                            Some(self.addr(op(3)?)?)
-                        } else {
-                            None
-                        },
-                    }
-                }
-            }
-            "cp" if has(".async") && has(".bulk") && has(".prefetch") && !has(".tensor") => {
-                Exec::Fence
-            }
-            "barrier" if has(".cluster") => Exec::ClusterBar { wait: has(".wait") },
-            "mapa" => Exec::Mapa {
-                d: self.dst(op(0)?)?,
-                a: self.src(op(1)?)?,
-                rank: self.src(op(2)?)?,
-            },
-            // Cache-eviction policies only steer caches: an opaque value (the `.cvt.L2` form
-            // passes its operand through) that every `.L2::cache_hint` access ignores.
-            "createpolicy" => Exec::Mov {
-                d: self.dst(op(0)?)?,
-                a: if has(".cvt") {
-                    self.src(op(1)?)?
-                } else {
-                    Src::Imm(0x0ca0_0000_0000_0000)
-                },
-                bits: 64,
-            },
-            "getctarank" => Exec::Mov {
-                d: self.dst(op(0)?)?,
-                a: Src::Imm(0),
-                bits: 32,
-            },
-            "cp" if has(".async")
-                && (has(".commit_group") || has(".wait_group") || has(".wait_all")) =>
-            {
-                Exec::Fence
-            }
-            "cp" if has(".async") && !has(".bulk") && !has(".mbarrier") => {
-                let size = match op(2)? {
-                    Op::Imm(n) if matches!(*n, 4 | 8 | 16) => *n as u32,
-                    _ => return None,
-                };
-                let (mut src_size, mut ignore) = (None, None);
-                match op(3) {
-                    Some(Op::Pred { .. }) => ignore = Some(self.src(op(3)?)?),
-                    Some(o) if !has(".L2::cache_hint") || ops.len() == 5 => {
-                        src_size = Some(self.src(o)?)
-                    }
-                    _ => {}
-                }
-                Exec::CpAsync {
-                    dst: self.addr(op(0)?)?,
-                    src: self.addr(op(1)?)?,
-                    size,
-                    src_size,
-                    ignore,
-                }
-            }
-            "bar" | "barrier" if has(".warp") => Exec::Warp {
-                op: WarpOp::Sync,
-                d: Dst::Sink,
-                p: Dst::Sink,
-                a: Src::Imm(0),
-                b: Src::Imm(0),
-                c: Src::Imm(0),
-                mask: Some(self.src(op(0)?)?),
-            },
-            "bar" | "barrier" if has(".red") => {
-                let rop = if has(".popc") {
-                    BarRedOp::Popc
-                } else if has(".and") {
-                    BarRedOp::And
-                } else if has(".or") {
-                    BarRedOp::Or
-                } else {
-                    return None;
-                };
-                let (count, pred) = if ops.len() == 4 {
-                    (Some(self.src(op(2)?)?), self.src(op(3)?)?)
-                } else {
-                    (None, self.src(op(2)?)?)
-                };
-                Exec::BarRed {
-                    op: rop,
-                    d: self.dst(op(0)?)?,
-                    id: self.src(op(1)?)?,
-                    count,
-                    pred,
-                }
-            }
-            "bar" | "barrier" => {
-                if has(".cluster") {
-                    return None;
-                }
-                let arrive = has(".arrive");
-                Exec::Bar {
-                    id: self.src(op(0)?)?,
-                    count: op(1).and_then(|o| self.src(o)),
-                    arrive,
-                }
-            }
-            "call" => {
-                // `call (rets), target, (args)`: the return and argument lists hold `.param`
-                // variables; the target is a function or a register (indirect call).
-                let ci = ops.iter().position(|o| !matches!(o, Op::List(_)))?;
-                let list = |o: Option<&Op>| -> Option<Vec<VarLoc>> {
-                    match o {
-                        None => Some(Vec::new()),
-                        Some(Op::List(v)) => v
-                            .iter()
-                            .map(|x| match x {
-                                Op::Sym { var, offset: 0, .. } => Some(self.var(*var)),
-                                _ => None,
-                            })
-                            .collect(),
-                        _ => None,
-                    }
-                };
-                let rets = if ci > 0 {
-                    list(ops.first())?
-                } else {
-                    Vec::new()
-                };
-                // No argument list before a `.callprototype`/`.calltargets` name: none.
-                let args = match ops.get(ci + 1) {
-                    Some(Op::Target(_)) => Vec::new(),
-                    o => list(o)?,
-                };
-                if let Op::Reg(r) = ops[ci] {
-                    return Some(Exec::CallIndirect {
-                        target: Src::Reg(r),
-                        args,
-                        rets,
-                    });
-                }
-                let Op::Func(fi) = ops[ci] else { return None };
-                let fi = self.canon[fi as usize];
-                let callee = self.m.funcs.get(fi as usize)?;
-                if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
-                    return None;
-                }
-                if !callee.defined
-                    && let Some(which) = Builtin::named(&callee.name)
-                {
-                    return Some(Exec::Builtin { which, args, rets });
-                }
-                // A call to a function without a body that is not a builtin faults when it
-                // runs, naming the function.
-                Exec::Call {
-                    func: fi,
-                    args,
-                    rets,
-                }
-            }
-            "addc" | "subc" | "madc" => {
-                let t = ty?;
-                let d = self.dst(op(0)?)?;
-                let c = match op(3) {
-                    Some(o) => self.src(o)?,
-                    None => Src::Imm(0),
-                };
-                Exec::Carry {
-                    op: match inst.opcode {
-                        "addc" => CarryOp::Add,
-                        "subc" => CarryOp::Sub,
-                        _ if has(".hi") => CarryOp::MadHi,
-                        _ => CarryOp::MadLo,
-                    },
-                    ty: t,
-                    cin: true,
-                    cout: has(".cc"),
-                    d,
-                    a: self.src(op(1)?)?,
-                    b: self.src(op(2)?)?,
-                    c,
-                }
-            }
+            "mbarrier" | "barrier" | "bar" => self.decode_sync(inst),
             "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
             | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
             | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
-                // Strip negates and selectors: they live in the spec.
-                let split = |o: &Op| -> (Op, Option<ir::VSel>, bool) {
-                    let (o, neg) = match o {
-                        Op::Neg(x) => (&**x, true),
-                        x => (x, false),
-                    };
-                    match o {
-                        Op::Select(r, s) => (Op::Reg(*r), Some(*s), neg),
-                        x => (x.clone(), None, neg),
-                    }
-                };
-                let (d, dsel, _) = split(op(0)?);
-                let (a, asel, na) = split(op(1)?);
-                let (b, bsel, nb) = split(op(2)?);
-                let (c, _, nc) = op(3).map_or((Op::Imm(0), None, false), split);
-                let v = Video::decode(inst.opcode, mods, dsel, asel, bsel, [na, nb, nc])?;
-                Exec::Video(Box::new(VideoInst {
-                    v,
-                    d: self.dst(&d)?,
-                    a: self.src(&a)?,
-                    b: self.src(&b)?,
-                    c: self.src(&c)?,
-                }))
+                self.decode_video(inst)
             }
-            "mul24" | "mad24" | "sad" | "bfe" | "bfi" | "bfind" | "fns" | "szext" | "bmsk"
-            | "prmt" | "lop3" | "shf" | "dp4a" | "dp2a" => {
-                let t = ty.or_else(|| mods.iter().rev().find_map(|m| Type::from_dot(m)))?;
-                let signed = t.class() == Class::Signed;
-                let tys: Vec<Type> = mods.iter().filter_map(|m| Type::from_dot(m)).collect();
-                let sgn = |k: usize| tys.get(k).is_some_and(|t| t.class() == Class::Signed);
-                let xop = match inst.opcode {
-                    "mul24" => IntX::Mul24 { hi: has(".hi") },
-                    "mad24" => IntX::Mad24 {
-                        hi: has(".hi"),
-                        sat: has(".sat"),
-                    },
-                    "sad" => IntX::Sad,
-                    "bfe" => IntX::Bfe,
-                    "bfi" => IntX::Bfi,
-                    "bfind" => IntX::Bfind {
-                        shiftamt: has(".shiftamt"),
-                    },
-                    "fns" => IntX::Fns,
-                    "szext" => IntX::Szext {
-                        clamp: has(".clamp"),
-                    },
-                    "bmsk" => IntX::Bmsk {
-                        clamp: has(".clamp"),
-                    },
-                    "prmt" => IntX::Prmt(mods.iter().find_map(|m| PrmtMode::from_mod(m))),
-                    "lop3" => IntX::Lop3,
-                    "shf" => IntX::Shf {
-                        left: has(".l"),
-                        clamp: has(".clamp"),
-                    },
-                    "dp4a" => IntX::Dp4a {
-                        sa: sgn(0),
-                        sb: sgn(1),
-                    },
-                    _ => IntX::Dp2a {
-                        hi: has(".hi"),
-                        sa: sgn(0),
-                        sb: sgn(1),
-                    },
-                };
-                let _ = signed;
-                let (d, pd) = match op(0)? {
-                    Op::Pair(a, b) => (self.dst(a)?, Some(self.dst(b)?)),
-                    o => (self.dst(o)?, None),
-                };
-                let mut s = [Src::Imm(0); 4];
-                let nsrc = if xop == IntX::Lop3 { 4 } else { ops.len() - 1 };
-                for (k, slot) in s.iter_mut().enumerate().take(nsrc.min(4)) {
-                    *slot = self.src(op(k + 1)?)?;
-                }
-                let pred = match (xop, bool_of(mods)) {
-                    (IntX::Lop3, Some(bop)) => {
-                        Some((pd.unwrap_or(Dst::Sink), bop, self.src(op(5)?)?))
-                    }
-                    _ => None,
-                };
-                Exec::IntX {
-                    op: xop,
-                    ty: t,
-                    d,
-                    s,
-                    pred,
-                }
-            }
-            "testp" => {
-                use ptxvm_fp::arith::TestpOp as T;
-                let t = ty?;
-                let top = mods.iter().find_map(|m| {
-                    Some(match *m {
-                        ".finite" => T::Finite,
-                        ".infinite" => T::Infinite,
-                        ".number" => T::Number,
-                        ".notanumber" => T::NotANumber,
-                        ".normal" => T::Normal,
-                        ".subnormal" => T::Subnormal,
-                        _ => return None,
-                    })
-                })?;
-                Exec::Testp {
-                    op: top,
-                    ty: t,
-                    d: self.dst(op(0)?)?,
-                    a: self.fsrc(op(1)?, t)?,
-                }
-            }
-            "activemask" => Exec::Warp {
-                op: WarpOp::ActiveMask,
-                d: self.dst(op(0)?)?,
-                p: Dst::Sink,
-                a: Src::Imm(0),
-                b: Src::Imm(0),
-                c: Src::Imm(0),
-                mask: None,
-            },
-            "vote" => {
-                let wop = if has(".all") {
-                    WarpOp::VoteAll
-                } else if has(".any") {
-                    WarpOp::VoteAny
-                } else if has(".uni") {
-                    WarpOp::VoteUni
-                } else if has(".ballot") {
-                    WarpOp::Ballot
-                } else {
-                    return None;
-                };
-                Exec::Warp {
-                    op: wop,
-                    d: self.dst(op(0)?)?,
-                    p: Dst::Sink,
-                    a: self.src(op(1)?)?,
-                    b: Src::Imm(0),
-                    c: Src::Imm(0),
-                    mask: if has(".sync") {
-                        Some(self.src(op(2)?)?)
-                    } else {
-                        None
-                    },
-                }
-            }
-            "ldmatrix" | "stmatrix" | "movmatrix" if has(".m8n8") && has(".b16") => {
-                let n = if has(".x4") {
-                    4
-                } else if has(".x2") {
-                    2
-                } else {
-                    1
-                };
-                let trans = has(".trans");
-                let regs = |o: &Op| -> Vec<Op> {
-                    match o {
-                        Op::Vector(v) => v.clone(),
-                        other => vec![other.clone()],
-                    }
-                };
-                match inst.opcode {
-                    "ldmatrix" => {
-                        let dsts = regs(op(0)?)
-                            .iter()
-                            .map(|o| self.dst(o))
-                            .collect::<Option<Vec<_>>>()?;
-                        if dsts.len() != n as usize {
-                            return None;
-                        }
-                        Exec::Matrix {
-                            op: MatrixOp::Ld { n, trans },
-                            dsts,
-                            srcs: Vec::new(),
-                            addr: Some((space_of(mods), self.addr(op(1)?)?)),
-                        }
-                    }
-                    "stmatrix" => {
-                        let srcs = regs(op(1)?)
-                            .iter()
-                            .map(|o| self.src(o))
-                            .collect::<Option<Vec<_>>>()?;
-                        if srcs.len() != n as usize {
-                            return None;
-                        }
-                        Exec::Matrix {
-                            op: MatrixOp::St { n, trans },
-                            dsts: Vec::new(),
-                            srcs,
-                            addr: Some((space_of(mods), self.addr(op(0)?)?)),
-                        }
-                    }
-                    _ if trans => Exec::Matrix {
-                        op: MatrixOp::MovTrans,
-                        dsts: vec![self.dst(op(0)?)?],
-                        srcs: vec![self.src(op(1)?)?],
-                        addr: None,
-                    },
-                    _ => return None,
-                }
-            }
-            "mma" => {
-                let regs = |o: &Op| -> Vec<Op> {
-                    match o {
-                        Op::Vector(v) => v.clone(),
-                        other => vec![other.clone()],
-                    }
-                };
-                let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
-                let spec =
-                    crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
-                Exec::Matrix {
-                    op: MatrixOp::Mma(spec),
-                    dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
-                    srcs: a
-                        .iter()
-                        .chain(&b)
-                        .chain(&c)
-                        .map(|o| self.src(o))
-                        .collect::<Option<Vec<_>>>()?,
-                    addr: None,
-                }
-            }
-            "wmma" => {
-                let regs = |o: &Op| -> Vec<Op> {
-                    match o {
-                        Op::Vector(v) => v.clone(),
-                        other => vec![other.clone()],
-                    }
-                };
-                use crate::ops::tensor::{WmmaMma, WmmaMove};
-                if has(".load") {
-                    let r = regs(op(0)?);
-                    let stride = match op(2) {
-                        Some(o) => Some(self.src(o)?),
-                        None => None,
-                    };
-                    Exec::Matrix {
-                        op: MatrixOp::WmmaLoad(WmmaMove::parse(mods, r.len(), stride.is_some())?),
-                        dsts: r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
-                        srcs: stride.into_iter().collect(),
-                        addr: Some((space_of(mods), self.addr(op(1)?)?)),
-                    }
-                } else if has(".store") {
-                    let r = regs(op(1)?);
-                    let stride = match op(2) {
-                        Some(o) => Some(self.src(o)?),
-                        None => None,
-                    };
-                    let mut srcs = r.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?;
-                    srcs.extend(stride);
-                    Exec::Matrix {
-                        op: MatrixOp::WmmaStore(WmmaMove::parse(mods, r.len(), stride.is_some())?),
-                        dsts: Vec::new(),
-                        srcs,
-                        addr: Some((space_of(mods), self.addr(op(0)?)?)),
-                    }
-                } else if has(".mma") {
-                    let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
-                    Exec::Matrix {
-                        op: MatrixOp::WmmaMma(WmmaMma::parse(
-                            mods,
-                            a.len(),
-                            b.len(),
-                            c.len(),
-                            d.len(),
-                        )?),
-                        dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
-                        srcs: a
-                            .iter()
-                            .chain(&b)
-                            .chain(&c)
-                            .map(|o| self.src(o))
-                            .collect::<Option<Vec<_>>>()?,
-                        addr: None,
-                    }
-                } else {
-                    return None;
-                }
-            }
-            "shfl" => {
-                let mode = if has(".up") {
-                    ShflMode::Up
-                } else if has(".down") {
-                    ShflMode::Down
-                } else if has(".bfly") {
-                    ShflMode::Bfly
-                } else if has(".idx") {
-                    ShflMode::Idx
-                } else {
-                    return None;
-                };
-                let (d, p) = match op(0)? {
-                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
-                    o => (self.dst(o)?, Dst::Sink),
-                };
-                Exec::Warp {
-                    op: WarpOp::Shfl(mode),
-                    d,
-                    p,
-                    a: self.src(op(1)?)?,
-                    b: self.src(op(2)?)?,
-                    c: self.src(op(3)?)?,
-                    mask: if has(".sync") {
-                        Some(self.src(op(4)?)?)
-                    } else {
-                        None
-                    },
-                }
-            }
-            "match" => {
-                let (d, p) = match op(0)? {
-                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
-                    o => (self.dst(o)?, Dst::Sink),
-                };
-                Exec::Warp {
-                    op: if has(".all") {
-                        WarpOp::MatchAll
-                    } else {
-                        WarpOp::MatchAny
-                    },
-                    d,
-                    p,
-                    a: self.src(op(1)?)?,
-                    b: Src::Imm(0),
-                    c: Src::Imm(0),
-                    mask: Some(self.src(op(2)?)?),
-                }
-            }
-            "redux" => {
-                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                let signed = t.class() == Class::Signed;
-                let (abs, nan) = (has(".abs"), has(".NaN"));
-                let rop = if t == Type::F32 {
-                    if has(".min") {
-                        ReduxOp::FMin { abs, nan }
-                    } else if has(".max") {
-                        ReduxOp::FMax { abs, nan }
-                    } else {
-                        return None;
-                    }
-                } else if has(".add") {
-                    ReduxOp::Add
-                } else if has(".min") {
-                    ReduxOp::Min { signed }
-                } else if has(".max") {
-                    ReduxOp::Max { signed }
-                } else if has(".and") {
-                    ReduxOp::And
-                } else if has(".or") {
-                    ReduxOp::Or
-                } else if has(".xor") {
-                    ReduxOp::Xor
-                } else {
-                    return None;
-                };
-                Exec::Warp {
-                    op: WarpOp::Redux(rop),
-                    d: self.dst(op(0)?)?,
-                    p: Dst::Sink,
-                    a: self.src(op(1)?)?,
-                    b: Src::Imm(0),
-                    c: Src::Imm(0),
-                    mask: Some(self.src(op(2)?)?),
-                }
-            }
-            "elect" => {
-                let (d, p) = match op(0)? {
-                    Op::Pair(a, b) => (self.dst(a)?, self.dst(b)?),
-                    o => (self.dst(o)?, Dst::Sink),
-                };
-                Exec::Warp {
-                    op: WarpOp::Elect,
-                    d,
-                    p,
-                    a: Src::Imm(0),
-                    b: Src::Imm(0),
-                    c: Src::Imm(0),
-                    mask: Some(self.src(op(1)?)?),
-                }
-            }
-            "prefetch" | "prefetchu" | "applypriority" => Exec::Nop,
-            "discard" => {
-                let size = match op(1)? {
-                    Op::Imm(v) => *v,
-                    _ => return None,
-                };
-                Exec::Discard {
-                    addr: self.addr(op(0)?)?,
-                    size,
-                }
-            }
-            "isspacep" => Exec::Isspacep {
-                space: space_of(mods),
-                d: self.dst(op(0)?)?,
-                a: self.src(op(1)?)?,
-            },
-            "alloca" => Exec::Alloca {
-                d: self.dst(op(0)?)?,
-                size: self.src(op(1)?)?,
-                align: match op(2) {
-                    Some(Op::Imm(v)) => (*v).max(1),
-                    Some(_) => return None,
-                    None => 8,
-                },
-            },
-            "stacksave" => Exec::StackSave {
-                d: self.dst(op(0)?)?,
-            },
-            "stackrestore" => Exec::StackRestore {
-                a: self.src(op(0)?)?,
-            },
-            _ => return None,
-        })
+            "activemask" | "vote" | "shfl" | "match" | "redux" | "elect" => self.decode_warp(inst),
+            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" => self.decode_matrix(inst),
+            _ => None,
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 //! The loop is compiled twice, for the baseline CPU and with AVX2+FMA, and picks one at run
 //! time.
 
+use super::isa::warp::shfl_lane;
 use super::*;
 use crate::memory::Span;
 use ptxvm_fp::Rnd;

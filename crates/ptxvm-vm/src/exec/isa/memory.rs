@@ -1,0 +1,682 @@
+//! Memory: `ld`/`ldu`, `st`, `atom`/`red`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
+//! `cp.async.mbarrier.arrive`), `mapa`, `getctarank`, `createpolicy`, `prefetch`, `discard`,
+//! `isspacep`, `alloca`, `stacksave`/`stackrestore`.
+//!
+//! Decoding (`Dx::decode_memory`, called by `program.rs`) and the reference engine's
+//! execution (`Cta::exec_memory`).
+
+use crate::exec::*;
+use ptxvm_ir::ir::{self, Op};
+use ptxvm_ir::types::Space;
+
+impl Dx<'_> {
+    /// Decodes the memory family's instructions (`None`: a form the engines do not run).
+    pub(crate) fn decode_memory(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let op = |k: usize| ops.get(k);
+        Some(match inst.opcode {
+            "ld" | "ldu" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if t == Type::B128 {
+                    return None;
+                }
+                let ds = match op(0)? {
+                    Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
+                    o => vec![self.dst(o)?],
+                };
+                Exec::Ld {
+                    space: space_of(mods),
+                    ty: t,
+                    ds,
+                    addr: self.addr(op(1)?)?,
+                }
+            }
+            "st" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if t == Type::B128 {
+                    return None;
+                }
+                let srcs = match op(1)? {
+                    Op::Vector(v) => v
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?,
+                    o => vec![self.fsrc(o, t)?],
+                };
+                Exec::St {
+                    space: space_of(mods),
+                    ty: t,
+                    srcs,
+                    addr: self.addr(op(0)?)?,
+                }
+            }
+            "atom" | "red" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if mods
+                    .iter()
+                    .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
+                    || t == Type::B128
+                    || (crate::ops::half::is_half(t) && !has(".add"))
+                {
+                    return None;
+                }
+                let aop = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".add" => AtomOp::Add,
+                        ".min" => AtomOp::Min,
+                        ".max" => AtomOp::Max,
+                        ".inc" => AtomOp::Inc,
+                        ".dec" => AtomOp::Dec,
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        ".exch" => AtomOp::Exch,
+                        ".cas" => AtomOp::Cas,
+                        _ => return None,
+                    })
+                })?;
+                let (d, rest) = if inst.opcode == "atom" {
+                    (self.dst(op(0)?)?, 1)
+                } else {
+                    (Dst::Sink, 0)
+                };
+                let addr = self.addr(op(rest)?)?;
+                let b = self.fsrc(op(rest + 1)?, t)?;
+                let c = match op(rest + 2) {
+                    Some(o) => self.fsrc(o, t)?,
+                    None => Src::Imm(0),
+                };
+                Exec::Atom {
+                    space: space_of(mods),
+                    op: aop,
+                    ty: t,
+                    d,
+                    addr,
+                    b,
+                    c,
+                }
+            }
+            "cp" if has(".async") && has(".mbarrier") && has(".arrive") => Exec::MBar {
+                op: MBarOp::CpAsyncArrive {
+                    noinc: has(".noinc"),
+                },
+                space: space_of(mods),
+                addr: self.addr(op(0)?)?,
+                d: Dst::Sink,
+                a: Src::Imm(1),
+            },
+            "cp" if has(".async")
+                && has(".bulk")
+                && !has(".tensor")
+                && !has(".multicast::cluster")
+                && !has(".cp_mask")
+                && !has(".prefetch") =>
+            {
+                if has(".commit_group") || has(".wait_group") {
+                    Exec::Fence
+                } else {
+                    // Spaces in order: destination first (`.shared::cluster.global`).
+                    let spaces: Vec<MemSpace> = mods
+                        .iter()
+                        .filter(|m| Space::from_dot(m).is_some())
+                        .map(|m| space_of(&[m]))
+                        .collect();
+                    let (dst_space, src_space) = (*spaces.first()?, *spaces.get(1)?);
+                    Exec::CpBulk {
+                        dst: self.addr(op(0)?)?,
+                        dst_space,
+                        src: self.addr(op(1)?)?,
+                        src_space,
+                        size: self.src(op(2)?)?,
+                        mbar: if has(".mbarrier::complete_tx::bytes") {
+                            Some(self.addr(op(3)?)?)
+                        } else {
+                            None
+                        },
+                    }
+                }
+            }
+            "cp" if has(".async") && has(".bulk") && has(".prefetch") && !has(".tensor") => {
+                Exec::Fence
+            }
+            "mapa" => Exec::Mapa {
+                d: self.dst(op(0)?)?,
+                a: self.src(op(1)?)?,
+                rank: self.src(op(2)?)?,
+            },
+            // Cache-eviction policies only steer caches: an opaque value (the `.cvt.L2` form
+            // passes its operand through) that every `.L2::cache_hint` access ignores.
+            "createpolicy" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: if has(".cvt") {
+                    self.src(op(1)?)?
+                } else {
+                    Src::Imm(0x0ca0_0000_0000_0000)
+                },
+                bits: 64,
+            },
+            "getctarank" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: Src::Imm(0),
+                bits: 32,
+            },
+            "cp" if has(".async")
+                && (has(".commit_group") || has(".wait_group") || has(".wait_all")) =>
+            {
+                Exec::Fence
+            }
+            "cp" if has(".async") && !has(".bulk") && !has(".mbarrier") => {
+                let size = match op(2)? {
+                    Op::Imm(n) if matches!(*n, 4 | 8 | 16) => *n as u32,
+                    _ => return None,
+                };
+                let (mut src_size, mut ignore) = (None, None);
+                match op(3) {
+                    Some(Op::Pred { .. }) => ignore = Some(self.src(op(3)?)?),
+                    Some(o) if !has(".L2::cache_hint") || ops.len() == 5 => {
+                        src_size = Some(self.src(o)?)
+                    }
+                    _ => {}
+                }
+                Exec::CpAsync {
+                    dst: self.addr(op(0)?)?,
+                    src: self.addr(op(1)?)?,
+                    size,
+                    src_size,
+                    ignore,
+                }
+            }
+            "prefetch" | "prefetchu" | "applypriority" => Exec::Nop,
+            "discard" => {
+                let size = match op(1)? {
+                    Op::Imm(v) => *v,
+                    _ => return None,
+                };
+                Exec::Discard {
+                    addr: self.addr(op(0)?)?,
+                    size,
+                }
+            }
+            "isspacep" => Exec::Isspacep {
+                space: space_of(mods),
+                d: self.dst(op(0)?)?,
+                a: self.src(op(1)?)?,
+            },
+            "alloca" => Exec::Alloca {
+                d: self.dst(op(0)?)?,
+                size: self.src(op(1)?)?,
+                align: match op(2) {
+                    Some(Op::Imm(v)) => (*v).max(1),
+                    Some(_) => return None,
+                    None => 8,
+                },
+            },
+            "stacksave" => Exec::StackSave {
+                d: self.dst(op(0)?)?,
+            },
+            "stackrestore" => Exec::StackRestore {
+                a: self.src(op(0)?)?,
+            },
+            _ => return None,
+        })
+    }
+}
+
+impl Cta<'_> {
+    /// Runs one thread's step of a memory-family instruction (the reference engine's step).
+    pub(in crate::exec) fn exec_memory(
+        &mut self,
+        t: usize,
+        inst: &DInst,
+        mem: &AddressSpace,
+        budget: &mut Budget,
+    ) -> Result<(), Box<Fault>> {
+        let next = self.threads[t].pc + 1;
+        match &inst.exec {
+            Exec::Nop => {}
+            Exec::Discard { addr, size } => {
+                let (sp, at) = self.resolve(t, MemSpace::Global, *addr);
+                let n = (*size).min(4096) as usize;
+                let zeros = vec![0u8; n];
+                self.store(t, sp, at, &zeros, mem)?;
+            }
+            Exec::Isspacep { space, d, a } => {
+                let a = self.src(t, *a);
+                let in_shared = (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a);
+                let in_local = (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&a);
+                let in_param = param_of_generic(a).is_some();
+                let r = match space {
+                    MemSpace::Shared => in_shared,
+                    MemSpace::Local => in_local,
+                    MemSpace::Global => !in_shared && !in_local && !in_param && mem.contains(a),
+                    MemSpace::Const => {
+                        !in_shared && !in_local && !in_param && mem.contains(a) && mem.is_const(a)
+                    }
+                    MemSpace::Param => in_param,
+                    MemSpace::Generic => true,
+                };
+                self.write(t, *d, r as u64);
+            }
+            Exec::Alloca { d, size, align } => {
+                let size = self.src(t, *size);
+                let th = &self.threads[t];
+                let al = (*align).clamp(1, 1 << 23);
+                let base = (th.local_sp as u64).div_ceil(al) * al;
+                let end = base.checked_add(size);
+                match end {
+                    Some(e) if self.stack_fits(t, e, self.threads[t].param_sp as u64, 0) => {
+                        let th = &mut self.threads[t];
+                        th.local.reserve(e as u32);
+                        th.local_sp = e as u32;
+                        self.write(t, *d, base);
+                    }
+                    _ => {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::StackOverflow,
+                            format!(
+                                "alloca of {size} bytes exhausts the stack ({} bytes of local memory per thread, --local-memory)",
+                                self.launch.local_size
+                            ),
+                        ));
+                    }
+                }
+            }
+            Exec::StackSave { d } => {
+                let sp = self.threads[t].local_sp as u64;
+                self.write(t, *d, sp);
+            }
+            Exec::StackRestore { a } => {
+                let v = self.src(t, *a);
+                let th = &self.threads[t];
+                let floor = th.frames.last().map_or(0, |f| f.local_base) as u64;
+                if v < floor || v > th.local.len() as u64 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::StackOverflow,
+                        format!(
+                            "stackrestore to {v:#x}, outside the current frame's stack ({floor:#x}..{:#x})",
+                            th.local.len()
+                        ),
+                    ));
+                }
+                self.threads[t].local_sp = v as u32;
+            }
+            Exec::Ld {
+                space,
+                ty,
+                ds,
+                addr,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 128];
+                let n = w * ds.len();
+                if n > buf.len() {
+                    return Err(self.unsupported(t, "ld wider than 128 bytes"));
+                }
+                self.load(t, sp, at, &mut buf[..n], mem)?;
+                for (k, d) in ds.iter().enumerate() {
+                    let mut v = 0u64;
+                    for (j, byte) in buf[k * w..k * w + w.min(8)].iter().enumerate() {
+                        v |= (*byte as u64) << (8 * j);
+                    }
+                    if ty.class() == Class::Signed {
+                        v = sext(v, ty.bits());
+                    }
+                    self.write(t, *d, v);
+                }
+            }
+            Exec::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 128];
+                let n = w * srcs.len();
+                if n > buf.len() {
+                    return Err(self.unsupported(t, "st wider than 128 bytes"));
+                }
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.src(t, *s);
+                    buf[k * w..k * w + w.min(8)].copy_from_slice(&v.to_le_bytes()[..w.min(8)]);
+                }
+                self.store(t, sp, at, &buf[..n], mem)?;
+            }
+            Exec::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let (b, c) = (self.src(t, *b), self.src(t, *c));
+                let old = self.atomic(t, sp, at, *op, *ty, b, c, mem)?;
+                self.write(t, *d, old);
+            }
+            Exec::CpAsync {
+                dst,
+                src,
+                size,
+                src_size,
+                ignore,
+            } => {
+                let n = *size as usize;
+                let mut read = match src_size {
+                    Some(s) => (self.src(t, *s) as usize).min(n),
+                    None => n,
+                };
+                if ignore.is_some_and(|p| self.src(t, p) != 0) {
+                    read = 0;
+                }
+                let mut buf = [0u8; 16];
+                let (ss, sa) = self.resolve(t, MemSpace::Global, *src);
+                if read > 0 {
+                    // Alignment is the copy size's; a partial read keeps the source address.
+                    if !sa.is_multiple_of(n as u64) {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Misaligned,
+                            format!("misaligned cp.async source {sa:#x} for a {n}-byte copy"),
+                        ));
+                    }
+                    self.load(t, ss, sa, &mut buf[..read], mem)?;
+                }
+                let (ds, da) = self.resolve(t, MemSpace::Shared, *dst);
+                self.store(t, ds, da, &buf[..n], mem)?;
+            }
+            Exec::CpBulk {
+                dst,
+                dst_space,
+                src,
+                src_space,
+                size,
+                mbar,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let (ss, sa) = self.resolve(t, *src_space, *src);
+                let (ds, da) = self.resolve(t, *dst_space, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                // The copy is work: it costs its bytes before it starts.
+                self.charge_work(t, budget, n)?;
+                // In 16-byte pieces (each access is checked at its own natural alignment).
+                let mut piece = [0u8; 16];
+                for off in (0..n).step_by(16) {
+                    self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
+                    self.store(t, ds, da.wrapping_add(off), &piece, mem)?;
+                }
+                if let Some(m) = mbar {
+                    let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
+                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
+            Exec::Mapa { d, a, rank } => {
+                let r = self.src(t, *rank) & 0xffff_ffff;
+                if r != 0 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "mapa to CTA rank {r}: the cluster has one CTA (rank 0); ptxvm runs 1x1x1 clusters"
+                        ),
+                    ));
+                }
+                let v = self.src(t, *a);
+                self.write(t, *d, v);
+            }
+            other => return Err(self.misrouted(t, other)),
+        }
+        self.threads[t].pc = next;
+        Ok(())
+    }
+
+    /// Resolves an address operand to (space, address) for thread `t`.
+    pub(in crate::exec) fn resolve(&self, t: usize, space: MemSpace, a: Addr) -> (MemSpace, u64) {
+        let (base_space, addr) = match a {
+            Addr::Reg(r, off) => (space, self.reg(t, r).wrapping_add(off as u64)),
+            Addr::Abs(off) => (space, off as u64),
+            Addr::Var(loc, off) => {
+                let s = match loc {
+                    VarLoc::Global(_) => {
+                        if space == MemSpace::Const {
+                            MemSpace::Const
+                        } else {
+                            MemSpace::Global
+                        }
+                    }
+                    VarLoc::Shared(_) => MemSpace::Shared,
+                    VarLoc::Local(_) => MemSpace::Local,
+                    VarLoc::KernelParam(_) | VarLoc::FrameParam(_) => MemSpace::Param,
+                };
+                let kernel_param = matches!(loc, VarLoc::KernelParam(_));
+                let addr = self.var_addr(t, loc).wrapping_add(off as u64);
+                if kernel_param {
+                    return (MemSpace::Param, addr | KPARAM_TAG);
+                }
+                (s, addr)
+            }
+        };
+        if base_space == MemSpace::Generic {
+            if (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&addr) {
+                return (MemSpace::Shared, addr - SHARED_WINDOW);
+            }
+            if (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&addr) {
+                return (MemSpace::Local, addr - LOCAL_WINDOW);
+            }
+            if let Some(p) = param_of_generic(addr) {
+                return (MemSpace::Param, p);
+            }
+            return (MemSpace::Global, addr);
+        }
+        (base_space, addr)
+    }
+
+    pub(in crate::exec) fn access_fault(
+        &self,
+        t: usize,
+        what: &str,
+        space: MemSpace,
+        addr: u64,
+        len: usize,
+        e: AccessError,
+    ) -> Box<Fault> {
+        let (kind, msg) = fault_of(e);
+        // Addresses in the first page are almost always a null pointer plus a field offset.
+        let null = if matches!(space, MemSpace::Global | MemSpace::Generic) && addr < 4096 {
+            format!(" (null pointer dereference: {len}-byte {what} at {addr:#x})")
+        } else {
+            String::new()
+        };
+        self.fault(
+            t,
+            kind,
+            format!("invalid {} {what}{null}: {msg}", space_name(space)),
+        )
+    }
+
+    pub(in crate::exec) fn load(
+        &self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        buf: &mut [u8],
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let len = buf.len();
+        if len.is_power_of_two() && !(addr & !KPARAM_TAG).is_multiple_of(len as u64) {
+            return Err(self.misaligned(t, space, addr, len, "read", mem));
+        }
+        let r = match space {
+            MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read_guest(addr, buf),
+            MemSpace::Shared => slice_read(&self.shared, addr, buf, "shared memory"),
+            MemSpace::Local => self.threads[t].local.read(addr, buf),
+            MemSpace::Param => {
+                if addr & KPARAM_TAG != 0 {
+                    slice_read(
+                        &self.launch.params,
+                        addr & !KPARAM_TAG,
+                        buf,
+                        "kernel parameters",
+                    )
+                } else {
+                    slice_read(&self.threads[t].params, addr, buf, "parameter space")
+                }
+            }
+        };
+        r.map_err(|e| self.access_fault(t, "read", space, addr, len, e))
+    }
+
+    pub(in crate::exec) fn store(
+        &mut self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        data: &[u8],
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let len = data.len();
+        if len.is_power_of_two() && !addr.is_multiple_of(len as u64) {
+            return Err(self.misaligned(t, space, addr, len, "write", mem));
+        }
+        let r = match space {
+            MemSpace::Global | MemSpace::Generic => mem.write_guest(addr, data),
+            MemSpace::Const => Err(AccessError::ReadOnly("constant memory is read-only".into())),
+            MemSpace::Shared => slice_write(&mut self.shared, addr, data, "shared memory"),
+            MemSpace::Local => {
+                let grid = self.grid;
+                let mut added = 0u64;
+                let r = self.threads[t].local.write(addr, data, &mut |n| {
+                    if grid.charge(n) {
+                        added += n;
+                        Ok(())
+                    } else {
+                        Err(AccessError::OutOfMemory(format!(
+                            "out of interpreter memory: a page of local memory does not fit in the launch's budget of {} bytes, which the CTAs in flight hold (--launch-memory)",
+                            grid.mem_limit
+                        )))
+                    }
+                });
+                self.charged += added;
+                r
+            }
+            MemSpace::Param => {
+                if addr & KPARAM_TAG != 0 {
+                    Err(AccessError::ReadOnly(
+                        "kernel parameters are read-only".into(),
+                    ))
+                } else {
+                    slice_write(&mut self.threads[t].params, addr, data, "parameter space")
+                }
+            }
+        };
+        r.map_err(|e| self.access_fault(t, "write", space, addr, len, e))
+    }
+
+    /// `atom`/`red` of thread `t` at a resolved address: global memory through the host's
+    /// atomic instructions (atomic across CTAs and streams), shared and local memory (private
+    /// to this CTA or thread, which one host thread runs) by a read and a write. Returns the
+    /// old value.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::exec) fn atomic(
+        &mut self,
+        t: usize,
+        sp: MemSpace,
+        at: u64,
+        op: AtomOp,
+        ty: Type,
+        b: u64,
+        c: u64,
+        mem: &AddressSpace,
+    ) -> Result<u64, Box<Fault>> {
+        let w = ty.bytes() as usize;
+        if matches!(sp, MemSpace::Global | MemSpace::Generic) {
+            if !at.is_multiple_of(w as u64) {
+                return Err(self.misaligned(t, sp, at, w, "read", mem));
+            }
+            return match mem.atomic_rmw(at, w, |old| atom_op(op, ty, old as u64, b, c) as u128) {
+                Ok(old) => Ok(old as u64),
+                Err((e, write)) => {
+                    Err(self.access_fault(t, if write { "write" } else { "read" }, sp, at, w, e))
+                }
+            };
+        }
+        let mut buf = [0u8; 8];
+        self.load(t, sp, at, &mut buf[..w], mem)?;
+        let old = u64::from_le_bytes(buf);
+        let new = atom_op(op, ty, old, b, c);
+        self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
+        Ok(old)
+    }
+
+    /// The fault of a misaligned access.
+    pub(in crate::exec) fn misaligned(
+        &self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        len: usize,
+        what: &str,
+        mem: &AddressSpace,
+    ) -> Box<Fault> {
+        self.fault(
+            t,
+            FaultKind::Misaligned,
+            format!(
+                "misaligned {} {what} of {len} bytes at {addr:#x}{}",
+                space_name(space),
+                where_in(space, addr, mem)
+            ),
+        )
+    }
+
+    /// Reads guest memory at a generic address for the builtins (no alignment rule).
+    pub(in crate::exec) fn read_generic(
+        &self,
+        t: usize,
+        addr: u64,
+        buf: &mut [u8],
+        mem: &AddressSpace,
+    ) -> Result<(), String> {
+        let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
+        let r = match sp {
+            MemSpace::Shared => slice_read(&self.shared, a, buf, "shared memory"),
+            MemSpace::Local => self.threads[t].local.read(a, buf),
+            MemSpace::Param if a & KPARAM_TAG != 0 => slice_read(
+                &self.launch.params,
+                a & !KPARAM_TAG,
+                buf,
+                "kernel parameters",
+            ),
+            MemSpace::Param => slice_read(&self.threads[t].params, a, buf, "parameter space"),
+            _ => mem.read_guest(a, buf),
+        };
+        r.map_err(|e| e.message().to_string())
+    }
+
+    pub(in crate::exec) fn read_cstr(
+        &self,
+        t: usize,
+        addr: u64,
+        mem: &AddressSpace,
+    ) -> Result<String, String> {
+        let mut read = |a: u64, b: &mut [u8]| self.read_generic(t, a, b, mem);
+        let v = crate::ops::printf::read_cstr(&mut read, addr, crate::ops::printf::MAX_STR)?;
+        Ok(String::from_utf8_lossy(&v).into_owned())
+    }
+}
