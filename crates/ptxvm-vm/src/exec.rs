@@ -45,7 +45,9 @@ const NBAR: usize = 17;
 const CLUSTER_BAR: usize = 16;
 /// Consecutive backward branches after which a group yields to its warp's other groups.
 pub const SPIN_YIELD: u32 = 64;
-/// Instructions a warp runs before the next warp of its CTA gets a turn.
+/// Instructions a warp runs before the next warp of its CTA gets a turn; the turn ends at the
+/// first yield point after them ([`crate::program::yield_points`]: a branch or branch
+/// target), so compiled blocks run whole.
 const QUANTUM: u32 = 256;
 /// Maximum call depth per thread.
 const MAX_DEPTH: usize = 1024;
@@ -960,14 +962,13 @@ impl<'a> Cta<'a> {
                     continue;
                 }
                 let mut n = 0;
-                while n < QUANTUM {
-                    match self.step_warp(w, mem, stats, budget)? {
-                        true => {
-                            progressed = true;
-                            n += 1;
-                        }
-                        false => break,
+                while let Some(g) = self.select(w) {
+                    if n >= QUANTUM && self.yields_at(&g) {
+                        break;
                     }
+                    self.step_group(w, g, mem, stats, budget)?;
+                    progressed = true;
+                    n += 1;
                 }
             }
             if self.live.iter().all(|&m| m == 0) {
@@ -1050,22 +1051,15 @@ impl<'a> Cta<'a> {
         )
     }
 
-    /// Runs one instruction for one group of warp `w`. Returns false when the warp has no
-    /// runnable thread.
-    fn step_warp(
-        &mut self,
-        w: u32,
-        mem: &AddressSpace,
-        stats: &mut Stats,
-        budget: &mut Budget,
-    ) -> Result<bool, Box<Fault>> {
-        match self.select(w) {
-            Some(g) => {
-                self.step_group(w, g, mem, stats, budget)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+    /// Whether a warp's turn may end before group `g` runs: it has run [`QUANTUM`]
+    /// instructions and `g` is at a yield point ([`crate::program::yield_points`]).
+    #[inline(always)]
+    fn yields_at(&self, g: &Group) -> bool {
+        self.prog.funcs[g.func as usize]
+            .yields
+            .get(g.pc as usize)
+            .copied()
+            .unwrap_or(true)
     }
 
     /// The function thread `t` is in (the kernel at call depth 1, without reading the frame).

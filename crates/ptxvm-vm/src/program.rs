@@ -789,6 +789,9 @@ pub struct FuncCode {
     /// Registers of the warp register file's banks: 32-bit, 64-bit, predicates.
     pub banks: [u32; 3],
     pub code: Vec<DInst>,
+    /// Per PC (and one past the end), whether a warp's turn may end there: the function's
+    /// entry, every branch target and the instruction after every branch ([`yield_points`]).
+    pub yields: Vec<bool>,
     /// Bytes of `.local` variables per activation.
     pub local_size: u32,
     /// Bytes of the parameter area per activation (own params, rets, call `.param`s).
@@ -1362,7 +1365,33 @@ fn decode_func(
             loc,
         });
     }
+    fc.yields = yield_points(&fc.code);
     Ok(fc)
+}
+
+/// The PCs at which a warp's turn may end once it has run its quantum (the same in every
+/// engine, so they interleave warps alike): PC 0, the targets of `bra` and `brx.idx`, and the
+/// instruction after each. Every loop passes one, so a turn always ends; the JIT's native
+/// blocks start at every one of them, so they can run whole blocks and still stop where the
+/// interpreters do.
+pub fn yield_points(code: &[DInst]) -> Vec<bool> {
+    let n = code.len();
+    let mut y = vec![false; n + 1];
+    y[0] = true;
+    for (pc, i) in code.iter().enumerate() {
+        let targets: &[u32] = match &i.exec {
+            Exec::Bra { target } => std::slice::from_ref(target),
+            Exec::BrxIdx { targets, .. } => targets,
+            _ => continue,
+        };
+        for &t in targets {
+            if let Some(v) = y.get_mut(t as usize) {
+                *v = true;
+            }
+        }
+        y[pc + 1] = true;
+    }
+    y
 }
 
 pub(crate) fn rnd_of(mods: &[&str]) -> Option<ptxvm_fp::Rnd> {

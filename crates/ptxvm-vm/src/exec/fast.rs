@@ -236,9 +236,13 @@ fn narrow(ty: Type) -> bool {
     ty.bits() <= 32
 }
 
+/// Budget steps native code may take per entry: more than a quantum, so blocks that run
+/// past the quantum to the next yield point fit.
+const JIT_ROOM: u64 = 4 * QUANTUM as u64;
+
 impl Cta<'_> {
-    /// Runs up to [`QUANTUM`] instructions of warp `w` with the warp engine. Returns whether
-    /// any ran.
+    /// Runs a turn of warp `w` with the warp engine: [`QUANTUM`] instructions, then on to the
+    /// next yield point. Returns whether any ran.
     pub(super) fn run_quantum_fast(
         &mut self,
         w: u32,
@@ -313,7 +317,7 @@ impl Cta<'_> {
             c64: [0; 32],
         };
         let jit = self.jit.clone();
-        while n < QUANTUM {
+        loop {
             let (g, mut spin) = match cur.take() {
                 Some(c) => c,
                 None => match self.select(w) {
@@ -321,15 +325,20 @@ impl Cta<'_> {
                     None => break,
                 },
             };
+            if n >= QUANTUM && self.yields_at(&g) {
+                cur = Some((g, spin));
+                break;
+            }
             if g.depth == 1 {
                 // Native code, where the kernel compiled from here.
                 if let Some(code) = &jit
                     && code.starts_at(g.pc)
                 {
-                    let room = budget.reserve((QUANTUM - n) as u64);
+                    let room = budget.reserve(JIT_ROOM);
+                    let quantum = QUANTUM.saturating_sub(n) as u64;
                     if room > 0
                         && let Some((ran, exit, pc)) =
-                            self.jit_run(code, w, &g, &mut spin, room, stats, mem)
+                            self.jit_run(code, w, &g, &mut spin, room, quantum, stats, mem)
                     {
                         budget.consume(ran);
                         n += ran as u32;

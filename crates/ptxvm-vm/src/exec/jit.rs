@@ -48,8 +48,11 @@ pub(super) struct JitCtx {
     act: u32,
     /// The lowest PC of the warp's other ready threads (see `Group::others`).
     others: u32,
-    /// Warp instructions the code may still run (the quantum's and the budget's rest).
+    /// Warp instructions the code may still run (the launch budget's rest it reserved).
     room: u64,
+    /// The turn's quantum is used up once `room` is down to this: the code then stops at the
+    /// next yield point (see [`crate::program::yield_points`]).
+    yield_below: u64,
     /// Thread instructions run (active lanes, summed).
     thread_insts: u64,
     /// The group's spin state (see `fast::Spin`): in and out.
@@ -173,6 +176,7 @@ impl Cta<'_> {
         g: &Group,
         spin: &mut super::fast::Spin,
         room: u64,
+        quantum: u64,
         stats: &mut Stats,
         mem: &AddressSpace,
     ) -> Option<(u64, u32, u32)> {
@@ -184,6 +188,7 @@ impl Cta<'_> {
             act: g.mask,
             others: g.others,
             room,
+            yield_below: room.saturating_sub(quantum),
             thread_insts: 0,
             spin_max: spin.max,
             spin_taken: spin.taken,
@@ -552,17 +557,12 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     if !ok.iter().any(|&x| x) {
         return Err(NoJit(NOTHING_COMPILES.into()));
     }
-    // Block starts: PC 0, branch targets, after a branch, and compiled instructions after
-    // one that is not.
-    let mut start = vec![false; n + 1];
+    // Block starts: the yield points (PC 0, branch targets, after a branch), and compiled
+    // instructions after one that is not.
+    let mut start = f.yields.clone();
+    start.resize(n + 1, false);
     start[0] = true;
-    for (pc, i) in f.code.iter().enumerate() {
-        if let Exec::Bra { target } = i.exec {
-            if (target as usize) < n {
-                start[target as usize] = true;
-            }
-            start[pc + 1] = true;
-        }
+    for pc in 0..n {
         if !ok[pc] {
             start[pc] = true;
             start[pc + 1] = true;
@@ -1026,7 +1026,13 @@ impl Gen<'_, '_> {
         let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
         let last = self.b.ins().iconst(I32, (e - 1) as i64);
         let clear = self.b.ins().icmp(IntCC::UnsignedGreaterThan, others, last);
-        let go = self.b.ins().band(enough, clear);
+        let mut go = self.b.ins().band(enough, clear);
+        if self.f.yields.get(s as usize).copied().unwrap_or(false) {
+            // A yield point: the turn ends here once its quantum is used up.
+            let below = self.b.ins().load(I64, TRUSTED, self.ctx, off!(yield_below));
+            let turn = self.b.ins().icmp(IntCC::UnsignedGreaterThan, room, below);
+            go = self.b.ins().band(go, turn);
+        }
         let body = self.b.create_block();
         let out = self.b.create_block();
         self.b.ins().brif(go, body, &[], out, &[]);
