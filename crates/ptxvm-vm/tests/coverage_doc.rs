@@ -1,4 +1,4 @@
-//! `docs/coverage.md` is what `cargo run -p ptxvm-vm --example coverage` prints now: the
+//! `docs/coverage.md` is what `cargo run --release -p ptxvm-vm --example coverage` prints now: the
 //! instruction table, the fixture corpus and the decoder have not moved on without it.
 
 use std::path::Path;
@@ -25,6 +25,6 @@ fn coverage_doc_is_fresh() {
     };
     assert!(
         strip(&want) == strip(&have),
-        "docs/coverage.md is stale: regenerate it with `cargo run -p ptxvm-vm --example coverage > docs/coverage.md`"
+        "docs/coverage.md is stale: regenerate it with `cargo run --release -p ptxvm-vm --example coverage > docs/coverage.md`"
     );
 }

@@ -336,6 +336,11 @@ enum Pieces {
 struct Regs {
     vals: HashMap<RegSlot, Pieces>,
     dirty: Vec<RegSlot>,
+    /// 32-bit registers whose cached value is an `f32` result not yet NaN-canonicalised
+    /// (the same bits but for a NaN's payload and sign): float arithmetic reads them as they
+    /// are, since a NaN operand gives a NaN whatever its payload; every other reader and
+    /// every store canonicalises first ([`Gen::get`], [`Gen::store_dirty`]).
+    raw: Vec<RegSlot>,
 }
 
 struct Gen<'f, 'b> {
@@ -355,6 +360,10 @@ struct Gen<'f, 'b> {
     /// Set when an operand was not of the bank `compiles` promised (then the kernel is
     /// not compiled at all).
     bad: bool,
+    /// Which registers are live where ([`Live`]; `None`: every register everywhere).
+    live: Option<Live>,
+    /// The register of each slot.
+    slot_reg: HashMap<RegSlot, u32>,
 }
 
 /// Flags of the code's own memory accesses (register banks, the context): valid addresses,
@@ -521,6 +530,214 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
     }
 }
 
+/// Which registers are live before each PC: for the native code's register stores, which
+/// skip a register no path from the PC where the code leaves (or makes an access) reads
+/// before writing it again. A backward dataflow over the kernel's instructions, exact for
+/// the instructions the JIT compiles ([`reg_io`]); every other instruction counts as reading
+/// every register, and the registers a warp-collective or matrix instruction reads (it reads
+/// other lanes', which may be on another path) are live everywhere. So a register is
+/// skipped only where no instruction of any engine can read its value.
+struct Live {
+    words: usize,
+    n: usize,
+    /// `(n + 1) * words` words: row `pc` is the set live before `pc` (row `n`, the end, is
+    /// empty).
+    bits: Vec<u64>,
+}
+
+/// Liveness sets larger than this (bits) are not computed: every register counts as live.
+const MAX_LIVE_BITS: usize = 1 << 26;
+
+impl Live {
+    fn of(f: &FuncCode) -> Option<Live> {
+        let n = f.code.len();
+        let nregs = f.reg_slots.len();
+        let words = nregs.div_ceil(64).max(1);
+        if (n + 1).checked_mul(words)?.checked_mul(64)? > MAX_LIVE_BITS {
+            return None;
+        }
+        let set = |v: &mut [u64], r: u32| {
+            if let Some(w) = v.get_mut(r as usize / 64) {
+                *w |= 1 << (r % 64);
+            }
+        };
+        let mut always = vec![0u64; words];
+        let mut uses = vec![0u64; n * words];
+        let mut defs = vec![0u64; n * words];
+        let mut all = vec![false; n];
+        for (pc, inst) in f.code.iter().enumerate() {
+            let row = pc * words..(pc + 1) * words;
+            match &inst.exec {
+                Exec::Warp { a, b, c, mask, .. } => {
+                    for s in [Some(a), Some(b), Some(c), mask.as_ref()]
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Src::Reg(r) | Src::Pred(r, _) = s {
+                            set(&mut always, *r);
+                        }
+                    }
+                }
+                Exec::Matrix { srcs, addr, .. } => {
+                    for s in srcs {
+                        if let Src::Reg(r) | Src::Pred(r, _) = s {
+                            set(&mut always, *r);
+                        }
+                    }
+                    if let Some((_, Addr::Reg(r, _))) = addr {
+                        set(&mut always, *r);
+                    }
+                }
+                _ => {}
+            }
+            match reg_io(inst) {
+                Some((u, d)) => {
+                    for r in u {
+                        set(&mut uses[row.clone()], r);
+                    }
+                    for r in d {
+                        set(&mut defs[row.clone()], r);
+                    }
+                }
+                None => all[pc] = true,
+            }
+        }
+        let succ = |pc: usize| -> Vec<usize> {
+            let guarded = f.code[pc].guard.is_some();
+            let mut v: Vec<usize> = match &f.code[pc].exec {
+                Exec::Bra { target } => vec![*target as usize],
+                Exec::BrxIdx { targets, .. } => targets.iter().map(|&t| t as usize).collect(),
+                Exec::Ret | Exec::Exit | Exec::Trap => Vec::new(),
+                _ => vec![pc + 1],
+            };
+            if guarded {
+                v.push(pc + 1);
+            }
+            v.retain(|&t| t <= n);
+            v
+        };
+        let succs: Vec<Vec<usize>> = (0..n).map(succ).collect();
+        let mut bits = vec![0u64; (n + 1) * words];
+        let mut out = vec![0u64; words];
+        loop {
+            let mut changed = false;
+            for pc in (0..n).rev() {
+                let row = pc * words..(pc + 1) * words;
+                let new: Vec<u64> = if all[pc] {
+                    vec![u64::MAX; words]
+                } else {
+                    out.iter_mut().for_each(|w| *w = 0);
+                    for &t in &succs[pc] {
+                        for k in 0..words {
+                            out[k] |= bits[t * words + k];
+                        }
+                    }
+                    (0..words)
+                        .map(|k| uses[row.start + k] | (out[k] & !defs[row.start + k]) | always[k])
+                        .collect()
+                };
+                if bits[row.clone()] != new[..] {
+                    bits[row].copy_from_slice(&new);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        Some(Live { words, n, bits })
+    }
+
+    /// Whether register `r` is live before `pc` (true for a PC it does not know).
+    fn at(&self, pc: u32, r: u32) -> bool {
+        let pc = pc as usize;
+        if pc > self.n {
+            return true;
+        }
+        self.bits
+            .get(pc * self.words + r as usize / 64)
+            .is_none_or(|w| w >> (r % 64) & 1 != 0)
+    }
+}
+
+/// The registers an instruction the JIT compiles reads and fully writes (`None` for the
+/// others: they count as reading every register). A guarded write may not happen, so its
+/// destination counts as read, not written.
+fn reg_io(inst: &DInst) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut u = Vec::new();
+    let mut d = Vec::new();
+    let src = |s: &Src, u: &mut Vec<u32>| {
+        if let Src::Reg(r) | Src::Pred(r, _) = s {
+            u.push(*r);
+        }
+    };
+    let dst = |x: &Dst, d: &mut Vec<u32>| {
+        if let Dst::Reg(r) = x {
+            d.push(*r);
+        }
+    };
+    match &inst.exec {
+        Exec::Mov { d: x, a, .. } | Exec::Int { d: x, a, .. } => {
+            src(a, &mut u);
+            if let Exec::Int { b, .. } = &inst.exec {
+                src(b, &mut u);
+            }
+            dst(x, &mut d);
+        }
+        Exec::Mad { d: x, a, b, c, .. } | Exec::Fma { d: x, a, b, c, .. } => {
+            for s in [a, b, c] {
+                src(s, &mut u);
+            }
+            dst(x, &mut d);
+        }
+        Exec::Float { d: x, a, b, .. } | Exec::PredOp { d: x, a, b, .. } => {
+            src(a, &mut u);
+            src(b, &mut u);
+            dst(x, &mut d);
+        }
+        Exec::Setp {
+            p, q, a, b, bop, ..
+        } => {
+            src(a, &mut u);
+            src(b, &mut u);
+            if let Some((_, c)) = bop {
+                src(c, &mut u);
+            }
+            dst(p, &mut d);
+            dst(q, &mut d);
+        }
+        Exec::Selp { d: x, a, b, c, .. } => {
+            for s in [a, b, c] {
+                src(s, &mut u);
+            }
+            dst(x, &mut d);
+        }
+        Exec::Ld { ds, addr, .. } => {
+            if let Addr::Reg(r, _) = addr {
+                u.push(*r);
+            }
+            for x in ds {
+                dst(x, &mut d);
+            }
+        }
+        Exec::St { srcs, addr, .. } => {
+            if let Addr::Reg(r, _) = addr {
+                u.push(*r);
+            }
+            for s in srcs {
+                src(s, &mut u);
+            }
+        }
+        Exec::Bra { .. } => {}
+        _ => return None,
+    }
+    if let Some((p, _)) = inst.guard {
+        u.push(p);
+        u.append(&mut d);
+    }
+    Some((u, d))
+}
+
 /// The comparisons integers have.
 fn ordered(op: CmpOp) -> bool {
     matches!(
@@ -648,6 +865,13 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
             exit,
             exit_code,
             bad: false,
+            live: Live::of(f),
+            slot_reg: f
+                .reg_slots
+                .iter()
+                .enumerate()
+                .map(|(r, &sl)| (sl, r as u32))
+                .collect(),
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -796,7 +1020,32 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// A register's value, NaN-canonicalised ([`Regs::raw`]).
     fn get(&mut self, s: RegSlot) -> Pieces {
+        let p = self.get_raw(s);
+        match p {
+            Pieces::W32(v) if self.regs.raw.contains(&s) => {
+                let c = self.canon32(v);
+                self.regs.raw.retain(|&x| x != s);
+                self.regs.vals.insert(s, Pieces::W32(c));
+                Pieces::W32(c)
+            }
+            p => p,
+        }
+    }
+
+    /// NaN lanes of `f32` bits to the canonical NaN.
+    fn canon32(&mut self, v: [Value; 8]) -> [Value; 8] {
+        let canon = self.splat32(ptxvm_fp::CANONICAL_NAN_F32);
+        std::array::from_fn(|k| {
+            let f = self.b.ins().bitcast(F32X4, little(), v[k]);
+            let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+            self.b.ins().bitselect(nan, canon, v[k])
+        })
+    }
+
+    /// A register's value as cached: for float arithmetic, which may read a raw `f32`.
+    fn get_raw(&mut self, s: RegSlot) -> Pieces {
         if let Some(p) = self.regs.vals.get(&s) {
             return p.clone();
         }
@@ -816,25 +1065,37 @@ impl Gen<'_, '_> {
 
     fn set(&mut self, s: RegSlot, p: Pieces) {
         self.regs.vals.insert(s, p);
+        self.regs.raw.retain(|&x| x != s);
         if !self.regs.dirty.contains(&s) {
             self.regs.dirty.push(s);
         }
     }
 
-    /// Stores every written register, blended with the group's lanes, and forgets the
-    /// cache.
-    fn flush(&mut self) {
-        self.store_dirty();
+    /// Stores every written register that is live at `pc` (where the warp engine goes on if
+    /// the code leaves there), blended with the group's lanes, and forgets the cache.
+    fn flush(&mut self, pc: u32) {
+        self.store_dirty(pc);
         self.regs.vals.clear();
+        self.regs.raw.clear();
     }
 
-    /// Stores every written register, blended with the group's lanes; the cache keeps
-    /// their values.
-    fn store_dirty(&mut self) {
+    /// Stores every written register that is live at `pc`, blended with the group's lanes;
+    /// the cache keeps their values. A register no path from `pc` reads before writing it
+    /// again is not stored (see [`Live`]).
+    fn store_dirty(&mut self, pc: u32) {
         let dirty = std::mem::take(&mut self.regs.dirty);
         for s in dirty {
+            if let (Some(live), Some(&r)) = (&self.live, self.slot_reg.get(&s))
+                && !live.at(pc, r)
+            {
+                continue;
+            }
             let Some(p) = self.regs.vals.get(&s).cloned() else {
                 continue;
+            };
+            let p = match p {
+                Pieces::W32(_) if self.regs.raw.contains(&s) => self.get(s),
+                p => p,
             };
             let (base, off) = self.bank_addr(s);
             match p {
@@ -883,6 +1144,31 @@ impl Gen<'_, '_> {
             }
             _ => self.broken(),
         }
+    }
+
+    /// A 32-bit source for float arithmetic: possibly a raw `f32` ([`Regs::raw`]).
+    fn fsrc32(&mut self, s: &Src) -> [Value; 8] {
+        match s {
+            Src::Reg(r) => {
+                let sl = self.slot(*r);
+                match self.get_raw(sl) {
+                    Pieces::W32(v) => v,
+                    _ => self.broken(),
+                }
+            }
+            _ => self.src32(s),
+        }
+    }
+
+    /// Writes an `f32` result: raw ([`Regs::raw`]) when `raw`, else as [`Gen::put32`].
+    fn put32_f(&mut self, d: &Dst, v: [Value; 8], mask: Option<Value>, raw: bool) {
+        if !raw {
+            return self.put32(d, v, mask);
+        }
+        let Dst::Reg(r) = d else { return };
+        let s = self.slot(*r);
+        self.set(s, Pieces::W32(v));
+        self.regs.raw.push(s);
     }
 
     fn src64(&mut self, s: &Src) -> [Value; 16] {
@@ -979,7 +1265,8 @@ impl Gen<'_, '_> {
 
     /// Leaves with `EXIT_AT` at `pc` (a value).
     fn leave_at(&mut self, pc: Value) {
-        self.flush();
+        // Not a constant PC: everything written is stored.
+        self.flush(u32::MAX);
         self.b.ins().store(TRUSTED, pc, self.ctx, off!(exit_pc));
         let code = self.b.ins().iconst(I32, EXIT_AT as i64);
         self.b.def_var(self.exit_code, code);
@@ -987,7 +1274,7 @@ impl Gen<'_, '_> {
     }
 
     fn leave_const(&mut self, pc: u32, code: u32) {
-        self.flush();
+        self.flush(pc);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(TRUSTED, p, self.ctx, off!(exit_pc));
         let c = self.b.ins().iconst(I32, code as i64);
@@ -1075,7 +1362,7 @@ impl Gen<'_, '_> {
         match by_start.get(&pc) {
             Some(&k) => {
                 let out = self.b.create_block();
-                self.flush();
+                self.flush(pc);
                 self.b.ins().brif(below, out, &[], cblocks[k], &[]);
                 self.b.switch_to_block(out);
                 self.leave_const(pc, EXIT_AT);
@@ -1094,7 +1381,7 @@ impl Gen<'_, '_> {
         cblocks: &[Block],
         by_start: &HashMap<u32, usize>,
     ) {
-        self.flush();
+        self.flush(pc);
         let all = self.b.create_block();
         let not_all = self.b.create_block();
         let none = self.b.create_block();
@@ -1315,8 +1602,9 @@ impl Gen<'_, '_> {
                 b,
                 ..
             } => {
-                let (x, y) = (self.src32(a), self.src32(b));
+                let (x, y) = (self.fsrc32(a), self.fsrc32(b));
                 let _ = nan;
+                let raw = !*sat && mask.is_none();
                 let v: [Value; 8] = std::array::from_fn(|k| {
                     let p = self.f32_in(x[k], *ftz);
                     let q = self.f32_in(y[k], *ftz);
@@ -1325,9 +1613,9 @@ impl Gen<'_, '_> {
                         FOp::Sub => self.b.ins().fsub(p, q),
                         _ => self.b.ins().fmul(p, q),
                     };
-                    self.f32_out(r, *ftz, *sat)
+                    self.f32_result(r, *ftz, *sat, raw)
                 });
-                self.put32(d, v, mask);
+                self.put32_f(d, v, mask, raw);
             }
             Exec::Fma {
                 ftz,
@@ -1338,15 +1626,16 @@ impl Gen<'_, '_> {
                 c,
                 ..
             } => {
-                let (x, y, z) = (self.src32(a), self.src32(b), self.src32(c));
+                let (x, y, z) = (self.fsrc32(a), self.fsrc32(b), self.fsrc32(c));
+                let raw = !*sat && mask.is_none();
                 let v: [Value; 8] = std::array::from_fn(|k| {
                     let p = self.f32_in(x[k], *ftz);
                     let q = self.f32_in(y[k], *ftz);
                     let s = self.f32_in(z[k], *ftz);
                     let r = self.b.ins().fma(p, q, s);
-                    self.f32_out(r, *ftz, *sat)
+                    self.f32_result(r, *ftz, *sat, raw)
                 });
-                self.put32(d, v, mask);
+                self.put32_f(d, v, mask, raw);
             }
             Exec::Setp {
                 cmp,
@@ -1493,7 +1782,7 @@ impl Gen<'_, '_> {
         // The registers written so far are stored before the call, so the path that stops
         // before this instruction has nothing to store (one copy of the stores per access,
         // not one per access and exit: code size linear in the block).
-        self.store_dirty();
+        self.store_dirty(pc);
         // The helper reads the lanes from `act`: narrow it to this instruction's lanes for
         // the call, then restore it.
         self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
@@ -1516,10 +1805,10 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(fail);
         // Nothing of this instruction happened: stop before it (every register written
         // before it is stored already).
-        let vals = self.regs.vals.clone();
+        let (vals, raw) = (self.regs.vals.clone(), self.regs.raw.clone());
         self.give_back(block_end - pc);
         self.leave_const(pc, EXIT_AT);
-        self.regs.vals = vals;
+        (self.regs.vals, self.regs.raw) = (vals, raw);
         self.b.switch_to_block(cont);
     }
 
@@ -1673,6 +1962,17 @@ impl Gen<'_, '_> {
     fn splat32(&mut self, v: u32) -> Value {
         let c = self.b.ins().iconst(I32, v as i64);
         self.b.ins().splat(I32X4, c)
+    }
+
+    /// A rounded `f32x4` result to register bits: as [`Gen::f32_out`], or, when `raw`, with a
+    /// NaN left as the host made it (canonicalised when read or stored, [`Regs::raw`]).
+    fn f32_result(&mut self, r: Value, ftz: bool, sat: bool, raw: bool) -> Value {
+        if !raw {
+            return self.f32_out(r, ftz, sat);
+        }
+        let bits = self.b.ins().bitcast(I32X4, little(), r);
+        // `.ftz` leaves a NaN as it is: flushing before canonicalising is the same.
+        if ftz { self.flush_sub(bits) } else { bits }
     }
 
     /// A rounded `f32x4` result to register bits, as `ptxvm-fp`'s `fin32`: a NaN becomes
