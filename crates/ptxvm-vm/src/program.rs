@@ -732,6 +732,305 @@ pub enum Exec {
     Unsupported(String),
 }
 
+impl Exec {
+    /// Calls `f` with every register the instruction names: sources, destinations and
+    /// address bases (the guard is the [`DInst`]'s). Exhaustive, so a new variant must say
+    /// which of its fields are registers.
+    pub fn each_reg(&self, visit: &mut dyn FnMut(u32)) {
+        fn reg_s(s: &Src, visit: &mut dyn FnMut(u32)) {
+            if let Src::Reg(r) | Src::Pred(r, _) = s {
+                visit(*r);
+            }
+        }
+        fn reg_d(x: &Dst, visit: &mut dyn FnMut(u32)) {
+            if let Dst::Reg(r) = x {
+                visit(*r);
+            }
+        }
+        fn reg_a(x: &Addr, visit: &mut dyn FnMut(u32)) {
+            if let Addr::Reg(r, _) = x {
+                visit(*r);
+            }
+        }
+        match self {
+            Exec::Mov { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::Pack { d, parts, .. } => {
+                reg_d(d, visit);
+                for x in parts {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Unpack { ds, a, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                reg_s(a, visit);
+            }
+            Exec::Int { d, a, b, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+            }
+            Exec::IntUn { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::Mad { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Float { d, a, b, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+            }
+            Exec::FloatUn { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::Fma { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Setp {
+                p, q, a, b, bop, ..
+            } => {
+                reg_d(p, visit);
+                reg_d(q, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                if let Some((_, x)) = bop {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Set { d, a, b, bop, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                if let Some((_, x)) = bop {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Selp { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::PredOp { d, a, b, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+            }
+            Exec::Cvt { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::Cvta { d, a, addr, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                if let Some(x) = addr {
+                    reg_a(x, visit);
+                }
+            }
+            Exec::Ld { ds, addr, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                reg_a(addr, visit);
+            }
+            Exec::St { srcs, addr, .. } => {
+                for x in srcs {
+                    reg_s(x, visit);
+                }
+                reg_a(addr, visit);
+            }
+            Exec::Atom { d, addr, b, c, .. } => {
+                reg_d(d, visit);
+                reg_a(addr, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Bra { .. } => {}
+            Exec::BrxIdx { index, .. } => {
+                reg_s(index, visit);
+            }
+            Exec::Slct { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Ret => {}
+            Exec::Exit => {}
+            Exec::Trap => {}
+            Exec::Brkpt => {}
+            Exec::Bar { id, count, .. } => {
+                reg_s(id, visit);
+                if let Some(x) = count {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Fence => {}
+            Exec::CpAsync {
+                dst,
+                src,
+                src_size,
+                ignore,
+                ..
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                if let Some(x) = src_size {
+                    reg_s(x, visit);
+                }
+                if let Some(x) = ignore {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Call { .. } => {}
+            Exec::CallIndirect { target, .. } => {
+                reg_s(target, visit);
+            }
+            Exec::MBar { addr, d, a, .. } => {
+                reg_a(addr, visit);
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::MBarPending { d, state } => {
+                reg_d(d, visit);
+                reg_s(state, visit);
+            }
+            Exec::CpBulk {
+                dst,
+                src,
+                size,
+                mbar,
+                ..
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                if let Some(x) = mbar {
+                    reg_a(x, visit);
+                }
+            }
+            Exec::ClusterBar { .. } => {}
+            Exec::Mapa { d, a, rank } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(rank, visit);
+            }
+            Exec::Video(x) => {
+                reg_d(&x.d, visit);
+                for s in [&x.a, &x.b, &x.c] {
+                    reg_s(s, visit);
+                }
+            }
+            Exec::IntX { d, s, pred, .. } => {
+                reg_d(d, visit);
+                for x in s {
+                    reg_s(x, visit);
+                }
+                if let Some((x, _, y)) = pred {
+                    reg_d(x, visit);
+                    reg_s(y, visit);
+                }
+            }
+            Exec::Carry { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Half { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Testp { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::CvtX { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+            }
+            Exec::Warp {
+                d,
+                p,
+                a,
+                b,
+                c,
+                mask,
+                ..
+            } => {
+                reg_d(d, visit);
+                reg_d(p, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
+                if let Some(x) = mask {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Matrix {
+                dsts, srcs, addr, ..
+            } => {
+                for x in dsts {
+                    reg_d(x, visit);
+                }
+                for x in srcs {
+                    reg_s(x, visit);
+                }
+                if let Some((_, x)) = addr {
+                    reg_a(x, visit);
+                }
+            }
+            Exec::BarRed {
+                d, id, count, pred, ..
+            } => {
+                reg_d(d, visit);
+                reg_s(id, visit);
+                if let Some(x) = count {
+                    reg_s(x, visit);
+                }
+                reg_s(pred, visit);
+            }
+            Exec::Nop => {}
+            Exec::Discard { addr, .. } => {
+                reg_a(addr, visit);
+            }
+            Exec::Isspacep { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+            }
+            Exec::Alloca { d, size, .. } => {
+                reg_d(d, visit);
+                reg_s(size, visit);
+            }
+            Exec::StackSave { d } => {
+                reg_d(d, visit);
+            }
+            Exec::StackRestore { a } => {
+                reg_s(a, visit);
+            }
+            Exec::Builtin { .. } => {}
+            Exec::Unsupported(_) => {}
+        }
+    }
+}
+
 /// Most bytes of kernel parameters a kernel may declare: CUDA's limit (32,764 bytes since
 /// CUDA 12.1 on Volta and newer; `cudaErrorInvalidValue`/a ptxas error beyond it).
 pub const MAX_KERNEL_PARAM_BYTES: u32 = 32764;

@@ -7,7 +7,9 @@
 //! `i64x2`, eight or sixteen per register), computed with the same rules as
 //! [`crate::ops::alu`] and `ptxvm-fp` (round-to-nearest float arithmetic on the host's own
 //! instructions, NaN results canonicalised, `.ftz` and `.sat` as bit operations), and stored
-//! back, blended with the group's lanes, when a block ends. Predicates are lane masks.
+//! back, blended with the group's lanes, when a block ends — only the registers live there
+//! ([`Live`]); an `f32` result is canonicalised lazily, where it is stored or read as bits
+//! ([`Regs::raw`]). Predicates are lane masks.
 //!
 //! The native code leaves (returns to the warp engine, which goes on exactly where it
 //! stopped) wherever the reference would do something it does not: an instruction it does
@@ -307,13 +309,18 @@ fn space_code(s: MemSpace) -> Option<u32> {
 #[derive(Debug)]
 pub(crate) struct NoJit(String);
 
-fn isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, NoJit> {
+fn isa(quick: bool) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, NoJit> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
             .map_err(|e| NoJit(format!("cranelift flag {k}: {e}")))
     };
-    set(&mut flags, "opt_level", "speed")?;
+    if quick {
+        set(&mut flags, "opt_level", "none")?;
+        set(&mut flags, "regalloc_algorithm", "single_pass")?;
+    } else {
+        set(&mut flags, "opt_level", "speed")?;
+    }
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     let builder = cranelift_native::builder().map_err(|e| NoJit(e.to_string()))?;
@@ -534,9 +541,10 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
 /// skip a register no path from the PC where the code leaves (or makes an access) reads
 /// before writing it again. A backward dataflow over the kernel's instructions, exact for
 /// the instructions the JIT compiles ([`reg_io`]); every other instruction counts as reading
-/// every register, and the registers a warp-collective or matrix instruction reads (it reads
-/// other lanes', which may be on another path) are live everywhere. So a register is
-/// skipped only where no instruction of any engine can read its value.
+/// every register it names ([`Exec::each_reg`]: its destinations too, which it may write in
+/// part) and writing none, and the registers a warp-collective or matrix instruction names
+/// (it reads other lanes', which may be on another path) are live everywhere. So a register
+/// is skipped only where no instruction of any engine can read its value.
 struct Live {
     words: usize,
     n: usize,
@@ -564,31 +572,10 @@ impl Live {
         let mut always = vec![0u64; words];
         let mut uses = vec![0u64; n * words];
         let mut defs = vec![0u64; n * words];
-        let mut all = vec![false; n];
         for (pc, inst) in f.code.iter().enumerate() {
             let row = pc * words..(pc + 1) * words;
-            match &inst.exec {
-                Exec::Warp { a, b, c, mask, .. } => {
-                    for s in [Some(a), Some(b), Some(c), mask.as_ref()]
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Src::Reg(r) | Src::Pred(r, _) = s {
-                            set(&mut always, *r);
-                        }
-                    }
-                }
-                Exec::Matrix { srcs, addr, .. } => {
-                    for s in srcs {
-                        if let Src::Reg(r) | Src::Pred(r, _) = s {
-                            set(&mut always, *r);
-                        }
-                    }
-                    if let Some((_, Addr::Reg(r, _))) = addr {
-                        set(&mut always, *r);
-                    }
-                }
-                _ => {}
+            if let Exec::Warp { .. } | Exec::Matrix { .. } = inst.exec {
+                inst.exec.each_reg(&mut |r| set(&mut always, r));
             }
             match reg_io(inst) {
                 Some((u, d)) => {
@@ -599,7 +586,15 @@ impl Live {
                         set(&mut defs[row.clone()], r);
                     }
                 }
-                None => all[pc] = true,
+                None => {
+                    // Every register it names counts as read (a destination may be written
+                    // in part), and its guard.
+                    let row = &mut uses[row.clone()];
+                    inst.exec.each_reg(&mut |r| set(row, r));
+                    if let Some((p, _)) = inst.guard {
+                        set(row, p);
+                    }
+                }
             }
         }
         let succ = |pc: usize| -> Vec<usize> {
@@ -623,19 +618,15 @@ impl Live {
             let mut changed = false;
             for pc in (0..n).rev() {
                 let row = pc * words..(pc + 1) * words;
-                let new: Vec<u64> = if all[pc] {
-                    vec![u64::MAX; words]
-                } else {
-                    out.iter_mut().for_each(|w| *w = 0);
-                    for &t in &succs[pc] {
-                        for k in 0..words {
-                            out[k] |= bits[t * words + k];
-                        }
+                out.iter_mut().for_each(|w| *w = 0);
+                for &t in &succs[pc] {
+                    for k in 0..words {
+                        out[k] |= bits[t * words + k];
                     }
-                    (0..words)
-                        .map(|k| uses[row.start + k] | (out[k] & !defs[row.start + k]) | always[k])
-                        .collect()
-                };
+                }
+                let new: Vec<u64> = (0..words)
+                    .map(|k| uses[row.start + k] | (out[k] & !defs[row.start + k]) | always[k])
+                    .collect();
                 if bits[row.clone()] != new[..] {
                     bits[row].copy_from_slice(&new);
                     changed = true;
@@ -661,7 +652,7 @@ impl Live {
 }
 
 /// The registers an instruction the JIT compiles reads and fully writes (`None` for the
-/// others: they count as reading every register). A guarded write may not happen, so its
+/// others: see [`Live`]). A guarded write may not happen, so its
 /// destination counts as read, not written.
 fn reg_io(inst: &DInst) -> Option<(Vec<u32>, Vec<u32>)> {
     let mut u = Vec::new();
@@ -767,8 +758,22 @@ pub const TOO_LARGE: &str = "too large to compile quickly";
 /// The most Cranelift instructions one kernel's native code may have.
 const MAX_IR_INSTS: usize = 40_000;
 
+/// Above this many Cranelift instructions a kernel is compiled the quick way (a single-pass
+/// register allocator, no optimisation passes): Cranelift's usual pipeline grows faster
+/// than the code, and a launch should not wait long for native code.
+const QUICK_ABOVE: usize = 12_000;
+
 /// Compiles a kernel.
 pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
+    match build(f, false)? {
+        Some(code) => Ok(code),
+        None => build(f, true)?.ok_or_else(|| NoJit("the quick compile asked for itself".into())),
+    }
+}
+
+/// Compiles a kernel with the usual pipeline or, when `quick`, the quick one; `None` when
+/// the kernel is too large for the usual one ([`QUICK_ABOVE`]).
+fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     let n = f.code.len();
     let ok: Vec<bool> = f.code.iter().map(|i| compiles(f, i)).collect();
     if !ok.iter().any(|&x| x) {
@@ -801,7 +806,7 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
         blocks.push((s as u32, pc as u32));
     }
 
-    let isa = isa()?;
+    let isa = isa(quick)?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     jb.symbol("ptxvm_jit_gather", jit_gather as *const u8);
     jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
@@ -917,6 +922,9 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     // this large (on this machine, a few hundred milliseconds of compiling) stays on the
     // warp engine, visibly.
     let size = cctx.func.dfg.num_insts();
+    if !quick && size > QUICK_ABOVE {
+        return Ok(None);
+    }
     if size > MAX_IR_INSTS {
         return Err(NoJit(format!(
             "{TOO_LARGE} ({size} Cranelift instructions for {n} PTX instructions; the limit is {MAX_IR_INSTS})"
@@ -936,13 +944,13 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     for &(s, _) in &blocks {
         starts[s as usize] = true;
     }
-    Ok(JitCode {
+    Ok(Some(JitCode {
         entry,
         starts,
         compiled: ok.iter().filter(|&&x| x).count(),
         compile_time: std::time::Duration::ZERO,
         module: Mutex::new(Some(module)),
-    })
+    }))
 }
 
 /// Lane-bit constants: lanes `4k..4k+4` as `i32x4`.
