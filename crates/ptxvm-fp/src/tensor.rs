@@ -328,10 +328,15 @@ fn block<'a>(
     e0: i32,
     out: TcOut,
 ) -> u32 {
-    // 1. Special values.
+    // First pass: the special values and the largest alignment exponent (a zero or special
+    // product counts as `e0`); the second sums the exact products.
     let (mut nan, mut pinf, mut ninf) = (false, false, false);
     let mut inf = |n: bool| {
         if n { ninf = true } else { pinf = true }
+    };
+    let mut emax = match c {
+        Num::Fin { sig, e, .. } if sig != 0 => e,
+        _ => e0,
     };
     for (x, y) in prods.clone() {
         match (*x, *y) {
@@ -344,8 +349,15 @@ fn block<'a>(
                     inf(s ^ neg)
                 }
             }
+            (Num::Fin { sig: s1, e: e1, .. }, Num::Fin { sig: s2, e: e2, .. })
+                if s1 != 0 && s2 != 0 =>
+            {
+                emax = emax.max(e1 + e2);
+                continue;
+            }
             _ => {}
         }
+        emax = emax.max(e0);
     }
     match c {
         Num::Nan => nan = true,
@@ -361,40 +373,27 @@ fn block<'a>(
         let bits = f.max_finite(ninf) + 1; // the next encoding after max finite is inf
         return bits as u32;
     }
-    // 2. Largest alignment exponent (zero addends count as e0).
-    let ex = |x: &Num, y: &Num| -> Option<(bool, u64, i32, i32)> {
-        match (*x, *y) {
-            (
-                Num::Fin {
-                    neg: n1,
-                    sig: s1,
-                    exp: x1,
-                    e: e1,
-                },
-                Num::Fin {
-                    neg: n2,
-                    sig: s2,
-                    exp: x2,
-                    e: e2,
-                },
-            ) if s1 != 0 && s2 != 0 => Some((n1 ^ n2, s1 * s2, x1 + x2, e1 + e2)),
-            _ => None,
-        }
-    };
-    let mut emax = match c {
-        Num::Fin { sig, e, .. } if sig != 0 => e,
-        _ => e0,
-    };
-    for (x, y) in prods.clone() {
-        let e = ex(x, y).map_or(e0, |p| p.3);
-        emax = emax.max(e);
-    }
-    // 3./4. Align, truncate each magnitude, sum exactly.
+    // Align to `emax`, truncate each magnitude to `frac` bits below it, sum exactly.
     let mut s: i64 = 0;
     for (x, y) in prods {
-        if let Some((neg, sig, exp, _)) = ex(x, y) {
-            let t = shift(sig as u128, exp + frac as i32 - emax) as i64;
-            s += if neg { -t } else { t };
+        if let (
+            Num::Fin {
+                neg: n1,
+                sig: s1,
+                exp: x1,
+                ..
+            },
+            Num::Fin {
+                neg: n2,
+                sig: s2,
+                exp: x2,
+                ..
+            },
+        ) = (*x, *y)
+        {
+            // A zero product adds nothing (its shift is of 0).
+            let t = shift((s1 * s2) as u128, x1 + x2 + frac as i32 - emax) as i64;
+            s += if n1 ^ n2 { -t } else { t };
         }
     }
     if let Num::Fin { neg, sig, exp, .. } = c {
