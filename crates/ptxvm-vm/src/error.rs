@@ -142,7 +142,12 @@ impl VmError {
 /// Stack of the thread [`front_end`] runs the parser and checker on: nesting up to
 /// `ptxvm_syntax::parser::MAX_NESTING` needs about 512 KiB; a caller's thread may have less
 /// (a driver runs in someone else's threads).
-const FRONT_END_STACK: usize = 16 << 20;
+const FRONT_END_STACK: usize = if cfg!(debug_assertions) {
+    // Unoptimised frames are many times larger: the same nesting needs more.
+    256 << 20
+} else {
+    16 << 20
+};
 
 /// Runs front-end work (parse, check, link) on a thread of its own with a known stack, and
 /// turns a panic into [`VmError::Internal`]. Runs `f` on the calling thread when no thread
