@@ -330,6 +330,9 @@ struct Cta<'a> {
     exits_dirty: bool,
     /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
     jit: Option<std::sync::Arc<jit::JitCode>>,
+    /// Per warp, its lanes' `%tid.x`, `.y`, `.z` (`[c * 32 + lane]`; 0 past the block), for
+    /// native code (the same for every CTA of the launch).
+    tid_lanes: Vec<[u32; 96]>,
     /// Warp-instructions issued in this CTA so far: the CTA's `%clock64`, and its
     /// `%globaltimer` at one nanosecond per instruction (deterministic, monotonic).
     clock: u64,
@@ -800,6 +803,20 @@ impl<'a> Cta<'a> {
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
             jit: grid.jit.clone(),
+            tid_lanes: (0..n.div_ceil(32))
+                .map(|w| {
+                    let mut t = [0u32; 96];
+                    for l in 0..32 {
+                        let i = 32 * w + l;
+                        if i < n {
+                            t[l as usize] = i % bx;
+                            t[32 + l as usize] = (i / bx) % by;
+                            t[64 + l as usize] = i / (bx * by);
+                        }
+                    }
+                    t
+                })
+                .collect(),
             clock: 0,
         })
     }

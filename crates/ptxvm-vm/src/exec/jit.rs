@@ -70,6 +70,13 @@ pub(super) struct JitCtx {
     mem: *const AddressSpace,
     addr: [u64; 32],
     val: [u64; 32],
+    /// This warp's `%tid.x/y/z` by lane (`[3][32]`).
+    tid: *const u32,
+    /// `%ntid`, `%ctaid`, `%nctaid` (x, y, z each).
+    cta: [u32; 9],
+    /// The kernel parameter buffer.
+    kparams: *const u8,
+    kparams_len: u64,
 }
 
 /// Exit codes of the native code.
@@ -202,6 +209,13 @@ impl Cta<'_> {
             mem,
             addr: [0; 32],
             val: [0; 32],
+            tid: self.tid_lanes[w as usize].as_ptr(),
+            cta: {
+                let (b, c, g) = (self.launch.block, self.ctaid, self.launch.grid);
+                [b[0], b[1], b[2], c[0], c[1], c[2], g[0], g[1], g[2]]
+            },
+            kparams: self.launch.params.as_ptr(),
+            kparams_len: self.launch.params.len() as u64,
         };
         // SAFETY: the code was compiled for this kernel; the context's pointers are this
         // warp's register banks (sized by the kernel's banks, which the code indexes within),
@@ -403,6 +417,7 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
     let reg32 = |s: &Src| match s {
         Src::Reg(r) => matches!(slot(*r), Some(RegSlot::B32(_))),
         Src::Imm(_) => true,
+        Src::SReg(id, comp) => sreg_slot(*id, *comp).is_some(),
         _ => false,
     };
     let reg64 = |s: &Src| match s {
@@ -532,9 +547,52 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
                     _ => false,
                 }
         }
+        Exec::Ld {
+            space: MemSpace::Param,
+            ty,
+            ds,
+            addr: Addr::Var(VarLoc::KernelParam(o), off),
+        } => {
+            let at = *o as i64 + off;
+            ds.len() == 1
+                && matches!(ty.bytes(), 4 | 8)
+                && at >= 0
+                && at % ty.bytes() as i64 == 0
+                && match ty.bytes() {
+                    4 => dst(&ds[0], d32),
+                    _ => dst(&ds[0], d64),
+                }
+        }
+        Exec::Cvta {
+            space: MemSpace::Global,
+            d,
+            a,
+            addr: None,
+            ..
+        } => reg64(a) && dst(d, d64),
         Exec::Bra { .. } => true,
         _ => false,
     }
+}
+
+/// Where native code finds special register `id` (component `comp`): `Some(None)` for
+/// `%laneid` (a constant), `Some(Some(i))` for the others it reads from the context (`i` < 3:
+/// `%tid`'s lanes, component `i`; 3.. the `cta` table); `None` for the rest (the warp engine
+/// reads them).
+fn sreg_slot(id: u16, comp: u8) -> Option<Option<usize>> {
+    let name = ptxvm_ir::ir::SREGS.get(id as usize)?.0;
+    let c = comp as usize;
+    if c >= 3 {
+        return None;
+    }
+    Some(match name {
+        "%laneid" => None,
+        "%tid" => Some(c),
+        "%ntid" => Some(3 + c),
+        "%ctaid" => Some(6 + c),
+        "%nctaid" => Some(9 + c),
+        _ => return None,
+    })
 }
 
 /// Which registers are live before each PC: for the native code's register stores, which
@@ -718,6 +776,13 @@ fn reg_io(inst: &DInst) -> Option<(Vec<u32>, Vec<u32>)> {
             for s in srcs {
                 src(s, &mut u);
             }
+        }
+        Exec::Cvta { d: x, a, addr, .. } => {
+            src(a, &mut u);
+            if let Some(Addr::Reg(r, _)) = addr {
+                u.push(*r);
+            }
+            dst(x, &mut d);
         }
         Exec::Bra { .. } => {}
         _ => return None,
@@ -1150,6 +1215,33 @@ impl Gen<'_, '_> {
                 let sp = self.b.ins().splat(I32X4, c);
                 [sp; 8]
             }
+            Src::SReg(id, comp) => match sreg_slot(*id, *comp) {
+                Some(None) => std::array::from_fn(|k| {
+                    let mut bytes = Vec::with_capacity(16);
+                    for j in 0..4u32 {
+                        bytes.extend_from_slice(&(4 * k as u32 + j).to_le_bytes());
+                    }
+                    let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                    self.b.ins().vconst(I32X4, c)
+                }),
+                Some(Some(i)) if i < 3 => {
+                    let base = self.b.ins().load(I64, TRUSTED, self.ctx, off!(tid));
+                    std::array::from_fn(|k| {
+                        self.b
+                            .ins()
+                            .load(I32X4, TRUSTED, base, 128 * i as i32 + 16 * k as i32)
+                    })
+                }
+                Some(Some(i)) => {
+                    let v =
+                        self.b
+                            .ins()
+                            .load(I32, TRUSTED, self.ctx, off!(cta) + 4 * (i as i32 - 3));
+                    let sp = self.b.ins().splat(I32X4, v);
+                    [sp; 8]
+                }
+                None => self.broken(),
+            },
             _ => self.broken(),
         }
     }
@@ -1735,6 +1827,42 @@ impl Gen<'_, '_> {
                     Some(val),
                 );
             }
+            Exec::Ld {
+                space: MemSpace::Param,
+                ty,
+                ds,
+                addr: Addr::Var(VarLoc::KernelParam(o), off),
+            } => {
+                // The same value for every lane, when the buffer holds it (else the warp
+                // engine reads it and reports the fault).
+                let at = *o as i64 + off;
+                let wd = ty.bytes() as i64;
+                let len = self.b.ins().load(I64, TRUSTED, self.ctx, off!(kparams_len));
+                let ok = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, at + wd);
+                self.store_dirty(pc);
+                self.or_leave(ok, pc, block_end);
+                let base = self.b.ins().load(I64, TRUSTED, self.ctx, off!(kparams));
+                let flags = MemFlagsData::new()
+                    .with_endianness(Endianness::Little)
+                    .with_notrap();
+                if wd == 4 {
+                    let x = self.b.ins().load(I32, flags, base, at as i32);
+                    let v = self.b.ins().splat(I32X4, x);
+                    self.put32(&ds[0], [v; 8], mask);
+                } else {
+                    let x = self.b.ins().load(I64, flags, base, at as i32);
+                    let v = self.b.ins().splat(I64X2, x);
+                    self.put64(&ds[0], [v; 16], mask);
+                }
+            }
+            Exec::Cvta { d, a, .. } => {
+                // Global addresses are generic addresses.
+                let v = self.src64(a);
+                self.put64(d, v, mask);
+            }
             Exec::Bra { target } => return Flow::Branch(*target, lanes),
             _ => self.broken(),
         }
@@ -1807,12 +1935,17 @@ impl Gen<'_, '_> {
         let call = self.b.ins().call(f, &[self.ctx, sp, w]);
         let ok = self.b.inst_results(call)[0];
         self.b.ins().store(TRUSTED, self.act, self.ctx, off!(act));
+        self.or_leave(ok, pc, block_end);
+    }
+
+    /// Goes on when `ok` (non-zero); else nothing of the instruction at `pc` happened: the
+    /// code stops before it and the warp engine makes it (every register written before it
+    /// is stored already, [`Gen::store_dirty`]).
+    fn or_leave(&mut self, ok: Value, pc: u32, block_end: u32) {
         let cont = self.b.create_block();
         let fail = self.b.create_block();
         self.b.ins().brif(ok, cont, &[], fail, &[]);
         self.b.switch_to_block(fail);
-        // Nothing of this instruction happened: stop before it (every register written
-        // before it is stored already).
         let (vals, raw) = (self.regs.vals.clone(), self.regs.raw.clone());
         self.give_back(block_end - pc);
         self.leave_const(pc, EXIT_AT);
