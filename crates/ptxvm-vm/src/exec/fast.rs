@@ -250,14 +250,25 @@ impl Cta<'_> {
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        #[cfg(target_arch = "x86_64")]
-        match host_simd() {
-            // SAFETY: the CPU has these features (checked at run time).
-            Simd::Avx512 => return unsafe { self.quantum_avx512(w, mem, stats, budget) },
-            Simd::Avx2 => return unsafe { self.quantum_avx2(w, mem, stats, budget) },
-            Simd::Baseline => {}
-        }
-        self.quantum(w, mem, stats, budget)
+        // The native code is moved out for the turn, not cloned: an `Arc` clone per turn is a
+        // write to a count every host thread shares, which made the JIT's 2-thread runs
+        // bounce that cache line between the cores.
+        let jit = self.jit.take();
+        let code = jit.as_deref();
+        let r = 'run: {
+            #[cfg(target_arch = "x86_64")]
+            match host_simd() {
+                // SAFETY: the CPU has these features (checked at run time).
+                Simd::Avx512 => {
+                    break 'run unsafe { self.quantum_avx512(w, code, mem, stats, budget) };
+                }
+                Simd::Avx2 => break 'run unsafe { self.quantum_avx2(w, code, mem, stats, budget) },
+                Simd::Baseline => {}
+            }
+            self.quantum(w, code, mem, stats, budget)
+        };
+        self.jit = jit;
+        r
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -267,11 +278,12 @@ impl Cta<'_> {
     unsafe fn quantum_avx512(
         &mut self,
         w: u32,
+        jit: Option<&super::jit::JitCode>,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, mem, stats, budget)
+        self.quantum(w, jit, mem, stats, budget)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -279,17 +291,19 @@ impl Cta<'_> {
     unsafe fn quantum_avx2(
         &mut self,
         w: u32,
+        jit: Option<&super::jit::JitCode>,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, mem, stats, budget)
+        self.quantum(w, jit, mem, stats, budget)
     }
 
     #[inline(always)]
     fn quantum(
         &mut self,
         w: u32,
+        jit: Option<&super::jit::JitCode>,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
@@ -316,7 +330,6 @@ impl Cta<'_> {
             b64: [0; 32],
             c64: [0; 32],
         };
-        let jit = self.jit.clone();
         loop {
             let (g, mut spin) = match cur.take() {
                 Some(c) => c,
@@ -331,7 +344,7 @@ impl Cta<'_> {
             }
             if g.depth == 1 {
                 // Native code, where the kernel compiled from here.
-                if let Some(code) = &jit
+                if let Some(code) = jit
                     && code.starts_at(g.pc)
                 {
                     let room = budget.reserve(JIT_ROOM);
