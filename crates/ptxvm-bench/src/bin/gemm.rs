@@ -11,6 +11,8 @@
 //!
 //! `cargo run --release -p ptxvm-bench --bin gemm -- [--runs N] [--threads 1,2]`
 
+use ptxvm_fp::Rnd;
+use ptxvm_fp::convert::{cvt_f16_to_f32, cvt_f32_to_f16};
 use ptxvm_vm::{Device, DeviceProps, Engine, LaunchConfig, Stats};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -30,27 +32,11 @@ fn repo_root() -> PathBuf {
 
 /// f16 bits of `k / 64` for `k` in -32..32: exact in f16, so every model agrees on products.
 fn f16_bits(k: i32) -> u16 {
-    if k == 0 {
-        return 0;
-    }
-    let neg = k < 0;
-    let m = k.unsigned_abs();
-    // k/64 = m * 2^-6; normalise m (1..=32) to 1.f * 2^e.
-    let e = 31 - m.leading_zeros() as i32; // m in [2^e, 2^(e+1))
-    let frac = (m << (10 - e)) & 0x3ff;
-    let exp = (e - 6 + 15) as u32;
-    ((neg as u32) << 15 | exp << 10 | frac) as u16
+    cvt_f32_to_f16(k as f32 / 64.0, Rnd::Rn, false, false, false, false)
 }
 
 fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as i32;
-    let frac = (h & 0x3ff) as f32;
-    match exp {
-        0 => sign * frac * 2f32.powi(-24),
-        31 => f32::NAN,
-        _ => sign * (1.0 + frac / 1024.0) * 2f32.powi(exp - 15),
-    }
+    cvt_f16_to_f32(h, false, false)
 }
 
 fn inputs(seed: u32) -> Vec<u16> {
