@@ -1372,12 +1372,16 @@ def cases_tensor():
 
 def _cases_tensor_triton(r, why):
     """Triton `tl.dot` fixtures on sm_80 (ldmatrix + mma.sync behind cp.async pipelines)."""
-    def mm(name, M, N, K, bm, bn, warps, dt_in, dt_out, lo=-4, hi=5, act=None, shared=65536):
-        A = r.integers(lo, hi, (M, K))
-        B = r.integers(lo, hi, (K, N))
+    def mm(name, M, N, K, bm, bn, warps, dt_in, dt_out, lo=-4, hi=5, act=None, shared=65536, cc="sm_80", g=None):
+        g = g or r
+        A = g.integers(lo, hi, (M, K))
+        B = g.integers(lo, hi, (K, N))
         d = A.astype(np.int64) @ B.astype(np.int64)
         if dt_in == "bf16":
             ai, bi = to_bf16_bits(A.astype(f32)), to_bf16_bits(B.astype(f32))
+        elif dt_in == "e4m3":
+            enc = np.vectorize(lambda v: fp8_enc(float(v), "e4m3", True))
+            ai, bi = enc(A).astype(u8), enc(B).astype(u8)
         else:
             ai, bi = A.astype(dt_in), B.astype(dt_in)
         if dt_out == i32:
@@ -1393,7 +1397,8 @@ def _cases_tensor_triton(r, why):
             ez, as_ = e.astype(dt_out), None
             zout = Z({f16: "f16", f32: "f32", i32: "i32"}[dt_out], M * N)
         grid = [-(-M // bm) * -(-N // bn)]
-        case(f"triton_{name}", f"triton/matmul.{name}.sm_80.ptx", "matmul_kernel", grid, [warps * 32],
+        cname = f"triton_{name}" + ("" if cc == "sm_80" else "_" + cc.replace("_", ""))
+        case(cname, f"triton/matmul.{name}.{cc}.ptx", "matmul_kernel", grid, [warps * 32],
              [ai, bi, zout] + [S("s32", v) for v in (M, N, K, K, 1, N, 1, N, 1)] + TRITON_SCRATCH,
              {2: out(ez, why=why + (" (leaky_relu: one f32 multiply)" if act else ""), as_=as_)}, shared=shared)
     mm("fp16_64x64x32_w4_s2_leaky", 128, 128, 96, 64, 64, 4, f16, f32, act="leaky_relu")
@@ -1402,6 +1407,16 @@ def _cases_tensor_triton(r, why):
     mm("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32)
     mm("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, lo=-128, hi=128)
     mm("fp16_unaligned_32x64x32_w2", 50, 70, 40, 32, 64, 2, f16, f16)
+    # sm_90: the same kernels compiled to wgmma (shared-memory descriptors, swizzled layouts,
+    # pipelined wait_group); fp8 exists only there. Their own seed keeps the other cases' inputs.
+    r90 = rng(90)
+    for args in [("fp16_64x64x32_w4_s2_leaky", 128, 128, 96, 64, 64, 4, f16, f32, -4, 5, "leaky_relu", 65536),
+                 ("fp16_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, f16, f16, -4, 5, None, 131072),
+                 ("bf16_128x64x32_w4_s4", 128, 128, 64, 128, 64, 4, "bf16", "bf16", -4, 5, None, 131072),
+                 ("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32, -4, 5, None, 65536),
+                 ("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, -128, 128, None, 65536),
+                 ("fp8e4m3_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, "e4m3", f16, -4, 5, None, 131072)]:
+        mm(*args[:9], lo=args[9], hi=args[10], act=args[11], shared=args[12], cc="sm_90", g=r90)
     nb, blk = 3, 32
     a = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
     b = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
