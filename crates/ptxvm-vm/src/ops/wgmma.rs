@@ -397,6 +397,10 @@ pub struct Pending {
 /// Most wgmma-groups a warp may have in flight.
 pub const MAX_GROUPS: usize = 1 << 16;
 
+/// Most `wgmma` instructions one warp of a warpgroup may be ahead of another (the record of
+/// the ones the slowest has not executed yet is bounded by it).
+pub const MAX_LAG: usize = 1 << 20;
+
 /// One warp's `mma_async` results in flight: the uncommitted ones and the committed groups
 /// (oldest first). A register is held by at most one entry (a later `mma_async` writing it
 /// takes it over, since its value would be overwritten at the later completion anyway).
@@ -541,13 +545,15 @@ pub struct CtaWgmma {
 
 impl GroupLog {
     /// Records that warp `wi` (0..4 within the warpgroup) executes `e`; `Err` with the entry
-    /// another warp executed at the same position when they differ.
-    pub fn record(&mut self, wi: usize, e: LogEntry) -> Result<(), LogEntry> {
+    /// another warp executed at the same position when they differ, or `Err(None)` when the
+    /// record would exceed [`MAX_LAG`].
+    pub fn record(&mut self, wi: usize, e: LogEntry) -> Result<(), Option<LogEntry>> {
         let n = self.count[wi];
         let idx = n.saturating_sub(self.base) as usize;
         match self.entries.get(idx) {
-            Some(other) if *other != e => return Err(*other),
+            Some(other) if *other != e => return Err(Some(*other)),
             Some(_) => {}
+            None if self.entries.len() >= MAX_LAG => return Err(None),
             None => self.entries.push_back(e),
         }
         self.count[wi] = n + 1;

@@ -586,7 +586,17 @@ impl Cta<'_> {
             .as_mut()
             .and_then(|s| s.groups.get_mut(g))
             .map(|log| log.record(w % 4, entry));
-        if let Some(Err(other)) = recorded {
+        if let Some(Err(None)) = recorded {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "warpgroup {g} is not converged: warp {w} executes `{name}` more than {} `wgmma` instructions ahead of another warp of the warpgroup",
+                    crate::ops::wgmma::MAX_LAG
+                ),
+            ));
+        }
+        if let Some(Err(Some(other))) = recorded {
             let what = if (other.func, other.pc) == (func, pc) {
                 "with different descriptors or scale-d (they must be the same in every warp)"
                     .to_string()
