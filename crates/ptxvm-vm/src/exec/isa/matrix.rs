@@ -1,8 +1,10 @@
-//! Matrix instructions: `ldmatrix`, `stmatrix`, `movmatrix`, `mma`, `wmma`.
+//! Matrix instructions: `ldmatrix`, `stmatrix`, `movmatrix`, `mma`, `wmma`, `wgmma`.
 //!
 //! Decoding (`Dx::decode_matrix`, called by `program.rs`) and the execution for a whole warp
 //! (`Cta::matrix_exec`); fragment layouts and the tensor-core arithmetic are in
-//! [`crate::ops::tensor`].
+//! [`crate::ops::tensor`], the `wgmma` layouts, descriptors and queue in [`crate::ops::wgmma`]
+//! (`Cta::wgmma_exec`, its per-warp state in `Cta::wgmma`, and `Cta::wgmma_check`, the check of
+//! the instructions `guard_in_flight` wrapped).
 
 use crate::exec::*;
 use ptxvm_ir::ir::{self, Op};
@@ -215,6 +217,11 @@ impl Cta<'_> {
         else {
             return Ok(());
         };
+        // First and out of line: dispatched inside the match below, and inlined, `wgmma` slowed
+        // the warp engine's `mma.sync` by 3-6% (measured on a 512^3 `hgemm_mma_64x64`).
+        if let MatrixOp::Wgmma(wg) = op {
+            return self.wgmma_exec(part, inst, *wg, dsts, srcs);
+        }
         let mut by_lane: [Option<usize>; 32] = [None; 32];
         for &i in part {
             by_lane[self.threads[i].lane as usize] = Some(i);
@@ -233,9 +240,6 @@ impl Cta<'_> {
         };
         let half = |w: u32, j: usize| -> u16 { (w >> (16 * j)) as u16 };
         match *op {
-            MatrixOp::Wgmma(wg) => {
-                return self.wgmma_exec(part, inst, wg, dsts, srcs);
-            }
             MatrixOp::Ld { n, trans } => {
                 let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
                 // rows[m][r]: the 8 half-words of row r of matrix m.
@@ -379,6 +383,8 @@ impl Cta<'_> {
                     }
                 }
             }
+            // Handled above.
+            MatrixOp::Wgmma(_) => {}
             MatrixOp::MovTrans => {
                 let (Some(src), Some(d)) = (srcs.first(), dsts.first()) else {
                     return Ok(());
@@ -475,7 +481,7 @@ impl Cta<'_> {
     }
 
     /// Executes a `wgmma` instruction for warp `part[0] / 32` (every lane).
-    #[allow(clippy::too_many_lines)]
+    #[inline(never)]
     pub(in crate::exec) fn wgmma_exec(
         &mut self,
         part: &[usize],
@@ -734,6 +740,7 @@ impl Cta<'_> {
     /// Computes warp `w`'s 16 rows of D for `mma_async` `s`: returns, per D register, the
     /// 32 lanes' values.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn wgmma_mma(
         &self,
         s: &crate::ops::wgmma::WgSpec,
