@@ -736,3 +736,159 @@ pub fn guard_in_flight(code: &mut [DInst]) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(line: u32, regs: &[u32], v: u64) -> Pending {
+        Pending {
+            line,
+            depth: 1,
+            regs: regs.to_vec(),
+            vals: regs.iter().map(|_| [v; 32]).collect(),
+        }
+    }
+
+    #[test]
+    fn queue_groups_wait_and_takeover() {
+        let mut q = WarpQueue::default();
+        q.push(pending(1, &[10, 11], 1));
+        assert!(q.commit());
+        q.push(pending(2, &[20], 2));
+        q.push(pending(3, &[20, 21], 3)); // takes %20 over from line 2
+        assert!(q.commit());
+        q.push(pending(4, &[10], 4)); // takes %10 over from group 1
+        assert_eq!(q.holds(10), Some(4));
+        assert_eq!(q.holds(20), Some(3));
+        assert_eq!(q.value(20, 5), Some(3));
+        assert_eq!(q.depth(), Some(1));
+        // wait_group 1: group 1 completes (%11 only: %10 belongs to the uncommitted line 4).
+        let done = q.wait(1);
+        let regs: Vec<u32> = done.iter().flat_map(|p| p.regs.clone()).collect();
+        assert_eq!(regs, vec![11]);
+        assert_eq!(q.holds(11), None);
+        assert_eq!(q.holds(10), Some(4));
+        // wait_group 0 completes group 2; the uncommitted result stays in flight.
+        let done = q.wait(0);
+        let regs: Vec<u32> = done.iter().flat_map(|p| p.regs.clone()).collect();
+        assert_eq!(regs, vec![20, 21]);
+        assert_eq!(q.nheld, 1);
+        assert!(q.commit());
+        assert_eq!(q.wait(0).len(), 1);
+        assert_eq!(q.nheld, 0);
+        assert_eq!(q.depth(), None);
+    }
+
+    #[test]
+    fn empty_groups_count_and_old_ones_are_dropped() {
+        let mut q = WarpQueue::default();
+        q.push(pending(1, &[1], 1));
+        assert!(q.commit());
+        assert!(q.commit()); // an empty group, newer than the first
+        assert_eq!(q.wait(1).len(), 1); // completes the first
+        for _ in 0..10 {
+            assert!(q.commit());
+        }
+        assert!(
+            q.groups.is_empty(),
+            "empty groups older than any result are dropped"
+        );
+    }
+
+    #[test]
+    fn group_log_compares_warps() {
+        let e = |pc| LogEntry {
+            func: 0,
+            pc,
+            line: pc,
+            operands: [0; 3],
+        };
+        let mut g = GroupLog::default();
+        assert!(g.record(0, e(1)).is_ok());
+        assert!(g.record(1, e(1)).is_ok());
+        assert_eq!(g.record(2, e(2)), Err(Some(e(1))));
+        for w in 2..4 {
+            assert!(g.record(w, e(1)).is_ok());
+        }
+        assert!(
+            g.entries.is_empty(),
+            "entries every warp passed are dropped"
+        );
+        assert_eq!(g.base, 1);
+    }
+
+    #[test]
+    fn descriptors_are_total() {
+        // Any descriptor bits: decode, check and locate never panic, and addresses stay within
+        // the 18-bit fields' reach.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let d = Desc::decode(x);
+            let _ = d.check();
+            for &bits in &[1u32, 8, 16, 32] {
+                for mn_major in [false, true] {
+                    for (mn, k) in [(0, 0), (255, 255), (63, 31), (7, 15)] {
+                        let (a, b) = d.locate(mn_major, bits, mn, k);
+                        assert!(a < 1 << 32, "{a:#x}");
+                        assert!(b < 128);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn swizzle_exchanges_bits_4_and_7() {
+        // 128-byte swizzle, K-major f16: row r of an 8-row atom starts at 128 r, its 16-byte
+        // chunk c lands at chunk c ^ r.
+        let d = Desc::decode(1 << 62 | (1024 >> 4) << 32);
+        for r in 0..8usize {
+            for c in 0..2usize {
+                let (a, _) = d.locate(false, 16, r, 8 * c);
+                assert_eq!(a, (128 * r + 16 * (c ^ r)) as u64);
+            }
+        }
+        assert!(Desc::decode(1 << 62 | 8).check().is_err());
+        assert!(Desc::decode(1 << 62 | 2).check().is_ok());
+    }
+
+    #[test]
+    fn parse_forms() {
+        let p = |m: &[&str], d, a, i: &[u64]| WgOp::parse(m, d, a, i);
+        let f16 = [
+            ".mma_async",
+            ".sync",
+            ".aligned",
+            ".m64n8k16",
+            ".f32",
+            ".f16",
+            ".f16",
+        ];
+        assert!(matches!(p(&f16, 4, 0, &[1, 1, 0, 0]), Some(WgOp::Mma(_))));
+        assert!(
+            matches!(p(&f16, 4, 4, &[1, u64::MAX, 1]), Some(WgOp::Mma(s)) if s.neg_b && s.trans_b && s.a_regs)
+        );
+        assert!(
+            p(&f16, 4, 0, &[2, 1, 0, 0]).is_none(),
+            "imm-scale must be +-1"
+        );
+        assert!(p(&f16, 3, 0, &[1, 1, 0, 0]).is_none(), "N/2 f32 registers");
+        let b1 = [
+            ".mma_async",
+            ".m64n8k256",
+            ".s32",
+            ".b1",
+            ".b1",
+            ".and",
+            ".popc",
+        ];
+        assert!(matches!(p(&b1, 4, 0, &[]), Some(WgOp::Mma(_))));
+        let sp = [".mma_async", ".sp", ".m64n8k32", ".f32", ".f16", ".f16"];
+        assert!(p(&sp, 4, 0, &[1, 1, 0, 0]).is_none(), ".sp is not run");
+        assert_eq!(p(&[".wait_group"], 0, 0, &[3]), Some(WgOp::Wait(3)));
+    }
+}
