@@ -1367,17 +1367,169 @@ def cases_tensor():
 
     _cases_tensor_fragments(r, why)
 
+    _cases_tensor_wgmma(why)
+
+    _cases_tensor_attention()
+
     _cases_tensor_triton(r, why)
+
+
+def _wg_d_pos(t, e):
+    """wgmma D fragment: (row, column) of element e of thread t (PTX ISA; CUTLASS CLayout_64xN)."""
+    lane = t % 32
+    return 16 * (t // 32) + lane // 4 + 8 * ((e >> 1) & 1), 8 * (e >> 2) + 2 * (lane % 4) + (e & 1)
+
+
+def _wg_k_major(m, k, ebytes, lbo=128, sbo=256):
+    """Byte offset of element (m, k) in the no-swizzle K-major canonical layout (core matrices of
+    8 rows x 16 bytes; SBO between groups of 8 rows, LBO between the 16-byte columns)."""
+    t = 16 // ebytes
+    return (m % 8) * 16 + (m // 8) * sbo + (k // t) * lbo + (k % t) * ebytes
+
+
+def _wg_mn_major(n, k, ebytes, lbo=128, sbo=256):
+    """Byte offset of element (n, k) in the no-swizzle MN-major layout (8 k-rows of 16 bytes of n;
+    SBO between 16-byte groups of n, LBO between groups of 8 k)."""
+    t = 16 // ebytes
+    return (n // t) * sbo + (k % 8) * 16 + (k // 8) * lbo + (n % t) * ebytes
+
+
+def _cases_tensor_wgmma(why):
+    """The wgmma fixtures (nvrtc 12/13 `wgmma_sm90a.cu`, clang's `wgmma_sm90a.cu`): the matrices the
+    descriptors (no swizzle, LBO 128, SBO 256) and register fragments describe are rebuilt from
+    the kernels' flat arrays by the PTX ISA's canonical layouts; small integers keep every product
+    and sum exact in the tensor-core model (f16 D: one round-to-nearest of the exact sum)."""
+    r = rng(91)
+    why = why + "; wgmma (sm_90a), layouts from the PTX ISA's canonical shared-memory layouts"
+    for comp in ("nvrtc12", "nvrtc13"):
+        fx = f"{comp}/wgmma_sm90a.sm_90a.ptx"
+        # 64x8x16 f16 -> f32, both from descriptors.
+        A = r.integers(-4, 5, (64, 16)).astype(f16)
+        B = r.integers(-4, 5, (8, 16)).astype(f16)  # B[n][k]
+        fa, fb = np.zeros(1024, f16), np.zeros(128, f16)
+        for m in range(64):
+            for k in range(16):
+                fa[_wg_k_major(m, k, 2) // 2] = A[m, k]
+        for n in range(8):
+            for k in range(16):
+                fb[_wg_k_major(n, k, 2) // 2] = B[n, k]
+        D = A.astype(f32) @ B.astype(f32).T
+        e = np.array([D[_wg_d_pos(t, j)] for t in range(128) for j in range(4)], f32)
+        case(f"{comp}_wgmma_m64n8k16_ss", fx, "wgmma_m64n8k16_ss", [1], [128],
+             [fa, fb, Z("f32", 512)], {2: out(e, why=why)})
+        # 64x32x16 bf16, A from registers, B N-major (imm-trans-b 1), 3 k-tiles, wait_group 1.
+        kt = 3
+        A = r.integers(-4, 5, (kt, 64, 16)).astype(f32)
+        B = r.integers(-4, 5, (kt, 32, 16)).astype(f32)  # B[t][n][k]
+        ab, bb = to_bf16_bits(A), to_bf16_bits(B)
+        frag = np.zeros(kt * 128 * 4, np.uint32)
+        for q in range(kt):
+            for t in range(128):
+                lane, w = t % 32, t // 32
+                for i in range(8):  # mma.m16n8k16 A fragment of the warp's 16 rows
+                    row = 16 * w + lane // 4 + 8 * ((i >> 1) & 1)
+                    col = 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)
+                    frag[(q * 128 + t) * 4 + i // 2] |= np.uint32(ab[q, row, col]) << np.uint32(16 * (i % 2))
+        fbb = np.zeros(kt * 512, np.uint16)
+        for q in range(kt):
+            for n in range(32):
+                for k in range(16):
+                    fbb[q * 512 + _wg_mn_major(n, k, 2) // 2] = bb[q, n, k]
+        D = sum(A[q] @ B[q].T for q in range(kt))
+        e = np.array([D[_wg_d_pos(t, j)] for t in range(128) for j in range(16)], f32)
+        case(f"{comp}_wgmma_m64n32k16_rs_bf16", fx, "wgmma_m64n32k16_rs_bf16", [1], [128],
+             [frag, fbb, Z("f32", 2048), S("s32", kt)],
+             {2: out(e, why=why + "; A fragments in registers, two groups in flight (wait_group 1), chained accumulators")})
+        # tf32, e4m3 x e5m2 (imm-scale-b -1) chained on the same f32 accumulators, f16 with N-major
+        # B, s8: all read the same float buffer (A at 0, B at 2048 bytes) as their element types.
+        buf = r.integers(-4, 5, 576).astype(f32)
+        raw = buf.view(u8)
+        As, Bs = raw[:2048], raw[2048:2304]
+
+        def el(mem, off, t):
+            b = mem[off:off + {"tf32": 4, "f16": 2}.get(t, 1)].tobytes()
+            if t == "tf32":
+                return float(np.frombuffer(b, f32)[0])
+            if t == "f16":
+                return float(np.frombuffer(b, f16)[0])
+            if t == "s8":
+                return int(np.frombuffer(b, i8)[0])
+            return fp8_dec(b[0], t)
+        acc = np.zeros((64, 8))
+        for m in range(64):
+            for n in range(8):
+                acc[m, n] = sum(el(As, _wg_k_major(m, k, 4), "tf32") * el(Bs, _wg_k_major(n, k, 4), "tf32") for k in range(8))
+                acc[m, n] -= sum(el(As, _wg_k_major(m, k, 1), "e4m3") * el(Bs, _wg_k_major(n, k, 1), "e5m2") for k in range(32))
+        h = np.array([[sum(el(As, _wg_k_major(m, k, 2), "f16") * el(Bs, _wg_mn_major(n, k, 2), "f16") for k in range(16))
+                       for n in range(8)] for m in range(64)]).astype(f16)
+        iv = np.array([[sum(el(As, _wg_k_major(m, k, 1), "s8") * el(Bs, _wg_k_major(n, k, 1), "s8") for k in range(32))
+                        for n in range(8)] for m in range(64)], np.int64)
+        ec = np.array([acc[_wg_d_pos(t, j)] for t in range(128) for j in range(4)], f32)
+        eh = np.array([h[_wg_d_pos(t, j)] for t in range(128) for j in range(4)], f16).view(np.uint32)
+        ei = np.zeros(512, i32)  # Ci[t * 4] = i0 + i1 + i2 + i3
+        ei[::4] = np.array([sum(iv[_wg_d_pos(t, j)] for j in range(4)) for t in range(128)], np.int64).astype(i32)
+        case(f"{comp}_wgmma_dtypes", fx, "wgmma_dtypes", [1], [128],
+             [buf, Z("f32", 512), Z("u32", 256), Z("i32", 512)],
+             {1: out(ec, why=why + "; tf32 then e4m3 x (-e5m2) chained onto it (F = 13: the exact sums of these values fit)"),
+              2: out(eh, why=why + "; f16 D: one round to nearest of the exact sum; N-major B"),
+              3: out(ei, why="exact s8 dot products, summed per thread (s32) into every fourth element")})
+    # clang: 64x16x16 f16 -> f32; the -O0 build stores the accumulators before the wait.
+    A = r.integers(-4, 5, (64, 16)).astype(f16)
+    B = r.integers(-4, 5, (16, 16)).astype(f16)
+    fa, fb = np.zeros(1024, f16), np.zeros(256, f16)
+    for m in range(64):
+        for k in range(16):
+            fa[_wg_k_major(m, k, 2) // 2] = A[m, k]
+    for n in range(16):
+        for k in range(16):
+            fb[_wg_k_major(n, k, 2) // 2] = B[n, k]
+    D = A.astype(f32) @ B.astype(f32).T
+    e = np.array([D[_wg_d_pos(t, j)] for t in range(128) for j in range(8)], f32)
+    case("clang19_wgmma_f16", "clang19/wgmma_sm90a.sm_90a.ptx", "wgmma_f16", [1], [128],
+         [fa, fb, Z("f32", 1024)], {2: out(e, why=why)})
+    case("clang19_wgmma_f16_O0_early_read", "clang19/wgmma_sm90a.sm_90a.O0.ptx", "wgmma_f16", [1], [128],
+         [fa, fb, Z("f32", 1024)], {},
+         error=["an accumulator of the `wgmma.mma_async` at line 162 that is still in flight", "in kernel `wgmma_f16`"],
+         note="clang -O0 spills the accumulators right after wgmma.mma_async, before commit_group/wait_group: "
+              "undefined in the PTX ISA (ptxas serialises it on hardware); ptxvm reports the early read")
+
+
+def _cases_tensor_attention():
+    """Triton's flash-attention forward (`attention_misc.py`: online softmax with exp2, p rounded to
+    f16 before the PV product; sm_80 through mma.sync, sm_90 through wgmma with A from registers)
+    against float64 softmax attention. Not exact: exp2.approx, the f16 p and the f16 output."""
+    r = rng(92)
+    for name, d, bm, n_ctx, causal in [("flash_attn_fwd_d64", 64, 128, 256, False),
+                                        ("flash_attn_fwd_causal_d32", 32, 64, 128, True)]:
+        for cc in ("sm_80", "sm_90"):
+            zh = 2
+            q, k, v = (r.uniform(-1, 1, (zh, n_ctx, d)).astype(f16) for _ in range(3))
+            sm_scale = 0.5
+            s_ = np.einsum("zmd,znd->zmn", q.astype(f64), k.astype(f64)) * sm_scale
+            if causal:
+                s_ = np.where(np.arange(n_ctx)[:, None] >= np.arange(n_ctx)[None, :], s_, -np.inf)
+            p_ = np.exp(s_ - s_.max(-1, keepdims=True))
+            o = np.einsum("zmn,znd->zmd", p_ / p_.sum(-1, keepdims=True), v.astype(f64)).astype(f16)
+            case(f"triton_{name}_{cc.replace('_', '')}", f"triton/attention_misc.{name}.{cc}.ptx", "attn_fwd_kernel",
+                 [n_ctx // bm, zh], [128],
+                 [q, k, v, Z("f16", zh * n_ctx * d), S("f32", sm_scale)] + [S("s32", x) for x in (d, d, d, d, n_ctx)] + TRITON_SCRATCH,
+                 {3: out(o, "rel:1e-2,abs:2e-3", "softmax(q k^T sm_scale) v in f64; the kernel rounds p to f16 (2^-11 relative), "
+                         "uses ex2.approx (2 ulp) and stores f16: well inside 1e-2 relative or 2e-3 absolute")},
+                 shared=131072)
 
 
 def _cases_tensor_triton(r, why):
     """Triton `tl.dot` fixtures on sm_80 (ldmatrix + mma.sync behind cp.async pipelines)."""
-    def mm(name, M, N, K, bm, bn, warps, dt_in, dt_out, lo=-4, hi=5, act=None, shared=65536):
-        A = r.integers(lo, hi, (M, K))
-        B = r.integers(lo, hi, (K, N))
+    def mm(name, M, N, K, bm, bn, warps, dt_in, dt_out, lo=-4, hi=5, act=None, shared=65536, cc="sm_80", g=None):
+        g = g or r
+        A = g.integers(lo, hi, (M, K))
+        B = g.integers(lo, hi, (K, N))
         d = A.astype(np.int64) @ B.astype(np.int64)
         if dt_in == "bf16":
             ai, bi = to_bf16_bits(A.astype(f32)), to_bf16_bits(B.astype(f32))
+        elif dt_in == "e4m3":
+            enc = np.vectorize(lambda v: fp8_enc(float(v), "e4m3", True))
+            ai, bi = enc(A).astype(u8), enc(B).astype(u8)
         else:
             ai, bi = A.astype(dt_in), B.astype(dt_in)
         if dt_out == i32:
@@ -1393,7 +1545,8 @@ def _cases_tensor_triton(r, why):
             ez, as_ = e.astype(dt_out), None
             zout = Z({f16: "f16", f32: "f32", i32: "i32"}[dt_out], M * N)
         grid = [-(-M // bm) * -(-N // bn)]
-        case(f"triton_{name}", f"triton/matmul.{name}.sm_80.ptx", "matmul_kernel", grid, [warps * 32],
+        cname = f"triton_{name}" + ("" if cc == "sm_80" else "_" + cc.replace("_", ""))
+        case(cname, f"triton/matmul.{name}.{cc}.ptx", "matmul_kernel", grid, [warps * 32],
              [ai, bi, zout] + [S("s32", v) for v in (M, N, K, K, 1, N, 1, N, 1)] + TRITON_SCRATCH,
              {2: out(ez, why=why + (" (leaky_relu: one f32 multiply)" if act else ""), as_=as_)}, shared=shared)
     mm("fp16_64x64x32_w4_s2_leaky", 128, 128, 96, 64, 64, 4, f16, f32, act="leaky_relu")
@@ -1402,6 +1555,16 @@ def _cases_tensor_triton(r, why):
     mm("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32)
     mm("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, lo=-128, hi=128)
     mm("fp16_unaligned_32x64x32_w2", 50, 70, 40, 32, 64, 2, f16, f16)
+    # sm_90: the same kernels compiled to wgmma (shared-memory descriptors, swizzled layouts,
+    # pipelined wait_group); fp8 exists only there. Their own seed keeps the other cases' inputs.
+    r90 = rng(90)
+    for args in [("fp16_64x64x32_w4_s2_leaky", 128, 128, 96, 64, 64, 4, f16, f32, -4, 5, "leaky_relu", 65536),
+                 ("fp16_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, f16, f16, -4, 5, None, 131072),
+                 ("bf16_128x64x32_w4_s4", 128, 128, 64, 128, 64, 4, "bf16", "bf16", -4, 5, None, 131072),
+                 ("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32, -4, 5, None, 65536),
+                 ("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, -128, 128, None, 65536),
+                 ("fp8e4m3_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, "e4m3", f16, -4, 5, None, 131072)]:
+        mm(*args[:9], lo=args[9], hi=args[10], act=args[11], shared=args[12], cc="sm_90", g=r90)
     nb, blk = 3, 32
     a = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
     b = r.integers(-4, 5, (nb, blk, blk)).astype(f16)

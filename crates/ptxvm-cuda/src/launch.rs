@@ -177,7 +177,9 @@ pub fn fault_code(kind: &FaultKind, message: &str) -> CUresult {
         FaultKind::Trap if message.starts_with("assertion failed") => CUDA_ERROR_ASSERT,
         FaultKind::Trap => CUDA_ERROR_LAUNCH_FAILED,
         FaultKind::Breakpoint => CUDA_ERROR_LAUNCH_FAILED,
-        FaultKind::Deadlock | FaultKind::Barrier => CUDA_ERROR_LAUNCH_FAILED,
+        FaultKind::Deadlock | FaultKind::Barrier | FaultKind::AsyncHazard => {
+            CUDA_ERROR_LAUNCH_FAILED
+        }
         FaultKind::MemberMask => CUDA_ERROR_ILLEGAL_INSTRUCTION,
         FaultKind::StepLimit => CUDA_ERROR_LAUNCH_TIMEOUT,
         FaultKind::Unsupported => CUDA_ERROR_ILLEGAL_INSTRUCTION,

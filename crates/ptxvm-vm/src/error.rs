@@ -33,6 +33,9 @@ pub enum FaultKind {
     /// Undefined use of a barrier object: an `mbarrier` that is uninitialised, over-arrived
     /// or out of tx-count range, or `barrier.cluster` arrive/wait out of order.
     Barrier,
+    /// An access to state an asynchronous operation still owns: a register of a
+    /// `wgmma.mma_async` result before the `wgmma.wait_group` that completes it.
+    AsyncHazard,
 }
 
 /// Where in the guest a fault happened.

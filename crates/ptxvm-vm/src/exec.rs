@@ -336,6 +336,8 @@ struct Cta<'a> {
     /// Warp-instructions issued in this CTA so far: the CTA's `%clock64`, and its
     /// `%globaltimer` at one nanosecond per instruction (deterministic, monotonic).
     clock: u64,
+    /// `wgmma` state (results in flight, warpgroup logs), once a `wgmma` has run.
+    wgmma: Option<Box<crate::ops::wgmma::CtaWgmma>>,
 }
 
 /// Launch-wide state shared by the host threads that run CTAs.
@@ -818,6 +820,7 @@ impl<'a> Cta<'a> {
                 })
                 .collect(),
             clock: 0,
+            wgmma: None,
         })
     }
 
@@ -852,6 +855,7 @@ impl<'a> Cta<'a> {
         self.bar_red = [BarRedState::default(); NBAR];
         self.exits_dirty = false;
         self.clock = 0;
+        self.wgmma = None;
         self.wcache.fill(None);
         for th in &mut self.threads {
             th.pc = 0;
@@ -989,6 +993,7 @@ impl<'a> Cta<'a> {
                 }
             }
             if self.live.iter().all(|&m| m == 0) {
+                self.wgmma_finish()?;
                 return Ok(true);
             }
             if !progressed {
@@ -1188,7 +1193,7 @@ impl<'a> Cta<'a> {
             }
             return Ok(());
         };
-        if let Exec::Warp { .. } | Exec::Matrix { .. } = inst.exec {
+        if inst.exec.is_collective() {
             let mut active = [0usize; 32];
             let mut na = 0;
             for &i in &group[..n] {
@@ -1444,6 +1449,10 @@ impl<'a> Cta<'a> {
             | Exec::MBarPending { .. }
             | Exec::ClusterBar { .. } => self.exec_sync(t, inst, mem),
             Exec::Unsupported(what) => Err(self.unsupported(t, what)),
+            Exec::WgmmaChecked(inner) => {
+                self.wgmma_check(t, &inner.exec)?;
+                self.exec(t, inner, mem, budget)
+            }
         }
     }
 

@@ -322,6 +322,9 @@ pub enum MatrixOp {
     WmmaStore(crate::ops::tensor::WmmaMove),
     /// `wmma.mma`: `srcs` A's, B's and C's registers, `dsts` D's.
     WmmaMma(crate::ops::tensor::WmmaMma),
+    /// `wgmma.*` (`crate::ops::wgmma`); `mma_async`: `dsts` D's registers, `srcs` A's
+    /// registers or descriptor, B's descriptor, scale-d.
+    Wgmma(crate::ops::wgmma::WgOp),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -730,12 +733,25 @@ pub enum Exec {
         rets: Vec<VarLoc>,
     },
     Unsupported(String),
+    /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
+    /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
+    WgmmaChecked(Box<DInst>),
 }
 
 impl Exec {
     /// Calls `f` with every register the instruction names: sources, destinations and
     /// address bases (the guard is the [`DInst`]'s). Exhaustive, so a new variant must say
     /// which of its fields are registers.
+    /// A warp collective (`Exec::Warp`, `Exec::Matrix`, or one of them checked for `wgmma`
+    /// accumulators in flight): the scheduler runs it for the whole warp.
+    pub fn is_collective(&self) -> bool {
+        match self {
+            Exec::Warp { .. } | Exec::Matrix { .. } => true,
+            Exec::WgmmaChecked(inner) => inner.exec.is_collective(),
+            _ => false,
+        }
+    }
+
     pub fn each_reg(&self, visit: &mut dyn FnMut(u32)) {
         fn reg_s(s: &Src, visit: &mut dyn FnMut(u32)) {
             if let Src::Reg(r) | Src::Pred(r, _) = s {
@@ -1027,6 +1043,7 @@ impl Exec {
             }
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
+            Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
         }
     }
 }
@@ -1122,6 +1139,9 @@ pub struct FuncCode {
     /// Estimated 32-bit registers per thread ([`crate::pressure`]); for a kernel, the most
     /// of it and every function it can call.
     pub reg_estimate: u32,
+    /// Register names, kept only for functions with `wgmma.mma_async` (their fault messages
+    /// name the accumulator an instruction touched too early).
+    pub reg_names: Vec<String>,
     /// The kernel compiled to native code (the JIT engine), once a launch asked for it.
     pub(crate) jit: crate::exec::jit::JitSlot,
     /// Set once the kernel is queued for compiling in the background.
@@ -1664,6 +1684,9 @@ fn decode_func(
             loc,
         });
     }
+    if crate::ops::wgmma::guard_in_flight(&mut fc.code) {
+        fc.reg_names = (0..f.regs.len() as u32).map(|r| f.reg_name(r)).collect();
+    }
     fc.yields = yield_points(&fc.code);
     Ok(fc)
 }
@@ -1891,7 +1914,9 @@ impl Dx<'_> {
                 self.decode_video(inst)
             }
             "activemask" | "vote" | "shfl" | "match" | "redux" | "elect" => self.decode_warp(inst),
-            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" => self.decode_matrix(inst),
+            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" | "wgmma" => {
+                self.decode_matrix(inst)
+            }
             _ => None,
         }
     }

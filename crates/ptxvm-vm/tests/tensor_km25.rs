@@ -8,11 +8,11 @@
 //! (recorded with `wmma` m16n16k16) run as `m16n8k16` and tf32 (`wmma` m16n16k8) as
 //! `m16n8k8`, which the model gives the same arithmetic on the same GPU; V100's as the
 //! `m8n8k4` that its wmma is made of; fp8 as the recorded `m16n8k32`. The H100/H200 fp8 → f32
-//! recordings come from `wgmma` (not `mma.sync`) and are checked at the function level only
-//! (`ptxvm-fp/tests/tensor_km25.rs`). A second test runs the f16/bf16/tf32 recordings through
+//! recordings come from `wgmma` (not `mma.sync`): a third test runs them through
+//! `wgmma.mma_async` with shared-memory descriptors, on every engine. A second test runs the f16/bf16/tf32 recordings through
 //! `wmma.load`/`wmma.mma`/`wmma.store`, the instruction sequence that recorded them.
 
-use ptxvm_vm::{Device, DeviceProps, LaunchConfig, Stats};
+use ptxvm_vm::{Device, DeviceProps, Engine, LaunchConfig, Stats};
 use std::path::PathBuf;
 
 const N: usize = 5000;
@@ -564,5 +564,137 @@ fn recorded_hardware_through_wmma() {
         }
     }
     assert_eq!(total, 30 * N, "30 f16/bf16/tf32 datasets run through wmma");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The H100/H200 fp8 → f32 recordings were made with `wgmma` and D = A·B (scale-d = 0): run
+/// them through `wgmma.mma_async.m64n64k32.f32.{e4m3,e5m2}` with both operands from
+/// shared-memory descriptors (K-major, no swizzle: LBO 128, SBO 256), 64 vectors per warpgroup
+/// on the diagonal of D (A row i = a, B column i = b), on the sm_90a model and on every engine.
+#[test]
+fn recorded_hardware_through_wgmma() {
+    let manifest = String::from_utf8(read("MANIFEST")).unwrap();
+    let mut total = 0usize;
+    let mut failures = Vec::new();
+    for line in manifest
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let [gpu, ty, k, inputs, _cfile, dfile, outfmt] = f[..] else {
+            panic!("{line}")
+        };
+        if !(matches!(ty, "e4m3" | "e5m2") && matches!(gpu, "H100" | "H200") && outfmt == "f32") {
+            continue;
+        }
+        let kdata: usize = k.parse().unwrap();
+        assert_eq!(kdata, 32);
+        let raw = read(inputs);
+        let d: Vec<u32> = read(dfile)
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let ctas = N.div_ceil(64);
+        // Per CTA a 4096-byte shared image: A (64 x 32 bytes) at 0, B (64 x 32) at 2048; element
+        // (row, k) of either at (row % 8) * 16 + (row / 8) * 256 + (k / 16) * 128 + k % 16.
+        let mut img = vec![0u8; ctas * 4096];
+        for r in 0..N {
+            let (cta, row) = (r / 64, r % 64);
+            for kk in 0..32 {
+                let off = (row % 8) * 16 + (row / 8) * 256 + (kk / 16) * 128 + kk % 16;
+                img[cta * 4096 + off] = raw[r * 64 + kk];
+                img[cta * 4096 + 2048 + off] = raw[r * 64 + 32 + kk];
+            }
+        }
+        let ptx = format!(
+            ".version 8.0\n.target sm_90a\n.address_size 64\n\
+             .visible .entry k(.param .u64 pimg, .param .u64 pd)\n{{\n\
+             \t.shared .align 1024 .b8 smem[4096];\n\t.reg .pred %p<2>;\n\t.reg .f32 %d<32>;\n\
+             \t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n\
+             \tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, smem;\n\
+             \tld.param.u64 %rd1, [pimg];\n\tmul.wide.u32 %rd2, %r2, 4096;\n\tadd.u64 %rd1, %rd1, %rd2;\n\
+             \tmul.wide.u32 %rd2, %r1, 32;\n\tadd.u64 %rd1, %rd1, %rd2;\n\
+             \tld.global.v4.u32 {{%r4, %r5, %r6, %r7}}, [%rd1];\n\
+             \tld.global.v4.u32 {{%r8, %r9, %r10, %r11}}, [%rd1+16];\n\
+             \tshl.b32 %r12, %r1, 5;\n\tadd.u32 %r12, %r12, %r3;\n\
+             \tst.shared.v4.u32 [%r12], {{%r4, %r5, %r6, %r7}};\n\
+             \tst.shared.v4.u32 [%r12+16], {{%r8, %r9, %r10, %r11}};\n\
+             \tbar.sync 0;\n\tfence.proxy.async.shared::cta;\n\
+             \tshr.u32 %r13, %r3, 4;\n\tcvt.u64.u32 %rd3, %r13;\n\
+             \tor.b64 %rd3, %rd3, 0x0000001000080000;\n\tadd.u64 %rd4, %rd3, 128;\n\
+             \twgmma.fence.sync.aligned;\n\
+             \twgmma.mma_async.sync.aligned.m64n64k32.f32.{ty}.{ty} {{{}}}, %rd3, %rd4, 0, 1, 1;\n\
+             \twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\
+             \tld.param.u64 %rd5, [pd];\n\tmad.lo.u32 %r14, %r2, 128, %r1;\n\
+             \tmul.wide.u32 %rd6, %r14, 128;\n\tadd.u64 %rd5, %rd5, %rd6;\n{}\tret;\n}}\n",
+            (0..32)
+                .map(|j| format!("%d{j}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            (0..32)
+                .map(|j| format!("\tst.global.f32 [%rd5+{}], %d{j};\n", 4 * j))
+                .collect::<String>()
+        );
+        let model = ptxvm_vm::arch::model("sm_90a").unwrap();
+        let dev = Device::with_props(DeviceProps::for_model(model));
+        let m = dev
+            .load_ptx("km25_wgmma.ptx", &ptx)
+            .unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+        let pimg = dev.malloc(img.len() as u64).unwrap();
+        dev.write(pimg, &img).unwrap();
+        let out_len = (ctas * 128 * 32 * 4) as u64;
+        let pd = dev.malloc(out_len).unwrap();
+        for engine in [Engine::Reference, Engine::Interp, Engine::Jit] {
+            dev.write(pd, &vec![0u8; out_len as usize]).unwrap();
+            let cfg = LaunchConfig {
+                grid: [ctas as u32, 1, 1],
+                block: [128, 1, 1],
+                engine,
+                ..LaunchConfig::default()
+            };
+            let mut stats = Stats::default();
+            dev.launch(
+                m,
+                "k",
+                &cfg,
+                &[&pimg.to_le_bytes(), &pd.to_le_bytes()],
+                &mut stats,
+            )
+            .unwrap_or_else(|e| panic!("{gpu} {ty}: {e}"));
+            let outb = dev.read(pd, out_len).unwrap();
+            let out: Vec<u32> = outb
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            // D[r][r] of the warpgroup: warp r / 16, lane 4 (r % 8) + (r % 8) / 2, element
+            // 4 (r / 8) + 2 ((r % 16) / 8) + r % 2 (the wgmma D fragment).
+            let got: Vec<u32> = (0..N)
+                .map(|v| {
+                    let (cta, r) = (v / 64, v % 64);
+                    let (w, rr) = (r / 16, r % 16);
+                    let lane = 4 * (rr % 8) + (r % 8) / 2;
+                    let i = 4 * (r / 8) + 2 * (rr / 8) + r % 2;
+                    out[(cta * 128 + w * 32 + lane) * 32 + i]
+                })
+                .collect();
+            let bad: Vec<usize> = (0..N).filter(|&r| got[r] != d[r]).collect();
+            eprintln!(
+                "{gpu:5} {ty:5} -> f32: {}/{N} through `wgmma.mma_async.m64n64k32` on sm_90a ({})",
+                N - bad.len(),
+                engine.name()
+            );
+            if let Some(&r) = bad.first() {
+                failures.push(format!(
+                    "{gpu} {ty} ({}): {} mismatches, first #{r}: got {:08x}, recorded {:08x}",
+                    engine.name(),
+                    bad.len(),
+                    got[r],
+                    d[r]
+                ));
+            }
+        }
+        total += N;
+    }
+    assert_eq!(total, 4 * N, "4 datasets run through wgmma");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

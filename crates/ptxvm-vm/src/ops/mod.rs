@@ -10,3 +10,4 @@ pub mod mbarrier;
 pub mod printf;
 pub mod tensor;
 pub mod video;
+pub mod wgmma;

@@ -1,8 +1,10 @@
-//! Matrix instructions: `ldmatrix`, `stmatrix`, `movmatrix`, `mma`, `wmma`.
+//! Matrix instructions: `ldmatrix`, `stmatrix`, `movmatrix`, `mma`, `wmma`, `wgmma`.
 //!
 //! Decoding (`Dx::decode_matrix`, called by `program.rs`) and the execution for a whole warp
 //! (`Cta::matrix_exec`); fragment layouts and the tensor-core arithmetic are in
-//! [`crate::ops::tensor`].
+//! [`crate::ops::tensor`], the `wgmma` layouts, descriptors and queue in [`crate::ops::wgmma`]
+//! (`Cta::wgmma_exec`, its per-warp state in `Cta::wgmma`, and `Cta::wgmma_check`, the check of
+//! the instructions `guard_in_flight` wrapped).
 
 use crate::exec::*;
 use ptxvm_ir::ir::{self, Op};
@@ -149,6 +151,46 @@ impl Dx<'_> {
                     return None;
                 }
             }
+            "wgmma" => {
+                use crate::ops::wgmma::WgOp;
+                let imm = |o: &Op| match o {
+                    Op::Imm(v) => Some(*v),
+                    _ => None,
+                };
+                if !has(".mma_async") {
+                    let imms = ops.iter().map(imm).collect::<Option<Vec<_>>>()?;
+                    return Some(Exec::Matrix {
+                        op: MatrixOp::Wgmma(WgOp::parse(mods, 0, 0, &imms)?),
+                        dsts: Vec::new(),
+                        srcs: Vec::new(),
+                        addr: None,
+                    });
+                }
+                let d = match op(0)? {
+                    Op::Vector(v) => v.clone(),
+                    other => vec![other.clone()],
+                };
+                let (a, a_len) = match op(1)? {
+                    Op::Vector(v) => (v.clone(), v.len()),
+                    other => (vec![other.clone()], 0),
+                };
+                let imms = ops
+                    .get(4..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(imm)
+                    .collect::<Option<Vec<_>>>()?;
+                let spec = WgOp::parse(mods, d.len(), a_len, &imms)?;
+                let mut srcs = a.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?;
+                srcs.push(self.src(op(2)?)?);
+                srcs.push(self.src(op(3)?)?);
+                Exec::Matrix {
+                    op: MatrixOp::Wgmma(spec),
+                    dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                    srcs,
+                    addr: None,
+                }
+            }
             _ => return None,
         })
     }
@@ -175,6 +217,11 @@ impl Cta<'_> {
         else {
             return Ok(());
         };
+        // First and out of line: dispatched inside the match below, and inlined, `wgmma` slowed
+        // the warp engine's `mma.sync` by 3-6% (measured on a 512^3 `hgemm_mma_64x64`).
+        if let MatrixOp::Wgmma(wg) = op {
+            return self.wgmma_exec(part, inst, *wg, dsts, srcs);
+        }
         let mut by_lane: [Option<usize>; 32] = [None; 32];
         for &i in part {
             by_lane[self.threads[i].lane as usize] = Some(i);
@@ -336,6 +383,8 @@ impl Cta<'_> {
                     }
                 }
             }
+            // Handled above.
+            MatrixOp::Wgmma(_) => {}
             MatrixOp::MovTrans => {
                 let (Some(src), Some(d)) = (srcs.first(), dsts.first()) else {
                     return Ok(());
@@ -360,5 +409,546 @@ impl Cta<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Cta<'_> {
+    /// Faults when thread `t`'s instruction `e` names a register that holds the result of a
+    /// `wgmma.mma_async` still in flight in its warp (at the thread's call depth).
+    pub(in crate::exec) fn wgmma_check(&self, t: usize, e: &Exec) -> Result<(), Box<Fault>> {
+        let Some(q) = self.wgmma.as_ref().and_then(|s| s.warps.get(t / 32)) else {
+            return Ok(());
+        };
+        if q.nheld == 0 || q.depth() != Some(self.threads[t].frames.len()) {
+            return Ok(());
+        }
+        let mut hit = None;
+        e.each_reg(&mut |r| {
+            if hit.is_none()
+                && let Some(line) = q.holds(r)
+            {
+                hit = Some((r, line));
+            }
+        });
+        match hit {
+            Some((r, line)) => Err(self.fault(
+                t,
+                FaultKind::AsyncHazard,
+                format!(
+                    "the instruction names {}, an accumulator of the `wgmma.mma_async` at line {line} that is still in flight: its results are visible only after the `wgmma.wait_group` that completes its group (accessing it before is undefined behaviour)",
+                    self.reg_name(t, r)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn reg_name(&self, t: usize, r: u32) -> String {
+        let f = self.func_of(t);
+        self.prog
+            .funcs
+            .get(f as usize)
+            .and_then(|f| f.reg_names.get(r as usize))
+            .cloned()
+            .unwrap_or_else(|| format!("register #{r}"))
+    }
+
+    /// At the end of the CTA: every warp of a warpgroup executed the same `wgmma`s.
+    pub(in crate::exec) fn wgmma_finish(&self) -> Result<(), Box<Fault>> {
+        let Some(st) = &self.wgmma else {
+            return Ok(());
+        };
+        for (g, log) in st.groups.iter().enumerate() {
+            let most = log.count.iter().copied().max().unwrap_or(0);
+            for (v, &c) in log.count.iter().enumerate() {
+                if c < most {
+                    let w = 4 * g + v;
+                    let what = log
+                        .entries
+                        .get(c.saturating_sub(log.base) as usize)
+                        .map_or(String::new(), |e| format!(" (the one at line {})", e.line));
+                    return Err(self.fault(
+                        32 * w,
+                        FaultKind::MemberMask,
+                        format!(
+                            "warpgroup {g} is not converged: warp {w} ended after {c} `wgmma` instructions while another warp of the warpgroup executed {most}{what}; `.sync.aligned` needs all four warps to execute each of them"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes a `wgmma` instruction for warp `part[0] / 32` (every lane).
+    #[inline(never)]
+    pub(in crate::exec) fn wgmma_exec(
+        &mut self,
+        part: &[usize],
+        inst: &DInst,
+        op: crate::ops::wgmma::WgOp,
+        dsts: &[Dst],
+        srcs: &[Src],
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::wgmma::{GroupLog, LogEntry, Pending, WarpQueue, WgOp};
+        let Some(&t0) = part.first() else {
+            return Ok(());
+        };
+        let name = op.name();
+        let model = self.launch.model;
+        if !(model.sm() == 90 && model.arch_specific) {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` needs sm_90a; the device model is {} ({})",
+                    model.arch, model.board
+                ),
+            ));
+        }
+        let w = t0 / 32;
+        let mut lanes = [usize::MAX; 32];
+        for &i in part {
+            lanes[self.threads[i].lane as usize] = i;
+        }
+        if let Some(l) = lanes.iter().position(|&i| i == usize::MAX) {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "`{name}` is executed by every thread of the warpgroup (.sync.aligned), but lane {l} of warp {w} does not exist or has exited"
+                ),
+            ));
+        }
+        let nwarps = self.nwarps as usize;
+        let g = w / 4;
+        if 4 * g + 4 > nwarps {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "`{name}`: warp {w} belongs to warpgroup {g} (warps {}..{}), but the CTA has {nwarps} warp{} ({} threads): wgmma needs whole warpgroups of four warps",
+                    4 * g,
+                    4 * g + 3,
+                    if nwarps == 1 { "" } else { "s" },
+                    self.threads.len()
+                ),
+            ));
+        }
+        let depth = self.threads[t0].frames.len();
+        // Operands that must be the same in every lane (and, by the log, every warp).
+        let uniform = |this: &Self, s: Src, what: &str| -> Result<u64, Box<Fault>> {
+            let v0 = this.src(lanes[0], s);
+            for (l, &i) in lanes.iter().enumerate() {
+                let v = this.src(i, s);
+                if v != v0 {
+                    return Err(this.fault(
+                        i,
+                        FaultKind::MemberMask,
+                        format!(
+                            "`{name}`: {what} differs between the threads of the warpgroup (lane 0: {v0:#x}, lane {l}: {v:#x})"
+                        ),
+                    ));
+                }
+            }
+            Ok(v0)
+        };
+        let spec = match op {
+            WgOp::Mma(s) => Some(s),
+            _ => None,
+        };
+        let na = spec.map_or(0, |s| if s.a_regs { 4 } else { 1 });
+        let mut operands = [0u64; 3];
+        if let Some(s) = spec {
+            let (Some(&bs), Some(&sd)) = (srcs.get(na), srcs.get(na + 1)) else {
+                return Err(self.unsupported(t0, &name));
+            };
+            if !s.a_regs {
+                operands[0] = uniform(self, srcs[0], "the descriptor of A")?;
+            }
+            operands[1] = uniform(self, bs, "the descriptor of B")?;
+            operands[2] = (uniform(self, sd, "scale-d")? != 0) as u64;
+        }
+        // The state, the warpgroup's log, the warp's queue.
+        let st = self.wgmma.get_or_insert_with(Default::default);
+        if st.warps.len() < nwarps {
+            st.warps.resize_with(nwarps, WarpQueue::default);
+        }
+        if st.groups.len() < nwarps / 4 {
+            st.groups.resize_with(nwarps / 4, GroupLog::default);
+        }
+        let (func, pc) = {
+            let th = &self.threads[t0];
+            (th.frames.last().map_or(0, |f| f.func), th.pc)
+        };
+        let entry = LogEntry {
+            func,
+            pc,
+            line: inst.line,
+            operands,
+        };
+        let recorded = self
+            .wgmma
+            .as_mut()
+            .and_then(|s| s.groups.get_mut(g))
+            .map(|log| log.record(w % 4, entry));
+        if let Some(Err(None)) = recorded {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "warpgroup {g} is not converged: warp {w} executes `{name}` more than {} `wgmma` instructions ahead of another warp of the warpgroup",
+                    crate::ops::wgmma::MAX_LAG
+                ),
+            ));
+        }
+        if let Some(Err(Some(other))) = recorded {
+            let what = if (other.func, other.pc) == (func, pc) {
+                "with different descriptors or scale-d (they must be the same in every warp)"
+                    .to_string()
+            } else {
+                format!(
+                    "while another warp of it executed the `wgmma` at line {}",
+                    other.line
+                )
+            };
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "warpgroup {g} is not converged: warp {w} executes `{name}` {what}; `.sync.aligned` needs all four warps to execute the same `wgmma` instructions"
+                ),
+            ));
+        }
+        // A warp of the warpgroup that has exited can never execute this instruction.
+        if let Some(log) = self.wgmma.as_ref().and_then(|s| s.groups.get(g)) {
+            let mine = log.count[w % 4];
+            for v in 0..4 {
+                if log.count[v] < mine && self.live_lanes(4 * g + v) == 0 {
+                    return Err(self.fault(
+                        t0,
+                        FaultKind::MemberMask,
+                        format!(
+                            "warpgroup {g} is not converged: warp {} has exited without executing `{name}`, which warp {w} executes (.sync.aligned)",
+                            4 * g + v
+                        ),
+                    ));
+                }
+            }
+        }
+        let queue_depth = self
+            .wgmma
+            .as_ref()
+            .and_then(|s| s.warps.get(w))
+            .and_then(|q| q.depth());
+        if queue_depth.is_some_and(|d| d != depth) {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` at call depth {depth} while `wgmma.mma_async` results of call depth {} are in flight: a wgmma pipeline across a function boundary is not supported",
+                    queue_depth.unwrap_or(0)
+                ),
+            ));
+        }
+        match op {
+            WgOp::Fence => Ok(()),
+            WgOp::Commit => {
+                let ok = self
+                    .wgmma
+                    .as_mut()
+                    .and_then(|s| s.warps.get_mut(w))
+                    .is_none_or(|q| q.commit());
+                if ok {
+                    Ok(())
+                } else {
+                    Err(self.fault(
+                        t0,
+                        FaultKind::Unsupported,
+                        format!(
+                            "`{name}`: more than {} wgmma-groups in flight in warp {w}",
+                            crate::ops::wgmma::MAX_GROUPS
+                        ),
+                    ))
+                }
+            }
+            WgOp::Wait(n) => {
+                let done = self
+                    .wgmma
+                    .as_mut()
+                    .and_then(|s| s.warps.get_mut(w))
+                    .map(|q| q.wait(n as usize))
+                    .unwrap_or_default();
+                for p in done {
+                    for (r, vals) in p.regs.iter().zip(&p.vals) {
+                        for (l, &i) in lanes.iter().enumerate() {
+                            self.write(i, Dst::Reg(*r), vals[l]);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            WgOp::Mma(s) => {
+                // Registers it reads besides its accumulators must not be in flight.
+                let held = |this: &Self, r: u32| {
+                    this.wgmma
+                        .as_ref()
+                        .and_then(|st| st.warps.get(w))
+                        .and_then(|q| q.holds(r))
+                };
+                for src in &srcs[..(na + 2).min(srcs.len())] {
+                    if let Src::Reg(r) | Src::Pred(r, _) = *src
+                        && let Some(line) = held(self, r)
+                    {
+                        return Err(self.fault(
+                            t0,
+                            FaultKind::AsyncHazard,
+                            format!(
+                                "`{name}` reads {}, an accumulator of the `wgmma.mma_async` at line {line} that is still in flight: its results are visible only after the `wgmma.wait_group` that completes its group",
+                                self.reg_name(t0, r)
+                            ),
+                        ));
+                    }
+                }
+                let d = self.wgmma_mma(&s, w, &lanes, srcs, dsts, operands, &name)?;
+                let regs: Vec<u32> = dsts
+                    .iter()
+                    .filter_map(|x| match x {
+                        Dst::Reg(r) => Some(*r),
+                        Dst::Sink => None,
+                    })
+                    .collect();
+                let vals: Vec<[u64; 32]> = dsts
+                    .iter()
+                    .zip(d)
+                    .filter(|(x, _)| matches!(x, Dst::Reg(_)))
+                    .map(|(_, v)| v)
+                    .collect();
+                if let Some(q) = self.wgmma.as_mut().and_then(|st| st.warps.get_mut(w)) {
+                    q.push(Pending {
+                        line: inst.line,
+                        depth,
+                        regs,
+                        vals,
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Computes warp `w`'s 16 rows of D for `mma_async` `s`: returns, per D register, the
+    /// 32 lanes' values.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn wgmma_mma(
+        &self,
+        s: &crate::ops::wgmma::WgSpec,
+        w: usize,
+        lanes: &[usize; 32],
+        srcs: &[Src],
+        dsts: &[Dst],
+        [a_desc, b_desc, scale_d]: [u64; 3],
+        name: &str,
+    ) -> Result<Vec<[u64; 32]>, Box<Fault>> {
+        use crate::ops::tensor::{Acc, Elem};
+        use crate::ops::wgmma::{Desc, a_pos, d_pos, elem_bits};
+        use ptxvm_fp::tensor::{self as tc, AccType, BitOp, TcInst};
+        let (n, k) = (s.n as usize, s.k as usize);
+        let bits = elem_bits(s.a);
+        let mask = if bits == 32 {
+            u64::MAX >> 32
+        } else {
+            (1u64 << bits) - 1
+        };
+        let t0 = lanes[0];
+        let mem = self.mem;
+        // Reads an operand matrix (rows x k) from shared memory through its descriptor.
+        let gather = |this: &Self,
+                      desc: u64,
+                      mn_major: bool,
+                      row0: usize,
+                      rows: usize,
+                      what: &str|
+         -> Result<Vec<u64>, Box<Fault>> {
+            let dsc = Desc::decode(desc);
+            if let Err((misaligned, m)) = dsc.check() {
+                return Err(this.fault(
+                    t0,
+                    if misaligned {
+                        FaultKind::Misaligned
+                    } else {
+                        FaultKind::Unsupported
+                    },
+                    format!("`{name}`: {what}: {m}"),
+                ));
+            }
+            let mut out = vec![0u64; rows * k];
+            let mut cache: Option<(u64, [u8; 16])> = None;
+            for r in 0..rows {
+                for kk in 0..k {
+                    let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
+                    let chunk = match cache {
+                        Some((a, c)) if a == addr => c,
+                        _ => {
+                            let mut buf = [0u8; 16];
+                            this.load(t0, MemSpace::Shared, addr, &mut buf, mem)
+                                .map_err(|mut f| {
+                                    f.message = format!(
+                                        "`{name}`: {what} (descriptor {desc:#018x}, {}): {}",
+                                        dsc.swizzle_name(),
+                                        f.message
+                                    );
+                                    f
+                                })?;
+                            cache = Some((addr, buf));
+                            buf
+                        }
+                    };
+                    let v = u128::from_le_bytes(chunk) >> bit;
+                    out[r * k + kk] = (v as u64) & mask;
+                }
+            }
+            Ok(out)
+        };
+        // A: the warp's 16 rows.
+        let wi = w % 4;
+        let a: Vec<u64> = if s.a_regs {
+            let mut a = vec![0u64; 16 * k];
+            let per_lane = 16 * k / 32;
+            for (l, &i) in lanes.iter().enumerate() {
+                for e in 0..per_lane {
+                    let (r, kk) = a_pos(bits, l, e);
+                    let bit = e * bits as usize;
+                    let reg = srcs.get(bit / 32).map_or(0, |x| self.src(i, *x));
+                    if let Some(x) = a.get_mut(r * k + kk) {
+                        *x = (reg >> (bit % 32)) & mask;
+                    }
+                }
+            }
+            a
+        } else {
+            gather(self, a_desc, s.trans_a, 16 * wi, 16, "A")?
+        };
+        let b = gather(self, b_desc, s.trans_b, 0, n, "B")?;
+        // C, from the register or the newest result in flight.
+        let q = self.wgmma.as_ref().and_then(|st| st.warps.get(w));
+        let creg = |l: usize, j: usize| -> u64 {
+            if scale_d == 0 {
+                return 0;
+            }
+            match dsts.get(j) {
+                Some(Dst::Reg(r)) => q
+                    .and_then(|q| q.value(*r, l))
+                    .unwrap_or_else(|| self.src(lanes[l], Src::Reg(*r))),
+                _ => 0,
+            }
+        };
+        let f16 = s.d == Acc::F16;
+        let mut c = vec![0u64; 16 * n];
+        for l in 0..32 {
+            for e in 0..s.d_elems() {
+                let (r, col) = d_pos(l, e);
+                let v = if f16 {
+                    (creg(l, e / 2) >> (16 * (e % 2))) & 0xffff
+                } else {
+                    creg(l, e) & 0xffff_ffff
+                };
+                if let Some(x) = c.get_mut(r * n + col) {
+                    *x = v;
+                }
+            }
+        }
+        // D = A.B + C, row by row of the warp's part.
+        let mut d = vec![0u64; 16 * n];
+        match (s.a, s.b) {
+            (Elem::Float(at), Elem::Float(bt)) => {
+                let dt = if f16 { AccType::F16 } else { AccType::F32 };
+                let p = self.launch.model.tensor.fdpa(TcInst::Wgmma, k, at, dt);
+                let neg = |x: tc::Num, yes: bool| match x {
+                    _ if !yes => x,
+                    tc::Num::Inf(sg) => tc::Num::Inf(!sg),
+                    tc::Num::Fin { neg, sig, exp, e } => tc::Num::Fin {
+                        neg: !neg,
+                        sig,
+                        exp,
+                        e,
+                    },
+                    tc::Num::Nan => tc::Num::Nan,
+                };
+                let an: Vec<tc::Num> = a
+                    .iter()
+                    .map(|&x| neg(at.decode(x as u32), s.neg_a))
+                    .collect();
+                let bn: Vec<tc::Num> = b
+                    .iter()
+                    .map(|&x| neg(bt.decode(x as u32), s.neg_b))
+                    .collect();
+                for r in 0..16 {
+                    for col in 0..n {
+                        d[r * n + col] = tc::mma_dot_nums(
+                            &p,
+                            &an[r * k..(r + 1) * k],
+                            &bn[col * k..(col + 1) * k],
+                            dt,
+                            c[r * n + col] as u32,
+                        ) as u64;
+                    }
+                }
+            }
+            (Elem::Int(at), Elem::Int(bt)) => {
+                let ai: Vec<i32> = a.iter().map(|&x| at.elem(x as u32, 0)).collect();
+                let bi: Vec<i32> = b.iter().map(|&x| bt.elem(x as u32, 0)).collect();
+                for r in 0..16 {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_int(
+                            &ai[r * k..(r + 1) * k],
+                            &bi[col * k..(col + 1) * k],
+                            c[r * n + col] as u32 as i32,
+                            s.satfinite,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+            _ => {
+                let pack = |v: &[u64]| -> Vec<u32> {
+                    v.chunks(32)
+                        .map(|ch| {
+                            ch.iter()
+                                .enumerate()
+                                .fold(0u32, |acc, (j, &b)| acc | ((b as u32 & 1) << j))
+                        })
+                        .collect()
+                };
+                let (ap, bp) = (pack(&a), pack(&b));
+                let wk = k / 32;
+                for r in 0..16 {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_b1(
+                            &ap[r * wk..(r + 1) * wk],
+                            &bp[col * wk..(col + 1) * wk],
+                            c[r * n + col] as u32 as i32,
+                            BitOp::And,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+        }
+        // Scatter into D's registers.
+        let mut out = vec![[0u64; 32]; s.nd as usize];
+        for l in 0..32 {
+            for e in 0..s.d_elems() {
+                let (r, col) = d_pos(l, e);
+                let v = d.get(r * n + col).copied().unwrap_or(0);
+                if f16 {
+                    if let Some(x) = out.get_mut(e / 2) {
+                        x[l] |= (v & 0xffff) << (16 * (e % 2));
+                    }
+                } else if let Some(x) = out.get_mut(e) {
+                    x[l] = v;
+                }
+            }
+        }
+        Ok(out)
     }
 }

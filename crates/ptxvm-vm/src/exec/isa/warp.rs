@@ -164,6 +164,16 @@ impl Cta<'_> {
         active: &[usize],
         inst: &DInst,
     ) -> Result<(), Box<Fault>> {
+        // A collective checked for `wgmma` accumulators in flight: the check, then itself.
+        let inst = match &inst.exec {
+            Exec::WgmmaChecked(inner) => {
+                for &i in active {
+                    self.wgmma_check(i, &inner.exec)?;
+                }
+                &**inner
+            }
+            _ => inst,
+        };
         if let Exec::Matrix { .. } = &inst.exec {
             // `.sync.aligned`: the whole warp takes part; lanes wait until every existing,
             // non-exited lane of the warp has arrived at this instruction.
@@ -243,6 +253,15 @@ impl Cta<'_> {
                 .and_then(|f| f.code.get(pc as usize))
             else {
                 continue;
+            };
+            let inst = match &inst.exec {
+                Exec::WgmmaChecked(inner) => {
+                    for &i in &group {
+                        self.wgmma_check(i, &inner.exec)?;
+                    }
+                    &**inner
+                }
+                _ => inst,
             };
             if let Exec::Matrix { .. } = &inst.exec {
                 self.matrix_exec(&group, inst)?;
