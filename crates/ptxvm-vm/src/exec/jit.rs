@@ -29,7 +29,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, I8X16, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, InstBuilder, JumpTableData, MemFlagsData, Signature,
-    UserFuncName, Value,
+    StackSlot, StackSlotData, StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -353,7 +353,7 @@ enum Pieces {
 }
 
 /// The per-block register cache: values read or computed, and which are to be stored.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Regs {
     vals: HashMap<RegSlot, Pieces>,
     dirty: Vec<RegSlot>,
@@ -362,6 +362,9 @@ struct Regs {
     /// are, since a NaN operand gives a NaN whatever its payload; every other reader and
     /// every store canonicalises first ([`Gen::get`], [`Gen::store_dirty`]).
     raw: Vec<RegSlot>,
+    /// Registers known to hold one value in all the group's lanes, as that scalar (`I32`
+    /// or `I64`); their `vals` entry is its splat ([`Uniform`], [`Gen::scalar`]).
+    uni: HashMap<RegSlot, Value>,
 }
 
 struct Gen<'f, 'b> {
@@ -385,6 +388,33 @@ struct Gen<'f, 'b> {
     live: Option<Live>,
     /// The register of each slot.
     slot_reg: HashMap<RegSlot, u32>,
+    /// The block being compiled, when it branches back to its own start ([`LoopBack`]).
+    lp: Option<LoopBack>,
+    /// Instructions run by the whole group not yet added to `thread_insts`: added as one
+    /// multiple of the group's size where the code leaves the block ([`Gen::settle`]).
+    pending: u32,
+    /// The group's size (`I64`).
+    act_count: Value,
+    /// Which registers are uniform where ([`Uniform`]; `None`: none anywhere).
+    uniform: Option<Uniform>,
+    /// Byte offsets of the group's first lane in a 32-bit and a 64-bit register (`I64`).
+    lane_off: [Value; 2],
+    /// A 256-byte stack slot, made when first needed ([`Gen::lane_scalar`]).
+    scratch: Option<StackSlot>,
+}
+
+/// A compiled block whose last instruction branches back to its start (a loop of one
+/// block): the registers live at its start stay in Cranelift variables across the back
+/// edge, so an iteration neither stores them (blended with the group's lanes) nor loads
+/// them again. They are stored where the code leaves, as from any block.
+struct LoopBack {
+    start: u32,
+    /// The loop's head: the entry checks, reached from the block's entry (after the
+    /// registers are loaded) and from the back edge.
+    hdr: Block,
+    /// Each carried register's variables: one per piece, or one scalar for a register
+    /// uniform at the start ([`Uniform`]; then `true`).
+    vars: Vec<(RegSlot, Vec<Variable>, bool)>,
 }
 
 /// Flags of the code's own memory accesses (register banks, the context): valid addresses,
@@ -655,21 +685,7 @@ impl Live {
                 }
             }
         }
-        let succ = |pc: usize| -> Vec<usize> {
-            let guarded = f.code[pc].guard.is_some();
-            let mut v: Vec<usize> = match &f.code[pc].exec {
-                Exec::Bra { target } => vec![*target as usize],
-                Exec::BrxIdx { targets, .. } => targets.iter().map(|&t| t as usize).collect(),
-                Exec::Ret | Exec::Exit | Exec::Trap => Vec::new(),
-                _ => vec![pc + 1],
-            };
-            if guarded {
-                v.push(pc + 1);
-            }
-            v.retain(|&t| t <= n);
-            v
-        };
-        let succs: Vec<Vec<usize>> = (0..n).map(succ).collect();
+        let succs = successors(f);
         let mut bits = vec![0u64; (n + 1) * words];
         let mut out = vec![0u64; words];
         loop {
@@ -706,6 +722,281 @@ impl Live {
         self.bits
             .get(pc * self.words + r as usize / 64)
             .is_none_or(|w| w >> (r % 64) & 1 != 0)
+    }
+}
+
+/// Each instruction's successors (PCs up to `n`, the end).
+fn successors(f: &FuncCode) -> Vec<Vec<usize>> {
+    let n = f.code.len();
+    let succ = |pc: usize| -> Vec<usize> {
+        let guarded = f.code[pc].guard.is_some();
+        let mut v: Vec<usize> = match &f.code[pc].exec {
+            Exec::Bra { target } => vec![*target as usize],
+            Exec::BrxIdx { targets, .. } => targets.iter().map(|&t| t as usize).collect(),
+            Exec::Ret | Exec::Exit | Exec::Trap => Vec::new(),
+            _ => vec![pc + 1],
+        };
+        if guarded {
+            v.push(pc + 1);
+        }
+        v.retain(|&t| t <= n);
+        v.dedup();
+        v
+    };
+    (0..n).map(succ).collect()
+}
+
+/// Which registers hold one value in all the lanes of a group (the lanes of a warp at one
+/// PC together), before each PC: the JIT keeps those it reads or computes from such values
+/// as scalars (loop counters, bounds, parameters), one operation for the group instead of
+/// one per lane.
+///
+/// A forward dataflow over the function. A lane-local operation ([`lane_srcs`]) of uniform
+/// sources (immediates, uniform registers, `%ntid`/`%ctaid`/`%nctaid`) makes its destination
+/// uniform, and so does a kernel-parameter load; a guarded one keeps it uniform only if it
+/// was and the guard is uniform (all lanes or none write). Every other instruction makes the
+/// registers it names non-uniform: loads (another thread may write between two lanes'
+/// reads), `%tid`, `%laneid`, warp collectives. Groups split only at a branch whose predicate
+/// is not uniform (or any `brx.idx`); at every PC both sides reach, every register an
+/// instruction after the branch names is non-uniform: the groups may meet there, and not
+/// only where their paths first join (a barrier or a spin yield lets the group behind run
+/// on, so they can meet iterations apart). A function with a call
+/// has no uniform registers (lanes may return from it at different times), nor has a
+/// function that is not a kernel.
+struct Uniform {
+    words: usize,
+    n: usize,
+    /// `(n + 1) * words` words: row `pc` is the set uniform before `pc`.
+    bits: Vec<u64>,
+}
+
+/// The sources and register destinations of a lane-local operation the JIT compiles (its
+/// result in a lane depends only on that lane's sources).
+fn lane_srcs(e: &Exec) -> Option<(Vec<&Src>, Vec<u32>)> {
+    let mut d = Vec::new();
+    let mut dst = |x: &Dst| {
+        if let Dst::Reg(r) = x {
+            d.push(*r);
+        }
+    };
+    let srcs = match e {
+        Exec::Mov { d: x, a, .. } => {
+            dst(x);
+            vec![a]
+        }
+        Exec::Int { d: x, a, b, .. } | Exec::Float { d: x, a, b, .. } => {
+            dst(x);
+            vec![a, b]
+        }
+        Exec::PredOp { d: x, a, b, .. } => {
+            dst(x);
+            vec![a, b]
+        }
+        Exec::Mad { d: x, a, b, c, .. }
+        | Exec::Fma { d: x, a, b, c, .. }
+        | Exec::Selp { d: x, a, b, c, .. } => {
+            dst(x);
+            vec![a, b, c]
+        }
+        Exec::Setp {
+            p, q, a, b, bop, ..
+        } => {
+            dst(p);
+            dst(q);
+            let mut v = vec![a, b];
+            if let Some((_, c)) = bop {
+                v.push(c);
+            }
+            v
+        }
+        _ => return None,
+    };
+    Some((srcs, d))
+}
+
+impl Uniform {
+    fn of(f: &FuncCode) -> Option<Uniform> {
+        let n = f.code.len();
+        let words = f.reg_slots.len().div_ceil(64).max(1);
+        if (n + 1).checked_mul(words)?.checked_mul(64)? > MAX_LIVE_BITS {
+            return None;
+        }
+        // Kernels only: groups of a warp may enter a function at different times and meet
+        // inside it.
+        if !f.is_entry
+            || f.code
+                .iter()
+                .any(|i| matches!(i.exec, Exec::Call { .. } | Exec::CallIndirect { .. }))
+        {
+            return None;
+        }
+        let succs = successors(f);
+        let has = |v: &[u64], r: u32| {
+            v.get(r as usize / 64)
+                .is_some_and(|w| w >> (r % 64) & 1 != 0)
+        };
+        let clear = |v: &mut [u64], r: u32| {
+            if let Some(w) = v.get_mut(r as usize / 64) {
+                *w &= !(1 << (r % 64));
+            }
+        };
+        let set = |v: &mut [u64], r: u32| {
+            if let Some(w) = v.get_mut(r as usize / 64) {
+                *w |= 1 << (r % 64);
+            }
+        };
+        let src_uni = |v: &[u64], s: &Src| match s {
+            Src::Imm(_) => true,
+            Src::Reg(r) | Src::Pred(r, _) => has(v, *r),
+            Src::SReg(id, comp) => matches!(sreg_slot(*id, *comp), Some(Some(i)) if i >= 3),
+            Src::Var(..) => false,
+        };
+        // Registers killed where the sides of a divergent branch meet.
+        let mut kill = vec![0u64; (n + 1) * words];
+        let mut divergent = vec![false; n];
+        let mut work = 0usize;
+        loop {
+            // The dataflow, given the kills so far.
+            let mut bits = vec![u64::MAX; (n + 1) * words];
+            bits[..words].iter_mut().for_each(|w| *w = 0);
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for (pc, (inst, ss)) in f.code.iter().zip(&succs).enumerate() {
+                    // Each successor's set: the meet of what its predecessors give, less
+                    // its kills.
+                    let out = Self::transfer(
+                        inst,
+                        &bits[pc * words..(pc + 1) * words],
+                        &src_uni,
+                        &has,
+                        &set,
+                        &clear,
+                    );
+                    for &t in ss {
+                        if t == 0 {
+                            continue;
+                        }
+                        let tr = t * words..(t + 1) * words;
+                        for k in 0..words {
+                            let new = bits[tr.start + k] & out[k] & !kill[tr.start + k];
+                            if new != bits[tr.start + k] {
+                                bits[tr.start + k] = new;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            // Branches that split a group, given these sets.
+            let mut new_split = false;
+            for pc in 0..n {
+                if divergent[pc] {
+                    continue;
+                }
+                let inst = &f.code[pc];
+                let splits = match &inst.exec {
+                    Exec::BrxIdx { .. } => true,
+                    Exec::Bra { .. } => inst
+                        .guard
+                        .is_some_and(|(p, _)| !has(&bits[pc * words..(pc + 1) * words], p)),
+                    _ => false,
+                };
+                if !splits || succs[pc].len() < 2 {
+                    continue;
+                }
+                divergent[pc] = true;
+                new_split = true;
+                work = work.checked_add(n.checked_mul(succs[pc].len())?)?;
+                if work > 1 << 26 {
+                    return None;
+                }
+                // What each side reaches, the registers named there, and where sides meet.
+                let mut sides = vec![0u8; n + 1];
+                let mut named = vec![0u64; words];
+                for &s0 in &succs[pc] {
+                    let mut stack = vec![s0];
+                    let mut mine = vec![false; n + 1];
+                    while let Some(x) = stack.pop() {
+                        if mine[x] {
+                            continue;
+                        }
+                        mine[x] = true;
+                        sides[x] = sides[x].saturating_add(1);
+                        if x < n {
+                            f.code[x].exec.each_reg(&mut |r| set(&mut named, r));
+                            if let Some((g, _)) = f.code[x].guard {
+                                set(&mut named, g);
+                            }
+                            stack.extend(succs[x].iter().copied());
+                        }
+                    }
+                }
+                for (x, &m) in sides.iter().enumerate() {
+                    if m >= 2 {
+                        for k in 0..words {
+                            kill[x * words + k] |= named[k];
+                        }
+                    }
+                }
+            }
+            if !new_split {
+                return Some(Uniform { words, n, bits });
+            }
+        }
+    }
+
+    /// The set after `inst`, from the set before it.
+    fn transfer(
+        inst: &DInst,
+        before: &[u64],
+        src_uni: &dyn Fn(&[u64], &Src) -> bool,
+        has: &dyn Fn(&[u64], u32) -> bool,
+        set: &dyn Fn(&mut [u64], u32),
+        clear: &dyn Fn(&mut [u64], u32),
+    ) -> Vec<u64> {
+        let mut out = before.to_vec();
+        let guard_uni = inst.guard.is_none_or(|(p, _)| has(before, p));
+        let (uni, dests) = match &inst.exec {
+            Exec::Ld {
+                space: MemSpace::Param,
+                addr: Addr::Var(VarLoc::KernelParam(_), _),
+                ds,
+                ..
+            } => (
+                true,
+                ds.iter()
+                    .filter_map(|d| if let Dst::Reg(r) = d { Some(*r) } else { None })
+                    .collect(),
+            ),
+            Exec::St { .. } | Exec::Bra { .. } | Exec::Ret | Exec::Exit => (true, Vec::new()),
+            e => match lane_srcs(e) {
+                Some((srcs, d)) => (srcs.iter().all(|s| src_uni(before, s)), d),
+                None => {
+                    inst.exec.each_reg(&mut |r| clear(&mut out, r));
+                    return out;
+                }
+            },
+        };
+        for d in dests {
+            if !uni || !guard_uni {
+                clear(&mut out, d);
+            } else if inst.guard.is_none() {
+                set(&mut out, d);
+            }
+            // Guarded, all uniform: all lanes or none write; uniform iff it was.
+        }
+        out
+    }
+
+    /// Whether register `r` is uniform before `pc`.
+    fn at(&self, pc: u32, r: u32) -> bool {
+        let pc = pc as usize;
+        pc < self.n
+            && self
+                .bits
+                .get(pc * self.words + r as usize / 64)
+                .is_some_and(|w| w >> (r % 64) & 1 != 0)
     }
 }
 
@@ -921,6 +1212,11 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let exit = b.create_block();
         let act32: [Value; 8] = std::array::from_fn(|k| lane_mask32(&mut b, act, k));
         let act64: [Value; 16] = std::array::from_fn(|k| lane_mask64(&mut b, act, k));
+        let act_count = b.ins().popcnt(act);
+        let act_count = b.ins().uextend(I64, act_count);
+        let first = b.ins().ctz(act);
+        let first = b.ins().uextend(I64, first);
+        let lane_off = [b.ins().ishl_imm_u(first, 2), b.ins().ishl_imm_u(first, 3)];
         let mut g = Gen {
             b: &mut b,
             f,
@@ -942,6 +1238,12 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
                 .enumerate()
                 .map(|(r, &sl)| (sl, r as u32))
                 .collect(),
+            lp: None,
+            pending: 0,
+            act_count,
+            uniform: Uniform::of(f),
+            lane_off,
+            scratch: None,
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -966,6 +1268,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         for (k, &(s, e)) in blocks.iter().enumerate() {
             g.b.switch_to_block(cblocks[k]);
             g.regs = Regs::default();
+            g.pending = 0;
             g.block(s, e, &cblocks, &by_start);
         }
 
@@ -1138,6 +1441,7 @@ impl Gen<'_, '_> {
 
     fn set(&mut self, s: RegSlot, p: Pieces) {
         self.regs.vals.insert(s, p);
+        self.regs.uni.remove(&s);
         self.regs.raw.retain(|&x| x != s);
         if !self.regs.dirty.contains(&s) {
             self.regs.dirty.push(s);
@@ -1150,6 +1454,148 @@ impl Gen<'_, '_> {
         self.store_dirty(pc);
         self.regs.vals.clear();
         self.regs.raw.clear();
+        self.regs.uni.clear();
+    }
+
+    /// A uniform source as one scalar (`I64` when `wide`, else `I32`), or `None` when it is
+    /// not known to be uniform before `pc` (or is held only as vectors).
+    fn scalar(&mut self, s: &Src, pc: u32, wide: bool) -> Option<Value> {
+        let ty = if wide { I64 } else { I32 };
+        match s {
+            Src::Imm(v) => {
+                let v = if wide { *v as i64 } else { *v as u32 as i64 };
+                Some(self.b.ins().iconst(ty, v))
+            }
+            Src::SReg(id, comp) if !wide => match sreg_slot(*id, *comp) {
+                Some(Some(i)) if i >= 3 => Some(self.b.ins().load(
+                    I32,
+                    TRUSTED,
+                    self.ctx,
+                    off!(cta) + 4 * (i as i32 - 3),
+                )),
+                _ => None,
+            },
+            Src::Reg(r) => {
+                let slot = self.f.reg_slots.get(*r as usize).copied()?;
+                if !matches!(
+                    (slot, wide),
+                    (RegSlot::B32(_), false) | (RegSlot::B64(_), true)
+                ) {
+                    return None;
+                }
+                if let Some(&x) = self.regs.uni.get(&slot) {
+                    return Some(x);
+                }
+                if self.regs.vals.contains_key(&slot)
+                    || !self.uniform.as_ref().is_some_and(|u| u.at(pc, *r))
+                {
+                    return None;
+                }
+                // Not cached, so the bank holds it: the group's first lane.
+                let (base, off) = self.bank_addr(slot);
+                let a = self.b.ins().iadd(base, self.lane_off[wide as usize]);
+                let x = self.b.ins().load(ty, TRUSTED, a, off);
+                let p = self.splat_pieces(x, wide);
+                self.regs.vals.insert(slot, p);
+                self.regs.uni.insert(slot, x);
+                Some(x)
+            }
+            _ => None,
+        }
+    }
+
+    fn splat_pieces(&mut self, x: Value, wide: bool) -> Pieces {
+        if wide {
+            Pieces::W64([self.b.ins().splat(I64X2, x); 16])
+        } else {
+            Pieces::W32([self.b.ins().splat(I32X4, x); 8])
+        }
+    }
+
+    /// Writes a uniform result given as a scalar.
+    fn set_uni(&mut self, d: &Dst, x: Value, wide: bool) {
+        let Dst::Reg(r) = d else { return };
+        let s = self.slot(*r);
+        let p = self.splat_pieces(x, wide);
+        self.set(s, p);
+        self.regs.uni.insert(s, x);
+    }
+
+    /// The value of the group's first lane of a register held as vectors (through a stack
+    /// slot: for the rare uniform register a loop carries as a scalar but computed as
+    /// vectors).
+    fn lane_scalar(&mut self, s: RegSlot) -> Value {
+        let ss = match self.scratch {
+            Some(ss) => ss,
+            None => {
+                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    256,
+                    4,
+                ));
+                self.scratch = Some(ss);
+                ss
+            }
+        };
+        let base = self.b.ins().stack_addr(I64, ss, 0);
+        let (ty, wide) = match self.get(s) {
+            Pieces::W32(v) => {
+                for (k, x) in v.iter().enumerate() {
+                    self.b.ins().store(TRUSTED, *x, base, 16 * k as i32);
+                }
+                (I32, 0)
+            }
+            Pieces::W64(v) => {
+                for (k, x) in v.iter().enumerate() {
+                    self.b.ins().store(TRUSTED, *x, base, 16 * k as i32);
+                }
+                (I64, 1)
+            }
+            Pieces::Pred(_) => return self.broken(),
+        };
+        let a = self.b.ins().iadd(base, self.lane_off[wide]);
+        self.b.ins().load(ty, TRUSTED, a, 0)
+    }
+
+    /// A lane-local integer operation of uniform sources as one scalar operation, when it is
+    /// one of those kept scalar (`None` otherwise: the vector code runs).
+    fn int_scalar(
+        &mut self,
+        op: IntOp,
+        signed: bool,
+        a: &Src,
+        b: &Src,
+        pc: u32,
+        wide: bool,
+    ) -> Option<Value> {
+        use IntOp::*;
+        let (ty, bits) = if wide { (I64, 64) } else { (I32, 32) };
+        match (op, b) {
+            (Shl | Shr, Src::Imm(n)) => {
+                let x = self.scalar(a, pc, wide)?;
+                let n = *n as u32;
+                Some(match (op, signed) {
+                    (Shl, _) if n >= bits => self.b.ins().iconst(ty, 0),
+                    (Shl, _) => self.b.ins().ishl_imm_u(x, n as i64),
+                    (_, true) => self.b.ins().sshr_imm_u(x, n.min(bits - 1) as i64),
+                    (_, false) if n >= bits => self.b.ins().iconst(ty, 0),
+                    _ => self.b.ins().ushr_imm_u(x, n as i64),
+                })
+            }
+            (Add | Sub | MulLo | And | Or | Xor, _) => {
+                let x = self.scalar(a, pc, wide)?;
+                let y = self.scalar(b, pc, wide)?;
+                Some(match op {
+                    Add => self.b.ins().iadd(x, y),
+                    Sub => self.b.ins().isub(x, y),
+                    MulLo => self.b.ins().imul(x, y),
+                    And => self.b.ins().band(x, y),
+                    Or => self.b.ins().bor(x, y),
+                    _ => self.b.ins().bxor(x, y),
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Stores every written register that is live at `pc`, blended with the group's lanes;
@@ -1363,8 +1809,23 @@ impl Gen<'_, '_> {
         self.set(s, Pieces::Pred(v));
     }
 
+    /// Adds the pending instructions ([`Gen::pending`]) to the count.
+    fn settle(&mut self) {
+        if self.pending == 0 {
+            return;
+        }
+        let c = self.b.ins().imul_imm_s(self.act_count, self.pending as i64);
+        let t = self.b.use_var(self.thread_insts);
+        let t = self.b.ins().iadd(t, c);
+        self.b.def_var(self.thread_insts, t);
+        self.pending = 0;
+    }
+
     /// Leaves with `EXIT_AT` at `pc` (a value).
     fn leave_at(&mut self, pc: Value) {
+        let pending = self.pending;
+        self.settle();
+        self.pending = pending;
         // Not a constant PC: everything written is stored.
         self.flush(u32::MAX);
         self.b.ins().store(TRUSTED, pc, self.ctx, off!(exit_pc));
@@ -1373,7 +1834,12 @@ impl Gen<'_, '_> {
         self.b.ins().jump(self.exit, &[]);
     }
 
+    /// Leaves with `code` at `pc`. The instructions pending ([`Gen::pending`]) are counted
+    /// on this way out; the code this one branches from still has them pending.
     fn leave_const(&mut self, pc: u32, code: u32) {
+        let pending = self.pending;
+        self.settle();
+        self.pending = pending;
         self.flush(pc);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(TRUSTED, p, self.ctx, off!(exit_pc));
@@ -1392,7 +1858,12 @@ impl Gen<'_, '_> {
         self.b.ins().store(TRUSTED, r, self.ctx, off!(room));
     }
 
+    /// Counts the instruction just run by `lanes`.
     fn count(&mut self, lanes: Value) {
+        if lanes == self.act {
+            self.pending += 1;
+            return;
+        }
         let c = self.b.ins().popcnt(lanes);
         let c = self.b.ins().uextend(I64, c);
         let t = self.b.use_var(self.thread_insts);
@@ -1403,6 +1874,11 @@ impl Gen<'_, '_> {
     /// Compiles block `[s, e)`.
     fn block(&mut self, s: u32, e: u32, cblocks: &[Block], by_start: &HashMap<u32, usize>) {
         let len = (e - s) as i64;
+        self.lp = None;
+        let last = &self.f.code[(e - 1) as usize];
+        if matches!(last.exec, Exec::Bra { target } if target == s) {
+            self.loop_head(s, e);
+        }
         // Entry checks: room for the whole block, and no other group at a PC inside it (the
         // group would merge there).
         let room = self.b.ins().load(I64, TRUSTED, self.ctx, off!(room));
@@ -1424,7 +1900,9 @@ impl Gen<'_, '_> {
         let out = self.b.create_block();
         self.b.ins().brif(go, body, &[], out, &[]);
         self.b.switch_to_block(out);
+        let regs = self.regs.clone();
         self.leave_const(s, EXIT_AT);
+        self.regs = regs;
         self.b.switch_to_block(body);
         let r = self.b.ins().iadd_imm_s(room, -len);
         self.b.ins().store(TRUSTED, r, self.ctx, off!(room));
@@ -1451,9 +1929,110 @@ impl Gen<'_, '_> {
         self.go_to(e, cblocks, by_start);
     }
 
+    /// Starts the loop block `[s, e)` ([`LoopBack`]): loads the registers live at `s` that
+    /// the block names into variables, and continues in the loop's head with them cached
+    /// (and counted as written, so every way out stores them).
+    fn loop_head(&mut self, s: u32, e: u32) {
+        let Some(live) = &self.live else { return };
+        let mut named = Vec::new();
+        // The registers the block writes (guarded or not): the others, loaded from the
+        // banks and never changed, need no storing.
+        let mut written = Vec::new();
+        for inst in &self.f.code[s as usize..e as usize] {
+            inst.exec.each_reg(&mut |r| named.push(r));
+            if let Some((p, _)) = inst.guard {
+                named.push(p);
+            }
+            let unguarded = DInst {
+                guard: None,
+                ..inst.clone()
+            };
+            match reg_io(&unguarded) {
+                Some((_, d)) => written.extend(d),
+                // Not compiled (cannot be in a block): count everything as written.
+                None => inst.exec.each_reg(&mut |r| written.push(r)),
+            }
+        }
+        named.sort_unstable();
+        named.dedup();
+        named.retain(|&r| live.at(s, r));
+        let mut vars = Vec::with_capacity(named.len());
+        for r in named {
+            let Some(&slot) = self.f.reg_slots.get(r as usize) else {
+                continue;
+            };
+            let wide = matches!(slot, RegSlot::B64(_));
+            if let Some(x) = self.scalar(&Src::Reg(r), s, wide) {
+                let var = self.b.declare_var(if wide { I64 } else { I32 });
+                self.b.def_var(var, x);
+                vars.push((slot, vec![var], true));
+                continue;
+            }
+            let vs: Vec<Variable> = match self.get_raw(slot) {
+                Pieces::W32(v) => v
+                    .iter()
+                    .map(|x| {
+                        let var = self.b.declare_var(I32X4);
+                        self.b.def_var(var, *x);
+                        var
+                    })
+                    .collect(),
+                Pieces::W64(v) => v
+                    .iter()
+                    .map(|x| {
+                        let var = self.b.declare_var(I64X2);
+                        self.b.def_var(var, *x);
+                        var
+                    })
+                    .collect(),
+                Pieces::Pred(x) => {
+                    let var = self.b.declare_var(I32);
+                    self.b.def_var(var, x);
+                    vec![var]
+                }
+            };
+            vars.push((slot, vs, false));
+        }
+        let hdr = self.b.create_block();
+        self.b.ins().jump(hdr, &[]);
+        self.b.switch_to_block(hdr);
+        self.regs = Regs::default();
+        for (slot, vs, scalar) in &vars {
+            let r = self.slot_reg.get(slot).copied();
+            let written = r.is_some_and(|r| written.contains(&r));
+            if *scalar {
+                let x = self.b.use_var(vs[0]);
+                let p = self.splat_pieces(x, matches!(slot, RegSlot::B64(_)));
+                if written {
+                    self.set(*slot, p);
+                } else {
+                    self.regs.vals.insert(*slot, p);
+                }
+                self.regs.uni.insert(*slot, x);
+                continue;
+            }
+            let p = match slot {
+                RegSlot::B32(_) => Pieces::W32(std::array::from_fn(|k| self.b.use_var(vs[k]))),
+                RegSlot::B64(_) => Pieces::W64(std::array::from_fn(|k| self.b.use_var(vs[k]))),
+                RegSlot::Pred(_) => Pieces::Pred(self.b.use_var(vs[0])),
+            };
+            if written {
+                self.set(*slot, p);
+            } else {
+                self.regs.vals.insert(*slot, p);
+            }
+        }
+        self.lp = Some(LoopBack {
+            start: s,
+            hdr,
+            vars,
+        });
+    }
+
     /// Continues at `pc` after the block: into its compiled block when the group stays the
     /// selected one, else out.
     fn go_to(&mut self, pc: u32, cblocks: &[Block], by_start: &HashMap<u32, usize>) {
+        self.settle();
         let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
         let below = self
             .b
@@ -1481,6 +2060,10 @@ impl Gen<'_, '_> {
         cblocks: &[Block],
         by_start: &HashMap<u32, usize>,
     ) {
+        self.settle();
+        if self.lp.as_ref().is_some_and(|l| l.start == target) {
+            return self.loop_branch(pc, target, taken, cblocks, by_start);
+        }
         self.flush(pc);
         let all = self.b.create_block();
         let not_all = self.b.create_block();
@@ -1536,6 +2119,105 @@ impl Gen<'_, '_> {
         self.go_to(target, cblocks, by_start);
     }
 
+    /// The branch back to the start of a [`LoopBack`] block: what [`Gen::branch`] does, but
+    /// when the whole group jumps, no spin limit is reached and no other group is at a PC
+    /// inside the loop, straight into the loop's head with the carried registers
+    /// (NaN-canonicalised: the head takes them as stored values) — decided in this block, so
+    /// that the values the ways out store are computed here once (Cranelift places a pure
+    /// value at its uses: with uses only in sibling blocks, each would get a copy of the
+    /// loop's code).
+    fn loop_branch(
+        &mut self,
+        pc: u32,
+        target: u32,
+        taken: Value,
+        cblocks: &[Block],
+        by_start: &HashMap<u32, usize>,
+    ) {
+        let Some(lp) = self.lp.take() else { return };
+        let is_all = self.b.ins().icmp(IntCC::Equal, taken, self.act);
+        // A backward branch taken by all: one more spin (stored whatever the way on).
+        let t = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_taken));
+        let t1 = self.b.ins().iadd_imm_s(t, 1);
+        let t_new = self.b.ins().select(is_all, t1, t);
+        self.b
+            .ins()
+            .store(TRUSTED, t_new, self.ctx, off!(spin_taken));
+        let z = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_zeroed));
+        let m = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_max));
+        let zero = self.b.ins().iconst(I32, 0);
+        let base = self.b.ins().select(z, zero, m);
+        let hi = self.b.ins().iadd(base, t1);
+        let spun =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, hi, SPIN_YIELD as i64);
+        let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
+        let below = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, others, target as i64 + 1);
+        let stop = self.b.ins().bor(spun, below);
+        let on = self.b.ins().band_not(is_all, stop);
+        let uncounted = self.b.use_var(self.thread_insts);
+        self.count(taken);
+        self.settle();
+        for (slot, vs, scalar) in &lp.vars {
+            if *scalar {
+                let x = match self.regs.uni.get(slot) {
+                    Some(&x) => x,
+                    None => self.lane_scalar(*slot),
+                };
+                self.b.def_var(vs[0], x);
+                continue;
+            }
+            match self.get(*slot) {
+                Pieces::W32(v) => {
+                    for (var, x) in vs.iter().zip(v) {
+                        self.b.def_var(*var, x);
+                    }
+                }
+                Pieces::W64(v) => {
+                    for (var, x) in vs.iter().zip(v) {
+                        self.b.def_var(*var, x);
+                    }
+                }
+                Pieces::Pred(x) => self.b.def_var(vs[0], x),
+            }
+        }
+        let slow = self.b.create_block();
+        self.b.ins().brif(on, lp.hdr, &[], slow, &[]);
+        // Every other case, as `branch` (the spin count is stored already).
+        self.b.switch_to_block(slow);
+        let all = self.b.create_block();
+        let not_all = self.b.create_block();
+        let none = self.b.create_block();
+        let diverged = self.b.create_block();
+        self.b.ins().brif(is_all, all, &[], not_all, &[]);
+        self.b.switch_to_block(not_all);
+        let is_none = self.b.ins().icmp_imm_s(IntCC::Equal, taken, 0);
+        self.b.ins().brif(is_none, none, &[], diverged, &[]);
+        self.b.switch_to_block(diverged);
+        self.b.def_var(self.thread_insts, uncounted);
+        self.give_back(1);
+        let regs = self.regs.clone();
+        self.leave_const(pc, EXIT_AT);
+        self.regs = regs.clone();
+        self.b.switch_to_block(none);
+        self.go_to(pc + 1, cblocks, by_start);
+        self.regs = regs;
+        self.b.switch_to_block(all);
+        let reselect = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(spun, reselect, &[], out, &[]);
+        self.b.switch_to_block(reselect);
+        let regs = self.regs.clone();
+        self.leave_const(target, EXIT_RESELECT);
+        self.regs = regs;
+        self.b.switch_to_block(out);
+        self.leave_const(target, EXIT_AT);
+    }
+
     /// One instruction. `lanes`: the lanes it runs for (a lane mask); `mask`: the same
     /// when it is narrower than the group (a guard).
     fn inst(
@@ -1549,6 +2231,12 @@ impl Gen<'_, '_> {
         use IntOp::*;
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
+                if mask.is_none()
+                    && let Some(x) = self.scalar(a, pc, *bits == 64)
+                {
+                    self.set_uni(d, x, *bits == 64);
+                    return Flow::Next;
+                }
                 if *bits == 32 {
                     let v = self.src32(a);
                     self.put32(d, v, mask);
@@ -1559,6 +2247,12 @@ impl Gen<'_, '_> {
             }
             Exec::Int { op, ty, d, a, b } if ty.bits() == 32 => {
                 let signed = ty.class() == ptxvm_ir::types::Class::Signed;
+                if mask.is_none()
+                    && let Some(x) = self.int_scalar(*op, signed, a, b, pc, false)
+                {
+                    self.set_uni(d, x, false);
+                    return Flow::Next;
+                }
                 if *op == MulWide {
                     let (x, y) = (self.src32(a), self.src32(b));
                     let v: [Value; 16] = std::array::from_fn(|j| {
@@ -1620,6 +2314,13 @@ impl Gen<'_, '_> {
             }
             Exec::Int { op, ty, d, a, b } => {
                 let signed = ty.class() == ptxvm_ir::types::Class::Signed;
+                if mask.is_none()
+                    && ty.bits() == 64
+                    && let Some(x) = self.int_scalar(*op, signed, a, b, pc, true)
+                {
+                    self.set_uni(d, x, true);
+                    return Flow::Next;
+                }
                 let x = self.src64(a);
                 let v: [Value; 16] = match (op, b) {
                     (Shl | Shr, Src::Imm(n)) => {
@@ -1747,6 +2448,21 @@ impl Gen<'_, '_> {
                 b,
                 bop,
             } => {
+                if let (Cmp::Int(op, unsigned), None, 32 | 64) = (cmp, bop, ty.bits()) {
+                    let wide = ty.bits() == 64;
+                    if let Some(x) = self.scalar(a, pc, wide)
+                        && let Some(y) = self.scalar(b, pc, wide)
+                    {
+                        let c = self.b.ins().icmp(int_cc(*op, *unsigned), x, y);
+                        let t = self.b.ins().iconst(I32, u32::MAX as i64);
+                        let z = self.b.ins().iconst(I32, 0);
+                        let r = self.b.ins().select(c, t, z);
+                        let nr = self.b.ins().bnot(r);
+                        self.put_pred(p, r, lanes);
+                        self.put_pred(q, nr, lanes);
+                        return Flow::Next;
+                    }
+                }
                 let r = self.compare(*cmp, *ty, *ftz, a, b);
                 let nr = self.b.ins().bnot(r);
                 let (r, nr) = match bop {
@@ -1946,10 +2662,10 @@ impl Gen<'_, '_> {
         let fail = self.b.create_block();
         self.b.ins().brif(ok, cont, &[], fail, &[]);
         self.b.switch_to_block(fail);
-        let (vals, raw) = (self.regs.vals.clone(), self.regs.raw.clone());
+        let regs = self.regs.clone();
         self.give_back(block_end - pc);
         self.leave_const(pc, EXIT_AT);
-        (self.regs.vals, self.regs.raw) = (vals, raw);
+        self.regs = regs;
         self.b.switch_to_block(cont);
     }
 
@@ -2190,5 +2906,105 @@ fn int_cc(op: CmpOp, unsigned: bool) -> IntCC {
         (CmpOp::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
         // Unordered forms do not apply to integers; `compiles` admits only these.
         _ => IntCC::Equal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(ptx: &str) -> FuncCode {
+        let checked = crate::device::check_ptx("t.ptx", ptx).expect("the test kernel checks");
+        let lines = |s: ptxvm_syntax::Span| checked.source.locate(s).line;
+        let mem = crate::memory::AddressSpace::new(1 << 20);
+        let p = crate::program::decode(&checked.module, &lines, &mem).expect("decodes");
+        p.funcs.into_iter().find(|f| f.is_entry).expect("a kernel")
+    }
+
+    /// The register the instruction at `pc` writes first.
+    fn dst(f: &FuncCode, pc: usize) -> u32 {
+        match &f.code[pc].exec {
+            Exec::Ld { ds, .. } => match ds[0] {
+                Dst::Reg(r) => r,
+                _ => panic!("no register"),
+            },
+            e => lane_srcs(e).expect("lane-local").1[0],
+        }
+    }
+
+    #[test]
+    fn uniform_registers() {
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u32 pn, .param .u64 po)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u32 %r1, [pn];\n\
+             mov.u32 %r2, %tid.x;\n\
+             mov.u32 %r3, 0;\n\
+             setp.lt.u32 %p1, %r2, 5;\n\
+             @%p1 bra DONE;\n\
+             LOOP:\n\
+             add.s32 %r3, %r3, %r1;\n\
+             add.s32 %r1, %r1, -1;\n\
+             setp.ne.s32 %p2, %r1, 0;\n\
+             @%p2 bra LOOP;\n\
+             DONE:\n\
+             add.s32 %r4, %r3, %ctaid.x;\n\
+             ld.param.u64 %rd1, [po];\n\
+             mov.u32 %r6, 7;\n\
+             setp.eq.u32 %p3, %r6, %ntid.x;\n\
+             @%p3 add.s32 %r6, %r6, 1;\n\
+             @%p1 add.s32 %r6, %r6, 1;\n\
+             st.global.u32 [%rd1], %r6;\n\
+             ret;\n}\n",
+        );
+        let u = Uniform::of(&f).expect("analysed");
+        let (r1, r2, r3, p1, p2) = (dst(&f, 0), dst(&f, 1), dst(&f, 2), dst(&f, 3), dst(&f, 7));
+        let (rd1, r6) = (dst(&f, 10), dst(&f, 11));
+        // Before the divergent branch: the parameter and the constant, not %tid.x.
+        assert!(u.at(4, r1) && u.at(4, r3) && !u.at(4, r2) && !u.at(4, p1));
+        // In the loop, reached by one side only: counter and sum are the group's.
+        assert!(u.at(5, r1) && u.at(5, r3) && u.at(8, p2));
+        // Where the sides can meet (any PC both reach: the groups may meet there at
+        // different times), every register named after the branch may differ.
+        assert!(!u.at(9, r3) && !u.at(9, r1));
+        assert!(!u.at(11, rd1) && !u.at(13, r6));
+    }
+
+    #[test]
+    fn uniform_registers_under_guards() {
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 po)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [po];\n\
+             mov.u32 %r1, %tid.x;\n\
+             setp.lt.u32 %p1, %r1, 5;\n\
+             mov.u32 %r6, 7;\n\
+             setp.eq.u32 %p3, %r6, %ntid.x;\n\
+             @%p3 add.s32 %r6, %r6, 1;\n\
+             @%p1 add.s32 %r6, %r6, 1;\n\
+             add.s32 %r2, %r1, %r6;\n\
+             st.global.u32 [%rd1], %r2;\n\
+             ret;\n}\n",
+        );
+        let u = Uniform::of(&f).expect("analysed");
+        let (rd1, r1, p1, r6, p3) = (dst(&f, 0), dst(&f, 1), dst(&f, 2), dst(&f, 3), dst(&f, 4));
+        let r2 = dst(&f, 7);
+        assert!(u.at(1, rd1) && !u.at(2, r1) && !u.at(3, p1));
+        // From uniform sources (a constant, %ntid.x).
+        assert!(u.at(4, r6) && u.at(5, p3));
+        // A write under a uniform guard keeps it uniform, under a divergent one not.
+        assert!(u.at(6, r6) && !u.at(7, r6) && !u.at(8, r2) && u.at(8, rd1));
+    }
+
+    #[test]
+    fn no_uniform_registers_with_calls() {
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .func g()\n{\nret;\n}\n\
+             .visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r1, 1;\ncall g;\nret;\n}\n",
+        );
+        assert!(Uniform::of(&f).is_none());
     }
 }

@@ -2255,7 +2255,39 @@ impl Gen<'_> {
         } else {
             1 + self.s.below(5)
         };
-        if self.s.coin() {
+        if uniform && !may_break && self.s.chance(1, 3) {
+            // A tight loop: lane-local arithmetic only, a uniform trip count (the JIT runs
+            // it as one block that carries its registers, its counter a scalar).
+            self.emit(format!("LOOP{l}:"));
+            for _ in 0..n {
+                let mut v = match self.s.below(4) {
+                    0 => vec![self.logic_inst()],
+                    1 => vec![self.f32_inst()],
+                    2 => {
+                        let (d, a) = (self.dst(W::R), self.reg(W::R));
+                        vec![format!("add.u32 {d}, {a}, {cnt}")]
+                    }
+                    _ => self.int_inst(),
+                };
+                if self.s.chance(1, 6) {
+                    let g = self.guard_pred();
+                    let last = v.len() - 1;
+                    v[last] = format!("{g}{}", v[last]);
+                }
+                self.dyn_left = self.dyn_left.saturating_sub(v.len() as u32 * body_ctx.mult);
+                for line in v {
+                    if line == "{" || line == "}" {
+                        self.emit(format!("\t{line}"));
+                    } else {
+                        self.emit(format!("\t{line};"));
+                    }
+                }
+            }
+            self.emit(format!("LCONT{l}:"));
+            self.emit(format!("\tadd.u32 {cnt}, {cnt}, 1;"));
+            self.emit(format!("\tsetp.lt.u32 %q3, {cnt}, {bound};"));
+            self.emit(format!("\t@%q3 bra LOOP{l};"));
+        } else if self.s.coin() {
             // do { body } while (++cnt < bound): the body runs at least once.
             self.emit(format!("LOOP{l}:"));
             self.block(body_ctx, n);
