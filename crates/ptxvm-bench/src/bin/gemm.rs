@@ -1,15 +1,16 @@
-//! Tensor-core GEMM benchmark (issue 12): a 256³ f16 GEMM through `mma.sync` — Triton's
-//! `tl.dot` kernel `tests/fixtures/triton/matmul.fp16_128x128x64_w8_s3.sm_80.ptx` (f16 inputs,
-//! f32 accumulation, f16 output, 128×128×64 tiles, 8 warps, 3 stages of `cp.async`), on the
-//! emulated A100 (`sm_80`: its tensor-core arithmetic) — against numpy's float32 matmul of the
-//! same size.
+//! Tensor-core GEMM benchmark (issue 12): a 256³ f16 GEMM through Triton's `tl.dot` kernel
+//! (f16 inputs, f32 accumulation, f16 output, 128×128×64 tiles, 8 warps, 3 stages) compiled
+//! twice: for sm_80 (`tests/fixtures/triton/matmul.fp16_128x128x64_w8_s3.sm_80.ptx`:
+//! `mma.sync`, `cp.async`) on the emulated A100, and for sm_90 (`….sm_90.ptx`: `wgmma` with
+//! shared-memory descriptors) on the emulated H100 (`sm_90a`), each with its device's
+//! tensor-core arithmetic — against numpy's float32 matmul of the same size.
 //!
 //! Every engine's output is compared bit for bit with the reference engine's (which runs
 //! once, as the oracle); the output is also compared with an f32 matmul of the same inputs
 //! (the largest difference is printed: f16 rounding of the result). numpy runs in a child
 //! process (`$PYTHON`, default `python3`); without numpy its row says so.
 //!
-//! `cargo run --release -p ptxvm-bench --bin gemm -- [--runs N] [--threads 1,2]`
+//! `cargo run --release -p ptxvm-bench --bin gemm -- [--runs N] [--threads 1,2] [--arch sm_80|sm_90a]`
 
 use ptxvm_fp::Rnd;
 use ptxvm_fp::convert::{cvt_f16_to_f32, cvt_f32_to_f16};
@@ -19,11 +20,21 @@ use std::time::{Duration, Instant};
 
 const N: usize = 256;
 const KERNEL: &str = "matmul_kernel";
-const FIXTURE: &str = "tests/fixtures/triton/matmul.fp16_128x128x64_w8_s3.sm_80.ptx";
+/// The kernel per device model: `mma.sync` on sm_80, `wgmma` on sm_90a.
+const FIXTURES: [(&str, &str); 2] = [
+    (
+        "sm_80",
+        "tests/fixtures/triton/matmul.fp16_128x128x64_w8_s3.sm_80.ptx",
+    ),
+    (
+        "sm_90a",
+        "tests/fixtures/triton/matmul.fp16_128x128x64_w8_s3.sm_90.ptx",
+    ),
+];
 /// The kernel's tile (BLOCK_M = BLOCK_N) and its launch: one CTA per output tile.
 const TILE: usize = 128;
 const THREADS_PER_CTA: u32 = 256;
-/// Triton's dynamic shared memory for this kernel (its `shared` metadata).
+/// Triton's dynamic shared memory for this kernel (its `shared` metadata, the same for both).
 const SHARED: u32 = 131072;
 
 fn repo_root() -> PathBuf {
@@ -59,12 +70,15 @@ fn median(v: &mut [Duration]) -> Duration {
 struct Opts {
     runs: usize,
     threads: Vec<usize>,
+    /// The device models to run (default: both).
+    archs: Vec<String>,
 }
 
 fn opts() -> Opts {
     let mut o = Opts {
         runs: 5,
         threads: vec![1, 2],
+        archs: FIXTURES.iter().map(|(a, _)| a.to_string()).collect(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -84,7 +98,15 @@ fn opts() -> Opts {
                     .map(|t| t.parse().expect("--threads: a list of numbers"))
                     .collect()
             }
-            _ => panic!("usage: gemm [--runs N] [--threads 1,2]"),
+            "--arch" => {
+                let a = args.next().expect("--arch sm_80|sm_90a");
+                assert!(
+                    FIXTURES.iter().any(|(x, _)| *x == a),
+                    "--arch: sm_80 or sm_90a"
+                );
+                o.archs = vec![a];
+            }
+            _ => panic!("usage: gemm [--runs N] [--threads 1,2] [--arch sm_80|sm_90a]"),
         }
     }
     o
@@ -129,12 +151,27 @@ fn numpy_time() -> Result<Duration, String> {
 
 fn main() {
     let o = opts();
-    let path = repo_root().join(FIXTURE);
+    println!("# ptxvm tensor-core GEMM benchmark");
+    let numpy = numpy_time();
+    let mut failed = false;
+    for (arch, fixture) in FIXTURES {
+        if o.archs.iter().any(|a| a == arch) {
+            failed |= bench(&o, arch, fixture, &numpy);
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}
+
+/// One kernel on one device model; true when an engine's output differs from the oracle's.
+fn bench(o: &Opts, arch: &str, fixture: &str, numpy: &Result<Duration, String>) -> bool {
+    let path = repo_root().join(fixture);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let model = ptxvm_vm::arch::model("sm_80").expect("the sm_80 model");
+    let model = ptxvm_vm::arch::model(arch).expect("a device model");
     let dev = Device::with_props(DeviceProps::for_model(model));
-    let module = dev.load_ptx(FIXTURE, &text).expect("load");
+    let module = dev.load_ptx(fixture, &text).expect("load");
     let (a, b) = (inputs(1), inputs(2));
     let bytes = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let pa = dev.malloc((N * N * 2) as u64).expect("malloc");
@@ -182,10 +219,9 @@ fn main() {
         (wall, st, dev.read(pc, (N * N * 2) as u64).expect("read"))
     };
 
-    println!("# ptxvm tensor-core GEMM benchmark\n");
     println!(
-        "- kernel: `{FIXTURE}` (`{KERNEL}`), {N}x{N}x{N}, {ctas} CTAs x {THREADS_PER_CTA} threads, \
-         {SHARED} B dynamic shared memory, device model sm_80"
+        "\n## {arch}\n\n- kernel: `{fixture}` (`{KERNEL}`), {N}x{N}x{N}, {ctas} CTAs x \
+         {THREADS_PER_CTA} threads, {SHARED} B dynamic shared memory, device model {arch}"
     );
     println!(
         "- runs: median of {} per engine and thread count (reference: 1)",
@@ -211,7 +247,6 @@ fn main() {
          (the f16 rounding of results up to 256 x 0.25)"
     );
     let macs = (N * N * N) as f64;
-    let numpy = numpy_time();
     println!(
         "\n| implementation | threads | median wall | G thread-inst/s | G MAC/s | ÷ numpy f32 | output |"
     );
@@ -255,7 +290,7 @@ fn main() {
             row(engine.name(), t, median(&mut walls), Some(&st), &tiers);
         }
     }
-    match &numpy {
+    match numpy {
         Ok(d) => row("numpy float32 `a @ b`", 0, *d, None, "—"),
         Err(e) => println!("| numpy float32 | — | not run: {e} | | | | |"),
     }
@@ -263,7 +298,5 @@ fn main() {
         "\n(thread count 0: numpy's own, OpenBLAS. {} thread instructions, {} warp instructions per launch.)",
         ref_st.thread_insts, ref_st.warp_insts
     );
-    if failed {
-        std::process::exit(1);
-    }
+    failed
 }
