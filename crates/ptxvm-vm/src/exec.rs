@@ -1421,6 +1421,7 @@ impl<'a> Cta<'a> {
             | Exec::Ld { .. }
             | Exec::St { .. }
             | Exec::Atom { .. }
+            | Exec::AtomV { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),

@@ -535,6 +535,17 @@ pub enum Exec {
         b: Src,
         c: Src,
     },
+    /// `atom`/`red` with a vector type (`.v2/.v4/.v8`, PTX 8.1, sm_90; `.global` only): the
+    /// operation element by element, each element atomic on its own (the manual guarantees
+    /// no more); `ds` is empty for `red`. `ty` is the element type.
+    AtomV {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        ds: Vec<Dst>,
+        addr: Addr,
+        bs: Vec<Src>,
+    },
     Bra {
         target: u32,
     },
@@ -698,7 +709,9 @@ pub enum Exec {
     },
     /// `prefetch`, `prefetchu`, `applypriority`: no architectural effect.
     Nop,
-    /// `discard.global.L2 [a], 128`: the line's contents become undefined; ptxvm zeroes them.
+    /// `discard.global.L2 [a], 128`: a weak write of indeterminate values; ptxvm's value is
+    /// the one already there (the line is checked, 128-byte aligned and global, and left
+    /// unchanged).
     Discard {
         addr: Addr,
         size: u64,
@@ -857,6 +870,15 @@ impl Exec {
                 reg_a(addr, visit);
                 reg_s(b, visit);
                 reg_s(c, visit);
+            }
+            Exec::AtomV { ds, addr, bs, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                reg_a(addr, visit);
+                for x in bs {
+                    reg_s(x, visit);
+                }
             }
             Exec::Bra { .. } => {}
             Exec::BrxIdx { index, .. } => {
@@ -1879,7 +1901,9 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "alloca" | "stacksave" | "stackrestore" => self.decode_memory(inst),
+            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" => {
+                self.decode_memory(inst)
+            }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"
             | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {
                 self.decode_control(inst, blocks)

@@ -54,14 +54,6 @@ impl Dx<'_> {
             }
             "atom" | "red" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                if mods
-                    .iter()
-                    .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
-                    || t == Type::B128
-                    || (crate::ops::half::is_half(t) && !has(".add"))
-                {
-                    return None;
-                }
                 let aop = mods.iter().find_map(|m| {
                     Some(match *m {
                         ".add" => AtomOp::Add,
@@ -77,16 +69,67 @@ impl Dx<'_> {
                         _ => return None,
                     })
                 })?;
-                let (d, rest) = if inst.opcode == "atom" {
-                    (self.dst(op(0)?)?, 1)
+                let rest = usize::from(inst.opcode == "atom");
+                // `.L2::cache_hint` only steers caches: its policy operand is ignored.
+                let hint = has(".L2::cache_hint");
+                let lanes = mods.iter().find_map(|m| match *m {
+                    ".v2" => Some(2),
+                    ".v4" => Some(4),
+                    ".v8" => Some(8),
+                    _ => None,
+                });
+                if let Some(n) = lanes {
+                    // Vector forms: `.add` on `.f32`, `.add/.min/.max` on the half types.
+                    let ok = match t {
+                        Type::F32 => aop == AtomOp::Add,
+                        _ if crate::ops::half::is_half(t) => {
+                            matches!(aop, AtomOp::Add | AtomOp::Min | AtomOp::Max)
+                        }
+                        _ => false,
+                    };
+                    fn elems(o: Option<&Op>, n: usize) -> Option<&[Op]> {
+                        match o? {
+                            Op::Vector(v) if v.len() == n => Some(v),
+                            _ => None,
+                        }
+                    }
+                    if !ok {
+                        return None;
+                    }
+                    let ds = if rest == 1 {
+                        elems(op(0), n)?
+                            .iter()
+                            .map(|x| self.dst(x))
+                            .collect::<Option<Vec<_>>>()?
+                    } else {
+                        Vec::new()
+                    };
+                    let bs = elems(op(rest + 1), n)?
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?;
+                    return Some(Exec::AtomV {
+                        space: space_of(mods),
+                        op: aop,
+                        ty: t,
+                        ds,
+                        addr: self.addr(op(rest)?)?,
+                        bs,
+                    });
+                }
+                if t == Type::B128 || (crate::ops::half::is_half(t) && aop != AtomOp::Add) {
+                    return None;
+                }
+                let d = if rest == 1 {
+                    self.dst(op(0)?)?
                 } else {
-                    (Dst::Sink, 0)
+                    Dst::Sink
                 };
                 let addr = self.addr(op(rest)?)?;
                 let b = self.fsrc(op(rest + 1)?, t)?;
                 let c = match op(rest + 2) {
-                    Some(o) => self.fsrc(o, t)?,
-                    None => Src::Imm(0),
+                    Some(o) if !hint => self.fsrc(o, t)?,
+                    _ => Src::Imm(0),
                 };
                 Exec::Atom {
                     space: space_of(mods),
@@ -190,8 +233,9 @@ impl Dx<'_> {
             }
             "prefetch" | "prefetchu" | "applypriority" => Exec::Nop,
             "discard" => {
+                // The only size the manual allows is 128.
                 let size = match op(1)? {
-                    Op::Imm(v) => *v,
+                    Op::Imm(128) => 128,
                     _ => return None,
                 };
                 Exec::Discard {
@@ -203,6 +247,13 @@ impl Dx<'_> {
                 space: space_of(mods),
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
+            },
+            // ptxvm has no texture, sampler or surface objects (`tex`, `suld`, ... do not run),
+            // so no value is a handle of one: `istypep` is false for every address.
+            "istypep" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: Src::Imm(0),
+                bits: 1,
             },
             "alloca" => Exec::Alloca {
                 d: self.dst(op(0)?)?,
@@ -237,10 +288,33 @@ impl Cta<'_> {
         match &inst.exec {
             Exec::Nop => {}
             Exec::Discard { addr, size } => {
+                // A weak write of indeterminate values (PTX ISA "discard"): the values ptxvm
+                // picks are the ones already there. The line must still be a writable,
+                // 128-byte aligned range of global memory.
                 let (sp, at) = self.resolve(t, MemSpace::Global, *addr);
-                let n = (*size).min(4096) as usize;
-                let zeros = vec![0u8; n];
-                self.store(t, sp, at, &zeros, mem)?;
+                let n = (*size).min(128) as usize;
+                let mut line = [0u8; 128];
+                if sp != MemSpace::Global {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "discard of {at:#x}: the address is in {} memory, not global",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                self.load(t, sp, at, &mut line[..n], mem)?;
+                if mem.is_const(at) {
+                    return Err(self.access_fault(
+                        t,
+                        "write",
+                        sp,
+                        at,
+                        n,
+                        AccessError::ReadOnly("constant memory is read-only".into()),
+                    ));
+                }
             }
             Exec::Isspacep { space, d, a } => {
                 let a = self.src(t, *a);
@@ -361,6 +435,26 @@ impl Cta<'_> {
                 let (b, c) = (self.src(t, *b), self.src(t, *c));
                 let old = self.atomic(t, sp, at, *op, *ty, b, c, mem)?;
                 self.write(t, *d, old);
+            }
+            Exec::AtomV {
+                space,
+                op,
+                ty,
+                ds,
+                addr,
+                bs,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let mut old = [0u64; 8];
+                let n = bs.len().min(old.len());
+                let mut b = [0u64; 8];
+                for (k, s) in bs.iter().take(n).enumerate() {
+                    b[k] = self.src(t, *s);
+                }
+                self.atomic_vec(t, sp, at, *op, *ty, &b[..n], &mut old[..n], mem)?;
+                for (k, d) in ds.iter().take(n).enumerate() {
+                    self.write(t, *d, old[k]);
+                }
             }
             Exec::CpAsync {
                 dst,
@@ -622,6 +716,62 @@ impl Cta<'_> {
         let new = atom_op(op, ty, old, b, c);
         self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
         Ok(old)
+    }
+
+    /// A vector `atom`/`red` (`.v2/.v4/.v8`) of thread `t` at a resolved address: the whole
+    /// vector must be aligned to its size and lie in global memory (the manual allows no
+    /// other space); then each element is one atomic read-modify-write of its own, in element
+    /// order, atomic separately (the manual guarantees atomicity per element only). The
+    /// range is checked before any element is written, so a fault leaves memory unchanged.
+    /// `old` receives the elements' previous values.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::exec) fn atomic_vec(
+        &mut self,
+        t: usize,
+        sp: MemSpace,
+        at: u64,
+        op: AtomOp,
+        ty: Type,
+        b: &[u64],
+        old: &mut [u64],
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let w = ty.bytes() as usize;
+        let total = w * b.len();
+        if !matches!(sp, MemSpace::Global | MemSpace::Generic) {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "atom/red with a vector type accesses global memory only, but {at:#x} is in {} memory",
+                    space_name(sp)
+                ),
+            ));
+        }
+        if !at.is_multiple_of(total as u64) {
+            return Err(self.misaligned(t, sp, at, total, "read", mem));
+        }
+        let mut probe = [0u8; 32];
+        if let Err(e) = mem.read_guest(at, &mut probe[..total.min(32)]) {
+            return Err(self.access_fault(t, "read", sp, at, total, e));
+        }
+        for (k, (&bk, o)) in b.iter().zip(old.iter_mut()).enumerate() {
+            let a = at.wrapping_add((k * w) as u64);
+            *o = match mem.atomic_rmw(a, w, |v| atom_op(op, ty, v as u64, bk, 0) as u128) {
+                Ok(v) => v as u64,
+                Err((e, write)) => {
+                    return Err(self.access_fault(
+                        t,
+                        if write { "write" } else { "read" },
+                        sp,
+                        at,
+                        total,
+                        e,
+                    ));
+                }
+            };
+        }
+        Ok(())
     }
 
     /// The fault of a misaligned access.
