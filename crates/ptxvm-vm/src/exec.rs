@@ -1393,6 +1393,7 @@ impl<'a> Cta<'a> {
     ) -> Result<(), Box<Fault>> {
         match &inst.exec {
             Exec::Mov { .. }
+            | Exec::Mov128 { .. }
             | Exec::Pack { .. }
             | Exec::Unpack { .. }
             | Exec::Int { .. }
@@ -1422,6 +1423,7 @@ impl<'a> Cta<'a> {
             | Exec::St { .. }
             | Exec::Atom { .. }
             | Exec::AtomV { .. }
+            | Exec::Atom128 { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),

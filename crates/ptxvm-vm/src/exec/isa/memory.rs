@@ -20,7 +20,22 @@ impl Dx<'_> {
             "ld" | "ldu" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
-                    return None;
+                    // Each `.b128` register is two 64-bit ones: a `.v2.b64` access of them.
+                    let regs = match op(0)? {
+                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
+                        o => vec![o],
+                    };
+                    let mut ds = Vec::new();
+                    for o in regs {
+                        let (lo, hi) = self.pair(o)?;
+                        ds.extend([Dst::Reg(lo), Dst::Reg(hi)]);
+                    }
+                    return Some(Exec::Ld {
+                        space: space_of(mods),
+                        ty: Type::B64,
+                        ds,
+                        addr: self.addr(op(1)?)?,
+                    });
                 }
                 let ds = match op(0)? {
                     Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
@@ -36,7 +51,21 @@ impl Dx<'_> {
             "st" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
-                    return None;
+                    let regs = match op(1)? {
+                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
+                        o => vec![o],
+                    };
+                    let mut srcs = Vec::new();
+                    for o in regs {
+                        let (lo, hi) = self.pair(o)?;
+                        srcs.extend([Src::Reg(lo), Src::Reg(hi)]);
+                    }
+                    return Some(Exec::St {
+                        space: space_of(mods),
+                        ty: Type::B64,
+                        srcs,
+                        addr: self.addr(op(0)?)?,
+                    });
                 }
                 let srcs = match op(1)? {
                     Op::Vector(v) => v
@@ -117,7 +146,25 @@ impl Dx<'_> {
                         bs,
                     });
                 }
-                if t == Type::B128 || (crate::ops::half::is_half(t) && aop != AtomOp::Add) {
+                if t == Type::B128 {
+                    let cas = match aop {
+                        AtomOp::Cas => true,
+                        AtomOp::Exch => false,
+                        _ => return None,
+                    };
+                    let (dl, dh) = self.pair(op(0)?)?;
+                    let (bl, bh) = self.pair(op(2)?)?;
+                    let (cl, ch) = if cas { self.pair(op(3)?)? } else { (bl, bh) };
+                    return Some(Exec::Atom128 {
+                        space: space_of(mods),
+                        cas,
+                        d: [Dst::Reg(dl), Dst::Reg(dh)],
+                        addr: self.addr(op(1)?)?,
+                        b: [Src::Reg(bl), Src::Reg(bh)],
+                        c: [Src::Reg(cl), Src::Reg(ch)],
+                    });
+                }
+                if crate::ops::half::is_half(t) && aop != AtomOp::Add {
                     return None;
                 }
                 let d = if rest == 1 {
@@ -455,6 +502,62 @@ impl Cta<'_> {
                 for (k, d) in ds.iter().take(n).enumerate() {
                     self.write(t, *d, old[k]);
                 }
+            }
+            Exec::Atom128 {
+                space,
+                cas,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let wide = |x: [Src; 2], cta: &Self| {
+                    cta.src(t, x[0]) as u128 | (cta.src(t, x[1]) as u128) << 64
+                };
+                let (b, c) = (wide(*b, self), wide(*c, self));
+                let new = |old: u128| match (*cas, old == b) {
+                    (true, true) => c,
+                    (true, false) => old,
+                    (false, _) => b,
+                };
+                let old = match sp {
+                    MemSpace::Global | MemSpace::Generic => {
+                        if !at.is_multiple_of(16) {
+                            return Err(self.misaligned(t, sp, at, 16, "read", mem));
+                        }
+                        mem.atomic_rmw(at, 16, new).map_err(|(e, write)| {
+                            self.access_fault(
+                                t,
+                                if write { "write" } else { "read" },
+                                sp,
+                                at,
+                                16,
+                                e,
+                            )
+                        })?
+                    }
+                    // Shared memory is private to the CTA, which one host thread runs.
+                    MemSpace::Shared => {
+                        let mut buf = [0u8; 16];
+                        self.load(t, sp, at, &mut buf, mem)?;
+                        let old = u128::from_le_bytes(buf);
+                        self.store(t, sp, at, &new(old).to_le_bytes(), mem)?;
+                        old
+                    }
+                    _ => {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::OutOfBounds,
+                            format!(
+                                "atom.b128 accesses global or shared memory only, but {at:#x} is in {} memory",
+                                space_name(sp)
+                            ),
+                        ));
+                    }
+                };
+                self.write(t, d[0], old as u64);
+                self.write(t, d[1], (old >> 64) as u64);
             }
             Exec::CpAsync {
                 dst,
