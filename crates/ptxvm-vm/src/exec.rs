@@ -1424,6 +1424,7 @@ impl<'a> Cta<'a> {
             | Exec::Atom { .. }
             | Exec::AtomV { .. }
             | Exec::Atom128 { .. }
+            | Exec::RedAsync { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),

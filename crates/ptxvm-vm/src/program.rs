@@ -570,6 +570,16 @@ pub enum Exec {
         b: [Src; 2],
         c: [Src; 2],
     },
+    /// `red.async...mbarrier::complete_tx::bytes.op.type [a], b, [mbar]` (sm_90): the
+    /// reduction on shared::cluster memory (the CTA's own: clusters are 1x1x1), then the
+    /// completion of its bytes (the type's size) on the mbarrier, at once.
+    RedAsync {
+        op: AtomOp,
+        ty: Type,
+        addr: Addr,
+        b: Src,
+        mbar: Addr,
+    },
     Bra {
         target: u32,
     },
@@ -920,6 +930,11 @@ impl Exec {
                 for x in b.iter().chain(c) {
                     reg_s(x, visit);
                 }
+            }
+            Exec::RedAsync { addr, b, mbar, .. } => {
+                reg_a(addr, visit);
+                reg_s(b, visit);
+                reg_a(mbar, visit);
             }
             Exec::Bra { .. } => {}
             Exec::BrxIdx { index, .. } => {

@@ -83,6 +83,9 @@ impl Dx<'_> {
             }
             "atom" | "red" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                if has(".async") {
+                    return self.decode_red_async(inst, t);
+                }
                 let aop = mods.iter().find_map(|m| {
                     Some(match *m {
                         ".add" => AtomOp::Add,
@@ -322,6 +325,50 @@ impl Dx<'_> {
     }
 }
 
+impl Dx<'_> {
+    /// `red.async`: with an mbarrier (shared::cluster, PTX 8.1), or the `.mmio.release`
+    /// global form (PTX 8.7), which is a plain reduction here (ptxvm has no memory-mapped
+    /// I/O, and every access is already ordered as `.release` requires).
+    fn decode_red_async(&self, inst: &ir::Inst, t: Type) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let op = mods.iter().find_map(|m| {
+            Some(match *m {
+                ".add" => AtomOp::Add,
+                ".min" => AtomOp::Min,
+                ".max" => AtomOp::Max,
+                ".inc" => AtomOp::Inc,
+                ".dec" => AtomOp::Dec,
+                ".and" => AtomOp::And,
+                ".or" => AtomOp::Or,
+                ".xor" => AtomOp::Xor,
+                _ => return None,
+            })
+        })?;
+        let ops = &inst.operands;
+        let addr = self.addr(ops.first()?)?;
+        let b = self.fsrc(ops.get(1)?, t)?;
+        if mods.contains(&".mbarrier::complete_tx::bytes") {
+            Some(Exec::RedAsync {
+                op,
+                ty: t,
+                addr,
+                b,
+                mbar: self.addr(ops.get(2)?)?,
+            })
+        } else {
+            Some(Exec::Atom {
+                space: MemSpace::Global,
+                op,
+                ty: t,
+                d: Dst::Sink,
+                addr,
+                b,
+                c: Src::Imm(0),
+            })
+        }
+    }
+}
+
 impl Cta<'_> {
     /// Runs one thread's step of a memory-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_memory(
@@ -502,6 +549,30 @@ impl Cta<'_> {
                 for (k, d) in ds.iter().take(n).enumerate() {
                     self.write(t, *d, old[k]);
                 }
+            }
+            Exec::RedAsync {
+                op,
+                ty,
+                addr,
+                b,
+                mbar,
+            } => {
+                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "red.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                let bv = self.src(t, *b);
+                self.atomic(t, sp, at, *op, *ty, bv, 0, mem)?;
+                let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                let n = i64::from(ty.bytes());
+                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
             }
             Exec::Atom128 {
                 space,
