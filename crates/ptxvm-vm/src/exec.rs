@@ -1425,6 +1425,7 @@ impl<'a> Cta<'a> {
             | Exec::AtomV { .. }
             | Exec::Atom128 { .. }
             | Exec::RedAsync { .. }
+            | Exec::StAsync { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),

@@ -580,6 +580,14 @@ pub enum Exec {
         b: Src,
         mbar: Addr,
     },
+    /// `st.async...mbarrier::complete_tx::bytes` (sm_90): the store to shared::cluster
+    /// memory (the CTA's own), then complete_tx of its bytes on the mbarrier, at once.
+    StAsync {
+        ty: Type,
+        srcs: Vec<Src>,
+        addr: Addr,
+        mbar: Addr,
+    },
     Bra {
         target: u32,
     },
@@ -934,6 +942,15 @@ impl Exec {
             Exec::RedAsync { addr, b, mbar, .. } => {
                 reg_a(addr, visit);
                 reg_s(b, visit);
+                reg_a(mbar, visit);
+            }
+            Exec::StAsync {
+                srcs, addr, mbar, ..
+            } => {
+                for x in srcs {
+                    reg_s(x, visit);
+                }
+                reg_a(addr, visit);
                 reg_a(mbar, visit);
             }
             Exec::Bra { .. } => {}

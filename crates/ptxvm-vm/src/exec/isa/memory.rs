@@ -1,6 +1,7 @@
-//! Memory: `ld`/`ldu`, `st`, `atom`/`red`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
+//! Memory: `ld`/`ldu`, `st` (and `.b128` accesses), `atom`/`red` (scalar, vector and
+//! `.b128`), `st.async`/`red.async`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
 //! `cp.async.mbarrier.arrive`), `mapa`, `getctarank`, `createpolicy`, `prefetch`, `discard`,
-//! `isspacep`, `alloca`, `stacksave`/`stackrestore`.
+//! `isspacep`, `istypep`, `alloca`, `stacksave`/`stackrestore`.
 //!
 //! Decoding (`Dx::decode_memory`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_memory`).
@@ -46,6 +47,33 @@ impl Dx<'_> {
                     ty: t,
                     ds,
                     addr: self.addr(op(1)?)?,
+                }
+            }
+            "st" if has(".async") => {
+                // The `.mmio.release` global form is a plain store here (no memory-mapped
+                // I/O; every store is already ordered as `.release` requires).
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let srcs = match op(1)? {
+                    Op::Vector(v) => v
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?,
+                    o => vec![self.fsrc(o, t)?],
+                };
+                let addr = self.addr(op(0)?)?;
+                match op(2) {
+                    Some(m) => Exec::StAsync {
+                        ty: t,
+                        srcs,
+                        addr,
+                        mbar: self.addr(m)?,
+                    },
+                    None => Exec::St {
+                        space: MemSpace::Global,
+                        ty: t,
+                        srcs,
+                        addr,
+                    },
                 }
             }
             "st" => {
@@ -572,6 +600,38 @@ impl Cta<'_> {
                 self.atomic(t, sp, at, *op, *ty, bv, 0, mem)?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
                 let n = i64::from(ty.bytes());
+                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
+            }
+            Exec::StAsync {
+                ty,
+                srcs,
+                addr,
+                mbar,
+            } => {
+                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "st.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 32];
+                let n = w * srcs.len();
+                if n > buf.len() || w > 8 {
+                    return Err(self.unsupported(t, "st.async wider than 32 bytes"));
+                }
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.src(t, *s);
+                    buf[k * w..k * w + w].copy_from_slice(&v.to_le_bytes()[..w]);
+                }
+                self.store(t, sp, at, &buf[..n], mem)?;
+                let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                let n = n as i64;
                 self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
             }
             Exec::Atom128 {
