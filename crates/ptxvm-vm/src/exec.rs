@@ -1428,6 +1428,7 @@ impl<'a> Cta<'a> {
             | Exec::StAsync { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
+            | Exec::CpReduceBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }

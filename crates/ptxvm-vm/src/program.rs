@@ -665,6 +665,18 @@ pub enum Exec {
         size: Src,
         mbar: Option<Addr>,
     },
+    /// `cp.reduce.async.bulk` without a tensor map: `size` bytes of shared memory reduced
+    /// element by element (each one atomic read-modify-write, as `red`) into `dst`, at once;
+    /// then (with an mbarrier) `size` transaction bytes completed on it.
+    CpReduceBulk {
+        op: AtomOp,
+        ty: Type,
+        dst: Addr,
+        dst_space: MemSpace,
+        src: Addr,
+        size: Src,
+        mbar: Option<Addr>,
+    },
     /// `barrier.cluster.arrive` / `.wait` (the cluster is the CTA alone: 1×1×1).
     ClusterBar {
         wait: bool,
@@ -1004,6 +1016,20 @@ impl Exec {
                 reg_s(state, visit);
             }
             Exec::CpBulk {
+                dst,
+                src,
+                size,
+                mbar,
+                ..
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                if let Some(x) = mbar {
+                    reg_a(x, visit);
+                }
+            }
+            Exec::CpReduceBulk {
                 dst,
                 src,
                 size,

@@ -342,7 +342,8 @@ pub(crate) fn cvt(
 pub(crate) fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     match (op, ty) {
-        // `atom.add.f32` rounds to nearest even and flushes subnormal inputs and results.
+        // `atom.add.f32` on global memory rounds to nearest even and flushes subnormal inputs
+        // and results (shared memory keeps them: `Cta::atomic`).
         (AtomOp::Add, Type::F32) => fa::add_f32(
             f32::from_bits(old as u32),
             f32::from_bits(b as u32),

@@ -228,6 +228,40 @@ impl Dx<'_> {
                 d: Dst::Sink,
                 a: Src::Imm(1),
             },
+            "cp" if has(".reduce") && has(".bulk") && !has(".tensor") => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let rop = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".add" => AtomOp::Add,
+                        ".min" => AtomOp::Min,
+                        ".max" => AtomOp::Max,
+                        ".inc" => AtomOp::Inc,
+                        ".dec" => AtomOp::Dec,
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        _ => return None,
+                    })
+                })?;
+                // The destination's space comes first (`.global.shared::cta`).
+                let dst_space = mods
+                    .iter()
+                    .find(|m| Space::from_dot(m).is_some())
+                    .map(|m| space_of(&[m]))?;
+                Exec::CpReduceBulk {
+                    op: rop,
+                    ty: t,
+                    dst: self.addr(op(0)?)?,
+                    dst_space,
+                    src: self.addr(op(1)?)?,
+                    size: self.src(op(2)?)?,
+                    mbar: if has(".mbarrier::complete_tx::bytes") {
+                        Some(self.addr(op(3)?)?)
+                    } else {
+                        None
+                    },
+                }
+            }
             "cp" if has(".async")
                 && has(".bulk")
                 && !has(".tensor")
@@ -754,6 +788,40 @@ impl Cta<'_> {
                     self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
                 }
             }
+            Exec::CpReduceBulk {
+                op,
+                ty,
+                dst,
+                dst_space,
+                src,
+                size,
+                mbar,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
+                let (ds, da) = self.resolve(t, *dst_space, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.reduce.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                self.charge_work(t, budget, n)?;
+                let w = u64::from(ty.bytes()).clamp(1, 8);
+                let mut buf = [0u8; 8];
+                for off in (0..n).step_by(w as usize) {
+                    self.load(t, ss, sa.wrapping_add(off), &mut buf[..w as usize], mem)?;
+                    let b = u64::from_le_bytes(buf);
+                    self.atomic(t, ds, da.wrapping_add(off), *op, *ty, b, 0, mem)?;
+                }
+                if let Some(m) = mbar {
+                    let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
+                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
             Exec::Mapa { d, a, rank } => {
                 let r = self.src(t, *rank) & 0xffff_ffff;
                 if r != 0 {
@@ -947,7 +1015,20 @@ impl Cta<'_> {
         let mut buf = [0u8; 8];
         self.load(t, sp, at, &mut buf[..w], mem)?;
         let old = u64::from_le_bytes(buf);
-        let new = atom_op(op, ty, old, b, c);
+        let new = if op == AtomOp::Add && ty == Type::F32 {
+            // PTX ISA "atom": only the global-memory atom.add.f32 flushes subnormal inputs
+            // and results; on shared memory it keeps them (round to nearest even either way).
+            ptxvm_fp::arith::add_f32(
+                f32::from_bits(old as u32),
+                f32::from_bits(b as u32),
+                ptxvm_fp::Rnd::Rn,
+                false,
+                false,
+            )
+            .to_bits() as u64
+        } else {
+            atom_op(op, ty, old, b, c)
+        };
         self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
         Ok(old)
     }
