@@ -1398,6 +1398,7 @@ impl<'a> Cta<'a> {
     ) -> Result<(), Box<Fault>> {
         match &inst.exec {
             Exec::Mov { .. }
+            | Exec::Mov128 { .. }
             | Exec::Pack { .. }
             | Exec::Unpack { .. }
             | Exec::Int { .. }
@@ -1426,8 +1427,13 @@ impl<'a> Cta<'a> {
             | Exec::Ld { .. }
             | Exec::St { .. }
             | Exec::Atom { .. }
+            | Exec::AtomV { .. }
+            | Exec::Atom128 { .. }
+            | Exec::RedAsync { .. }
+            | Exec::StAsync { .. }
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
+            | Exec::CpReduceBulk { .. }
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }

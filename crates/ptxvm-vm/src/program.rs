@@ -403,6 +403,16 @@ pub enum Exec {
         parts: Vec<Src>,
         bits: u32,
     },
+    /// `mov.b128`: a `.b128` register is two 64-bit registers, its own (the low half) and a
+    /// hidden one (the high half, [`Dx::pair`]). The sources, read as `sbits`-wide pieces,
+    /// are concatenated (first piece lowest) into 128 bits, written to `ds` as `dbits`-wide
+    /// pieces.
+    Mov128 {
+        ds: Vec<Dst>,
+        dbits: u32,
+        srcs: Vec<Src>,
+        sbits: u32,
+    },
     /// `mov.b64 {a, b}, s`: unpack.
     Unpack {
         ds: Vec<Dst>,
@@ -538,6 +548,49 @@ pub enum Exec {
         b: Src,
         c: Src,
     },
+    /// `atom`/`red` with a vector type (`.v2/.v4/.v8`, PTX 8.1, sm_90; `.global` only): the
+    /// operation element by element, each element atomic on its own (the manual guarantees
+    /// no more); `ds` is empty for `red`. `ty` is the element type.
+    AtomV {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        ds: Vec<Dst>,
+        addr: Addr,
+        bs: Vec<Src>,
+    },
+    /// `atom.exch.b128` / `atom.cas.b128` (sm_90): atomic as a whole on 16 aligned bytes of
+    /// global or shared memory. Registers as (low, high) halves; `c` is unused for `exch`.
+    /// In global memory it is one 16-byte read-modify-write under the address space's atomic
+    /// lock: atomic against every other 128-bit atomic; narrower atomics overlapping it only
+    /// partly are not ordered with it (the memory model makes operations morally strong only
+    /// when they overlap completely).
+    Atom128 {
+        space: MemSpace,
+        cas: bool,
+        d: [Dst; 2],
+        addr: Addr,
+        b: [Src; 2],
+        c: [Src; 2],
+    },
+    /// `red.async...mbarrier::complete_tx::bytes.op.type [a], b, [mbar]` (sm_90): the
+    /// reduction on shared::cluster memory (the CTA's own: clusters are 1x1x1), then the
+    /// completion of its bytes (the type's size) on the mbarrier, at once.
+    RedAsync {
+        op: AtomOp,
+        ty: Type,
+        addr: Addr,
+        b: Src,
+        mbar: Addr,
+    },
+    /// `st.async...mbarrier::complete_tx::bytes` (sm_90): the store to shared::cluster
+    /// memory (the CTA's own), then complete_tx of its bytes on the mbarrier, at once.
+    StAsync {
+        ty: Type,
+        srcs: Vec<Src>,
+        addr: Addr,
+        mbar: Addr,
+    },
     Bra {
         target: u32,
     },
@@ -612,6 +665,18 @@ pub enum Exec {
         dst_space: MemSpace,
         src: Addr,
         src_space: MemSpace,
+        size: Src,
+        mbar: Option<Addr>,
+    },
+    /// `cp.reduce.async.bulk` without a tensor map: `size` bytes of shared memory reduced
+    /// element by element (each one atomic read-modify-write, as `red`) into `dst`, at once;
+    /// then (with an mbarrier) `size` transaction bytes completed on it.
+    CpReduceBulk {
+        op: AtomOp,
+        ty: Type,
+        dst: Addr,
+        dst_space: MemSpace,
+        src: Addr,
         size: Src,
         mbar: Option<Addr>,
     },
@@ -701,7 +766,9 @@ pub enum Exec {
     },
     /// `prefetch`, `prefetchu`, `applypriority`: no architectural effect.
     Nop,
-    /// `discard.global.L2 [a], 128`: the line's contents become undefined; ptxvm zeroes them.
+    /// `discard.global.L2 [a], 128`: a weak write of indeterminate values; ptxvm's value is
+    /// the one already there (the line is checked, 128-byte aligned and global, and left
+    /// unchanged).
     Discard {
         addr: Addr,
         size: u64,
@@ -776,6 +843,14 @@ impl Exec {
             Exec::Pack { d, parts, .. } => {
                 reg_d(d, visit);
                 for x in parts {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Mov128 { ds, srcs, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                for x in srcs {
                     reg_s(x, visit);
                 }
             }
@@ -874,6 +949,38 @@ impl Exec {
                 reg_s(b, visit);
                 reg_s(c, visit);
             }
+            Exec::AtomV { ds, addr, bs, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                reg_a(addr, visit);
+                for x in bs {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::Atom128 { d, addr, b, c, .. } => {
+                for x in d {
+                    reg_d(x, visit);
+                }
+                reg_a(addr, visit);
+                for x in b.iter().chain(c) {
+                    reg_s(x, visit);
+                }
+            }
+            Exec::RedAsync { addr, b, mbar, .. } => {
+                reg_a(addr, visit);
+                reg_s(b, visit);
+                reg_a(mbar, visit);
+            }
+            Exec::StAsync {
+                srcs, addr, mbar, ..
+            } => {
+                for x in srcs {
+                    reg_s(x, visit);
+                }
+                reg_a(addr, visit);
+                reg_a(mbar, visit);
+            }
             Exec::Bra { .. } => {}
             Exec::BrxIdx { index, .. } => {
                 reg_s(index, visit);
@@ -925,6 +1032,20 @@ impl Exec {
                 reg_s(state, visit);
             }
             Exec::CpBulk {
+                dst,
+                src,
+                size,
+                mbar,
+                ..
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                if let Some(x) = mbar {
+                    reg_a(x, visit);
+                }
+            }
+            Exec::CpReduceBulk {
                 dst,
                 src,
                 size,
@@ -1542,6 +1663,9 @@ pub(crate) struct Dx<'a> {
     pub(crate) locals: Vec<VarLoc>,
     pub(crate) params: Vec<VarLoc>,
     pub(crate) rets: Vec<VarLoc>,
+    /// Per register, the hidden register holding the high half of a `.b128` register
+    /// (`u32::MAX` for the others; see [`Dx::pair`]).
+    pub(crate) hi: Vec<u32>,
 }
 
 fn decode_func(
@@ -1553,19 +1677,28 @@ fn decode_func(
     lines: &dyn Fn(ptxvm_syntax::Span) -> u32,
 ) -> Result<FuncCode, String> {
     let is_entry = f.kind == Some(FuncKind::Entry);
-    let reg_types: Vec<Type> = f.regs.iter().map(|r| r.ty).collect();
+    // Registers hold 64 bits: a `.b128` register gets a hidden `.b64` register, appended
+    // after the declared ones, for its high half.
+    let mut reg_types: Vec<Type> = f.regs.iter().map(|r| r.ty).collect();
+    let mut hi = vec![u32::MAX; reg_types.len()];
+    for (i, r) in f.regs.iter().enumerate() {
+        if r.ty == Type::B128 {
+            hi[i] = u32::try_from(reg_types.len())
+                .map_err(|_| format!("function `{}` has too many registers", f.name))?;
+            reg_types.push(Type::B64);
+        }
+    }
     let (reg_slots, banks) = reg_slots(&reg_types);
     let mut fc = FuncCode {
         reg_slots,
         banks,
+        reg_types: reg_types.clone(),
         name: f.name.clone(),
         is_entry,
         defined: f.defined,
-        reg_types,
-        reg_masks: f
-            .regs
+        reg_masks: reg_types
             .iter()
-            .map(|r| match r.ty {
+            .map(|&ty| match ty {
                 Type::Pred => 1,
                 ty if ty.bits() >= 64 => u64::MAX,
                 ty => (1u64 << ty.bits()) - 1,
@@ -1671,6 +1804,7 @@ fn decode_func(
         locals,
         params,
         rets,
+        hi,
     };
     let block_pc: Vec<u32> = f.blocks.clone();
     for (k, inst) in f.insts.iter().enumerate() {
@@ -1886,8 +2020,37 @@ impl Dx<'_> {
     }
 
     fn exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Exec {
+        let name = || format!("{}{}", inst.opcode, inst.mods.concat());
+        // Only the `.b128` forms of mov/ld/ldu/st/atom know that a `.b128` register is two.
+        if inst.ty != Some(Type::B128) && inst.operands.iter().any(|o| self.names_b128(o)) {
+            return Exec::Unsupported(format!("{} with a .b128 register operand", name()));
+        }
         self.try_exec(inst, blocks)
-            .unwrap_or_else(|| Exec::Unsupported(format!("{}{}", inst.opcode, inst.mods.concat())))
+            .unwrap_or_else(|| Exec::Unsupported(name()))
+    }
+
+    /// Whether the operand names a `.b128` register.
+    fn names_b128(&self, o: &Op) -> bool {
+        let wide = |r: &u32| self.hi.get(*r as usize).is_some_and(|&h| h != u32::MAX);
+        match o {
+            Op::Reg(r) | Op::Pred { reg: r, .. } => wide(r),
+            Op::Addr {
+                base: Base::Reg(r), ..
+            } => wide(r),
+            Op::Vector(v) => v.iter().any(|x| self.names_b128(x)),
+            _ => false,
+        }
+    }
+
+    /// A `.b128` register operand as its (low, high) 64-bit registers.
+    pub(crate) fn pair(&self, o: &Op) -> Option<(u32, u32)> {
+        match o {
+            Op::Reg(r) => {
+                let h = *self.hi.get(*r as usize)?;
+                (h != u32::MAX).then_some((*r, h))
+            }
+            _ => None,
+        }
     }
 
     fn try_exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Option<Exec> {
@@ -1902,7 +2065,9 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "alloca" | "stacksave" | "stackrestore" => self.decode_memory(inst),
+            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" => {
+                self.decode_memory(inst)
+            }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"
             | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {
                 self.decode_control(inst, blocks)

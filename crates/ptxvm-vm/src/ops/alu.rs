@@ -342,7 +342,8 @@ pub(crate) fn cvt(
 pub(crate) fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     match (op, ty) {
-        // `atom.add.f32` rounds to nearest even and flushes subnormal inputs and results.
+        // `atom.add.f32` on global memory rounds to nearest even and flushes subnormal inputs
+        // and results (shared memory keeps them: `Cta::atomic`).
         (AtomOp::Add, Type::F32) => fa::add_f32(
             f32::from_bits(old as u32),
             f32::from_bits(b as u32),
@@ -358,6 +359,29 @@ pub(crate) fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
         (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
             crate::ops::half::eval(
                 crate::ops::half::HOp::Add,
+                ty,
+                crate::ops::half::HMods {
+                    rnd: Rnd::Rn,
+                    ftz: false,
+                    sat: false,
+                    relu: false,
+                    nan: false,
+                    xorsign_abs: false,
+                },
+                old,
+                b,
+                0,
+            )
+        }
+        // The vector forms' `.min/.max.noftz` on half types: as `min`/`max` without `.NaN`
+        // (a NaN operand yields the other one; -0 < +0), subnormals preserved.
+        (AtomOp::Min | AtomOp::Max, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
+            crate::ops::half::eval(
+                if op == AtomOp::Min {
+                    crate::ops::half::HOp::Min
+                } else {
+                    crate::ops::half::HOp::Max
+                },
                 ty,
                 crate::ops::half::HMods {
                     rnd: Rnd::Rn,

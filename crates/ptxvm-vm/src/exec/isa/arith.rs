@@ -20,8 +20,31 @@ impl Dx<'_> {
             "mov" => {
                 let t = ty?;
                 if t == Type::B128 {
-                    // Registers hold at most 64 bits.
-                    return None;
+                    // A `.b128` register is two 64-bit registers (`Dx::pair`).
+                    let pair = |o: &Op| -> Option<Vec<u32>> {
+                        let (lo, hi) = self.pair(o)?;
+                        Some(vec![lo, hi])
+                    };
+                    return Some(match (op(0)?, op(1)?) {
+                        (Op::Vector(parts), a) if matches!(parts.len(), 2 | 4) => Exec::Mov128 {
+                            ds: parts.iter().map(|p| self.dst(p)).collect::<Option<_>>()?,
+                            dbits: 128 / parts.len() as u32,
+                            srcs: pair(a)?.into_iter().map(Src::Reg).collect(),
+                            sbits: 64,
+                        },
+                        (d, Op::Vector(parts)) if matches!(parts.len(), 2 | 4) => Exec::Mov128 {
+                            ds: pair(d)?.into_iter().map(Dst::Reg).collect(),
+                            dbits: 64,
+                            srcs: parts.iter().map(|p| self.src(p)).collect::<Option<_>>()?,
+                            sbits: 128 / parts.len() as u32,
+                        },
+                        (d, a) => Exec::Mov128 {
+                            ds: pair(d)?.into_iter().map(Dst::Reg).collect(),
+                            dbits: 64,
+                            srcs: pair(a)?.into_iter().map(Src::Reg).collect(),
+                            sbits: 64,
+                        },
+                    });
                 }
                 match (op(0)?, op(1)?) {
                     (Op::Vector(parts), a) => {
@@ -435,6 +458,23 @@ impl Cta<'_> {
                     v |= mask(self.src(t, *p), *bits) << (k as u32 * bits);
                 }
                 self.write(t, *d, v);
+            }
+            Exec::Mov128 {
+                ds,
+                dbits,
+                srcs,
+                sbits,
+            } => {
+                // Sources are read before any destination is written.
+                let mut v = 0u128;
+                for (k, p) in srcs.iter().enumerate() {
+                    let x = mask(self.src(t, *p), *sbits) as u128;
+                    v |= x.checked_shl(k as u32 * sbits).unwrap_or(0);
+                }
+                for (k, d) in ds.iter().enumerate() {
+                    let x = v.checked_shr(k as u32 * dbits).unwrap_or(0) as u64;
+                    self.write(t, *d, mask(x, *dbits));
+                }
             }
             Exec::Unpack { ds, a, bits } => {
                 let v = self.src(t, *a);

@@ -1,6 +1,7 @@
-//! Memory: `ld`/`ldu`, `st`, `atom`/`red`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
+//! Memory: `ld`/`ldu`, `st` (and `.b128` accesses), `atom`/`red` (scalar, vector and
+//! `.b128`), `st.async`/`red.async`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
 //! `cp.async.mbarrier.arrive`), `mapa`, `getctarank`, `createpolicy`, `prefetch`, `discard`,
-//! `isspacep`, `alloca`, `stacksave`/`stackrestore`.
+//! `isspacep`, `istypep`, `alloca`, `stacksave`/`stackrestore`.
 //!
 //! Decoding (`Dx::decode_memory`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_memory`).
@@ -20,7 +21,22 @@ impl Dx<'_> {
             "ld" | "ldu" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
-                    return None;
+                    // Each `.b128` register is two 64-bit ones: a `.v2.b64` access of them.
+                    let regs = match op(0)? {
+                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
+                        o => vec![o],
+                    };
+                    let mut ds = Vec::new();
+                    for o in regs {
+                        let (lo, hi) = self.pair(o)?;
+                        ds.extend([Dst::Reg(lo), Dst::Reg(hi)]);
+                    }
+                    return Some(Exec::Ld {
+                        space: space_of(mods),
+                        ty: Type::B64,
+                        ds,
+                        addr: self.addr(op(1)?)?,
+                    });
                 }
                 let ds = match op(0)? {
                     Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
@@ -33,10 +49,51 @@ impl Dx<'_> {
                     addr: self.addr(op(1)?)?,
                 }
             }
+            "st" if has(".async") => {
+                // The `.mmio.release` global form is a plain store here (no memory-mapped
+                // I/O; every store is already ordered as `.release` requires).
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let srcs = match op(1)? {
+                    Op::Vector(v) => v
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?,
+                    o => vec![self.fsrc(o, t)?],
+                };
+                let addr = self.addr(op(0)?)?;
+                match op(2) {
+                    Some(m) => Exec::StAsync {
+                        ty: t,
+                        srcs,
+                        addr,
+                        mbar: self.addr(m)?,
+                    },
+                    None => Exec::St {
+                        space: MemSpace::Global,
+                        ty: t,
+                        srcs,
+                        addr,
+                    },
+                }
+            }
             "st" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
-                    return None;
+                    let regs = match op(1)? {
+                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
+                        o => vec![o],
+                    };
+                    let mut srcs = Vec::new();
+                    for o in regs {
+                        let (lo, hi) = self.pair(o)?;
+                        srcs.extend([Src::Reg(lo), Src::Reg(hi)]);
+                    }
+                    return Some(Exec::St {
+                        space: space_of(mods),
+                        ty: Type::B64,
+                        srcs,
+                        addr: self.addr(op(0)?)?,
+                    });
                 }
                 let srcs = match op(1)? {
                     Op::Vector(v) => v
@@ -54,13 +111,8 @@ impl Dx<'_> {
             }
             "atom" | "red" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                if mods
-                    .iter()
-                    .any(|m| m.starts_with(".v") || m.starts_with(".L2"))
-                    || t == Type::B128
-                    || (crate::ops::half::is_half(t) && !has(".add"))
-                {
-                    return None;
+                if has(".async") {
+                    return self.decode_red_async(inst, t);
                 }
                 let aop = mods.iter().find_map(|m| {
                     Some(match *m {
@@ -77,16 +129,85 @@ impl Dx<'_> {
                         _ => return None,
                     })
                 })?;
-                let (d, rest) = if inst.opcode == "atom" {
-                    (self.dst(op(0)?)?, 1)
+                let rest = usize::from(inst.opcode == "atom");
+                // `.L2::cache_hint` only steers caches: its policy operand is ignored.
+                let hint = has(".L2::cache_hint");
+                let lanes = mods.iter().find_map(|m| match *m {
+                    ".v2" => Some(2),
+                    ".v4" => Some(4),
+                    ".v8" => Some(8),
+                    _ => None,
+                });
+                if let Some(n) = lanes {
+                    // Vector forms: `.add` on `.f32`, `.add/.min/.max` on the half types.
+                    let ok = match t {
+                        Type::F32 => aop == AtomOp::Add,
+                        _ if crate::ops::half::is_half(t) => {
+                            matches!(aop, AtomOp::Add | AtomOp::Min | AtomOp::Max)
+                        }
+                        _ => false,
+                    };
+                    fn elems(o: Option<&Op>, n: usize) -> Option<&[Op]> {
+                        match o? {
+                            Op::Vector(v) if v.len() == n => Some(v),
+                            _ => None,
+                        }
+                    }
+                    if !ok {
+                        return None;
+                    }
+                    let ds = if rest == 1 {
+                        elems(op(0), n)?
+                            .iter()
+                            .map(|x| self.dst(x))
+                            .collect::<Option<Vec<_>>>()?
+                    } else {
+                        Vec::new()
+                    };
+                    let bs = elems(op(rest + 1), n)?
+                        .iter()
+                        .map(|x| self.fsrc(x, t))
+                        .collect::<Option<Vec<_>>>()?;
+                    return Some(Exec::AtomV {
+                        space: space_of(mods),
+                        op: aop,
+                        ty: t,
+                        ds,
+                        addr: self.addr(op(rest)?)?,
+                        bs,
+                    });
+                }
+                if t == Type::B128 {
+                    let cas = match aop {
+                        AtomOp::Cas => true,
+                        AtomOp::Exch => false,
+                        _ => return None,
+                    };
+                    let (dl, dh) = self.pair(op(0)?)?;
+                    let (bl, bh) = self.pair(op(2)?)?;
+                    let (cl, ch) = if cas { self.pair(op(3)?)? } else { (bl, bh) };
+                    return Some(Exec::Atom128 {
+                        space: space_of(mods),
+                        cas,
+                        d: [Dst::Reg(dl), Dst::Reg(dh)],
+                        addr: self.addr(op(1)?)?,
+                        b: [Src::Reg(bl), Src::Reg(bh)],
+                        c: [Src::Reg(cl), Src::Reg(ch)],
+                    });
+                }
+                if crate::ops::half::is_half(t) && aop != AtomOp::Add {
+                    return None;
+                }
+                let d = if rest == 1 {
+                    self.dst(op(0)?)?
                 } else {
-                    (Dst::Sink, 0)
+                    Dst::Sink
                 };
                 let addr = self.addr(op(rest)?)?;
                 let b = self.fsrc(op(rest + 1)?, t)?;
                 let c = match op(rest + 2) {
-                    Some(o) => self.fsrc(o, t)?,
-                    None => Src::Imm(0),
+                    Some(o) if !hint => self.fsrc(o, t)?,
+                    _ => Src::Imm(0),
                 };
                 Exec::Atom {
                     space: space_of(mods),
@@ -107,6 +228,40 @@ impl Dx<'_> {
                 d: Dst::Sink,
                 a: Src::Imm(1),
             },
+            "cp" if has(".reduce") && has(".bulk") && !has(".tensor") => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let rop = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".add" => AtomOp::Add,
+                        ".min" => AtomOp::Min,
+                        ".max" => AtomOp::Max,
+                        ".inc" => AtomOp::Inc,
+                        ".dec" => AtomOp::Dec,
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        _ => return None,
+                    })
+                })?;
+                // The destination's space comes first (`.global.shared::cta`).
+                let dst_space = mods
+                    .iter()
+                    .find(|m| Space::from_dot(m).is_some())
+                    .map(|m| space_of(&[m]))?;
+                Exec::CpReduceBulk {
+                    op: rop,
+                    ty: t,
+                    dst: self.addr(op(0)?)?,
+                    dst_space,
+                    src: self.addr(op(1)?)?,
+                    size: self.src(op(2)?)?,
+                    mbar: if has(".mbarrier::complete_tx::bytes") {
+                        Some(self.addr(op(3)?)?)
+                    } else {
+                        None
+                    },
+                }
+            }
             "cp" if has(".async")
                 && has(".bulk")
                 && !has(".tensor")
@@ -190,8 +345,9 @@ impl Dx<'_> {
             }
             "prefetch" | "prefetchu" | "applypriority" => Exec::Nop,
             "discard" => {
+                // The only size the manual allows is 128.
                 let size = match op(1)? {
-                    Op::Imm(v) => *v,
+                    Op::Imm(128) => 128,
                     _ => return None,
                 };
                 Exec::Discard {
@@ -203,6 +359,13 @@ impl Dx<'_> {
                 space: space_of(mods),
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
+            },
+            // ptxvm has no texture, sampler or surface objects (`tex`, `suld`, ... do not run),
+            // so no value is a handle of one: `istypep` is false for every address.
+            "istypep" => Exec::Mov {
+                d: self.dst(op(0)?)?,
+                a: Src::Imm(0),
+                bits: 1,
             },
             "alloca" => Exec::Alloca {
                 d: self.dst(op(0)?)?,
@@ -224,6 +387,50 @@ impl Dx<'_> {
     }
 }
 
+impl Dx<'_> {
+    /// `red.async`: with an mbarrier (shared::cluster, PTX 8.1), or the `.mmio.release`
+    /// global form (PTX 8.7), which is a plain reduction here (ptxvm has no memory-mapped
+    /// I/O, and every access is already ordered as `.release` requires).
+    fn decode_red_async(&self, inst: &ir::Inst, t: Type) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let op = mods.iter().find_map(|m| {
+            Some(match *m {
+                ".add" => AtomOp::Add,
+                ".min" => AtomOp::Min,
+                ".max" => AtomOp::Max,
+                ".inc" => AtomOp::Inc,
+                ".dec" => AtomOp::Dec,
+                ".and" => AtomOp::And,
+                ".or" => AtomOp::Or,
+                ".xor" => AtomOp::Xor,
+                _ => return None,
+            })
+        })?;
+        let ops = &inst.operands;
+        let addr = self.addr(ops.first()?)?;
+        let b = self.fsrc(ops.get(1)?, t)?;
+        if mods.contains(&".mbarrier::complete_tx::bytes") {
+            Some(Exec::RedAsync {
+                op,
+                ty: t,
+                addr,
+                b,
+                mbar: self.addr(ops.get(2)?)?,
+            })
+        } else {
+            Some(Exec::Atom {
+                space: MemSpace::Global,
+                op,
+                ty: t,
+                d: Dst::Sink,
+                addr,
+                b,
+                c: Src::Imm(0),
+            })
+        }
+    }
+}
+
 impl Cta<'_> {
     /// Runs one thread's step of a memory-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_memory(
@@ -237,10 +444,33 @@ impl Cta<'_> {
         match &inst.exec {
             Exec::Nop => {}
             Exec::Discard { addr, size } => {
+                // A weak write of indeterminate values (PTX ISA "discard"): the values ptxvm
+                // picks are the ones already there. The line must still be a writable,
+                // 128-byte aligned range of global memory.
                 let (sp, at) = self.resolve(t, MemSpace::Global, *addr);
-                let n = (*size).min(4096) as usize;
-                let zeros = vec![0u8; n];
-                self.store(t, sp, at, &zeros, mem)?;
+                let n = (*size).min(128) as usize;
+                let mut line = [0u8; 128];
+                if sp != MemSpace::Global {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "discard of {at:#x}: the address is in {} memory, not global",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                self.load(t, sp, at, &mut line[..n], mem)?;
+                if mem.is_const(at) {
+                    return Err(self.access_fault(
+                        t,
+                        "write",
+                        sp,
+                        at,
+                        n,
+                        AccessError::ReadOnly("constant memory is read-only".into()),
+                    ));
+                }
             }
             Exec::Isspacep { space, d, a } => {
                 let a = self.src(t, *a);
@@ -362,6 +592,138 @@ impl Cta<'_> {
                 let old = self.atomic(t, sp, at, *op, *ty, b, c, mem)?;
                 self.write(t, *d, old);
             }
+            Exec::AtomV {
+                space,
+                op,
+                ty,
+                ds,
+                addr,
+                bs,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let mut old = [0u64; 8];
+                let n = bs.len().min(old.len());
+                let mut b = [0u64; 8];
+                for (k, s) in bs.iter().take(n).enumerate() {
+                    b[k] = self.src(t, *s);
+                }
+                self.atomic_vec(t, sp, at, *op, *ty, &b[..n], &mut old[..n], mem)?;
+                for (k, d) in ds.iter().take(n).enumerate() {
+                    self.write(t, *d, old[k]);
+                }
+            }
+            Exec::RedAsync {
+                op,
+                ty,
+                addr,
+                b,
+                mbar,
+            } => {
+                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "red.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                let bv = self.src(t, *b);
+                self.atomic(t, sp, at, *op, *ty, bv, 0, mem)?;
+                let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                let n = i64::from(ty.bytes());
+                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
+            }
+            Exec::StAsync {
+                ty,
+                srcs,
+                addr,
+                mbar,
+            } => {
+                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "st.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                let w = ty.bytes() as usize;
+                let mut buf = [0u8; 32];
+                let n = w * srcs.len();
+                if n > buf.len() || w > 8 {
+                    return Err(self.unsupported(t, "st.async wider than 32 bytes"));
+                }
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.src(t, *s);
+                    buf[k * w..k * w + w].copy_from_slice(&v.to_le_bytes()[..w]);
+                }
+                self.store(t, sp, at, &buf[..n], mem)?;
+                let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                let n = n as i64;
+                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
+            }
+            Exec::Atom128 {
+                space,
+                cas,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                let wide = |x: [Src; 2], cta: &Self| {
+                    cta.src(t, x[0]) as u128 | (cta.src(t, x[1]) as u128) << 64
+                };
+                let (b, c) = (wide(*b, self), wide(*c, self));
+                let new = |old: u128| match (*cas, old == b) {
+                    (true, true) => c,
+                    (true, false) => old,
+                    (false, _) => b,
+                };
+                let old = match sp {
+                    MemSpace::Global | MemSpace::Generic => {
+                        if !at.is_multiple_of(16) {
+                            return Err(self.misaligned(t, sp, at, 16, "read", mem));
+                        }
+                        mem.atomic_rmw(at, 16, new).map_err(|(e, write)| {
+                            self.access_fault(
+                                t,
+                                if write { "write" } else { "read" },
+                                sp,
+                                at,
+                                16,
+                                e,
+                            )
+                        })?
+                    }
+                    // Shared memory is private to the CTA, which one host thread runs.
+                    MemSpace::Shared => {
+                        let mut buf = [0u8; 16];
+                        self.load(t, sp, at, &mut buf, mem)?;
+                        let old = u128::from_le_bytes(buf);
+                        self.store(t, sp, at, &new(old).to_le_bytes(), mem)?;
+                        old
+                    }
+                    _ => {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::OutOfBounds,
+                            format!(
+                                "atom.b128 accesses global or shared memory only, but {at:#x} is in {} memory",
+                                space_name(sp)
+                            ),
+                        ));
+                    }
+                };
+                self.write(t, d[0], old as u64);
+                self.write(t, d[1], (old >> 64) as u64);
+            }
             Exec::CpAsync {
                 dst,
                 src,
@@ -420,6 +782,40 @@ impl Cta<'_> {
                 for off in (0..n).step_by(16) {
                     self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
                     self.store(t, ds, da.wrapping_add(off), &piece, mem)?;
+                }
+                if let Some(m) = mbar {
+                    let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
+                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
+            Exec::CpReduceBulk {
+                op,
+                ty,
+                dst,
+                dst_space,
+                src,
+                size,
+                mbar,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
+                let (ds, da) = self.resolve(t, *dst_space, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.reduce.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                self.charge_work(t, budget, n)?;
+                let w = u64::from(ty.bytes()).clamp(1, 8);
+                let mut buf = [0u8; 8];
+                for off in (0..n).step_by(w as usize) {
+                    self.load(t, ss, sa.wrapping_add(off), &mut buf[..w as usize], mem)?;
+                    let b = u64::from_le_bytes(buf);
+                    self.atomic(t, ds, da.wrapping_add(off), *op, *ty, b, 0, mem)?;
                 }
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
@@ -619,9 +1015,78 @@ impl Cta<'_> {
         let mut buf = [0u8; 8];
         self.load(t, sp, at, &mut buf[..w], mem)?;
         let old = u64::from_le_bytes(buf);
-        let new = atom_op(op, ty, old, b, c);
+        let new = if op == AtomOp::Add && ty == Type::F32 {
+            // PTX ISA "atom": only the global-memory atom.add.f32 flushes subnormal inputs
+            // and results; on shared memory it keeps them (round to nearest even either way).
+            ptxvm_fp::arith::add_f32(
+                f32::from_bits(old as u32),
+                f32::from_bits(b as u32),
+                ptxvm_fp::Rnd::Rn,
+                false,
+                false,
+            )
+            .to_bits() as u64
+        } else {
+            atom_op(op, ty, old, b, c)
+        };
         self.store(t, sp, at, &new.to_le_bytes()[..w], mem)?;
         Ok(old)
+    }
+
+    /// A vector `atom`/`red` (`.v2/.v4/.v8`) of thread `t` at a resolved address: the whole
+    /// vector must be aligned to its size and lie in global memory (the manual allows no
+    /// other space); then each element is one atomic read-modify-write of its own, in element
+    /// order, atomic separately (the manual guarantees atomicity per element only). The
+    /// range is checked before any element is written, so a fault leaves memory unchanged.
+    /// `old` receives the elements' previous values.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::exec) fn atomic_vec(
+        &mut self,
+        t: usize,
+        sp: MemSpace,
+        at: u64,
+        op: AtomOp,
+        ty: Type,
+        b: &[u64],
+        old: &mut [u64],
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let w = ty.bytes() as usize;
+        let total = w * b.len();
+        if !matches!(sp, MemSpace::Global | MemSpace::Generic) {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "atom/red with a vector type accesses global memory only, but {at:#x} is in {} memory",
+                    space_name(sp)
+                ),
+            ));
+        }
+        if !at.is_multiple_of(total as u64) {
+            return Err(self.misaligned(t, sp, at, total, "read", mem));
+        }
+        let mut probe = [0u8; 32];
+        if let Err(e) = mem.read_guest(at, &mut probe[..total.min(32)]) {
+            return Err(self.access_fault(t, "read", sp, at, total, e));
+        }
+        for (k, (&bk, o)) in b.iter().zip(old.iter_mut()).enumerate() {
+            let a = at.wrapping_add((k * w) as u64);
+            *o = match mem.atomic_rmw(a, w, |v| atom_op(op, ty, v as u64, bk, 0) as u128) {
+                Ok(v) => v as u64,
+                Err((e, write)) => {
+                    return Err(self.access_fault(
+                        t,
+                        if write { "write" } else { "read" },
+                        sp,
+                        at,
+                        total,
+                        e,
+                    ));
+                }
+            };
+        }
+        Ok(())
     }
 
     /// The fault of a misaligned access.
