@@ -2053,6 +2053,20 @@ impl Dx<'_> {
         }
     }
 
+    /// The 64-bit halves, low then high, of the `.b128` register or vector of them `o`.
+    pub(crate) fn pairs(&self, o: &Op) -> Option<Vec<u32>> {
+        let regs = match o {
+            Op::Vector(v) => v.iter().collect::<Vec<_>>(),
+            o => vec![o],
+        };
+        let mut halves = Vec::with_capacity(2 * regs.len());
+        for o in regs {
+            let (lo, hi) = self.pair(o)?;
+            halves.extend([lo, hi]);
+        }
+        Some(halves)
+    }
+
     fn try_exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Option<Exec> {
         match inst.opcode {
             "mov" | "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or"

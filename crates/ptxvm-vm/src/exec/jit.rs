@@ -2090,15 +2090,7 @@ impl Gen<'_, '_> {
             let t = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_taken));
             let t = self.b.ins().iadd_imm_s(t, 1);
             self.b.ins().store(TRUSTED, t, self.ctx, off!(spin_taken));
-            let z = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_zeroed));
-            let m = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_max));
-            let zero = self.b.ins().iconst(I32, 0);
-            let base = self.b.ins().select(z, zero, m);
-            let hi = self.b.ins().iadd(base, t);
-            let spun =
-                self.b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, hi, SPIN_YIELD as i64);
+            let spun = self.spun(t);
             let reselect = self.b.create_block();
             let cont = self.b.create_block();
             self.b.ins().brif(spun, reselect, &[], cont, &[]);
@@ -2117,6 +2109,19 @@ impl Gen<'_, '_> {
                 .store(TRUSTED, one, self.ctx, off!(spin_zeroed));
         }
         self.go_to(target, cblocks, by_start);
+    }
+
+    /// Whether the group's backward branches in a row, `taken` (the new `spin_taken`) on top
+    /// of the warp's earlier maximum unless that was zeroed, reach [`SPIN_YIELD`].
+    fn spun(&mut self, taken: Value) -> Value {
+        let z = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_zeroed));
+        let m = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_max));
+        let zero = self.b.ins().iconst(I32, 0);
+        let base = self.b.ins().select(z, zero, m);
+        let hi = self.b.ins().iadd(base, taken);
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, hi, SPIN_YIELD as i64)
     }
 
     /// The branch back to the start of a [`LoopBack`] block: what [`Gen::branch`] does, but
@@ -2143,15 +2148,7 @@ impl Gen<'_, '_> {
         self.b
             .ins()
             .store(TRUSTED, t_new, self.ctx, off!(spin_taken));
-        let z = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_zeroed));
-        let m = self.b.ins().load(I32, TRUSTED, self.ctx, off!(spin_max));
-        let zero = self.b.ins().iconst(I32, 0);
-        let base = self.b.ins().select(z, zero, m);
-        let hi = self.b.ins().iadd(base, t1);
-        let spun =
-            self.b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, hi, SPIN_YIELD as i64);
+        let spun = self.spun(t1);
         let others = self.b.ins().load(I32, TRUSTED, self.ctx, off!(others));
         let below = self
             .b

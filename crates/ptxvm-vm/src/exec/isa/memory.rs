@@ -22,19 +22,10 @@ impl Dx<'_> {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
                     // Each `.b128` register is two 64-bit ones: a `.v2.b64` access of them.
-                    let regs = match op(0)? {
-                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
-                        o => vec![o],
-                    };
-                    let mut ds = Vec::new();
-                    for o in regs {
-                        let (lo, hi) = self.pair(o)?;
-                        ds.extend([Dst::Reg(lo), Dst::Reg(hi)]);
-                    }
                     return Some(Exec::Ld {
                         space: space_of(mods),
                         ty: Type::B64,
-                        ds,
+                        ds: self.pairs(op(0)?)?.into_iter().map(Dst::Reg).collect(),
                         addr: self.addr(op(1)?)?,
                     });
                 }
@@ -79,19 +70,10 @@ impl Dx<'_> {
             "st" => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 if t == Type::B128 {
-                    let regs = match op(1)? {
-                        Op::Vector(v) => v.iter().collect::<Vec<_>>(),
-                        o => vec![o],
-                    };
-                    let mut srcs = Vec::new();
-                    for o in regs {
-                        let (lo, hi) = self.pair(o)?;
-                        srcs.extend([Src::Reg(lo), Src::Reg(hi)]);
-                    }
                     return Some(Exec::St {
                         space: space_of(mods),
                         ty: Type::B64,
-                        srcs,
+                        srcs: self.pairs(op(1)?)?.into_iter().map(Src::Reg).collect(),
                         addr: self.addr(op(0)?)?,
                     });
                 }
