@@ -235,6 +235,15 @@ impl<'a> Cx<'a> {
         fx: &Fx<'a>,
     ) {
         let space = mods.iter().find_map(|m| Space::from_dot(m));
+        // A copy between two spaces (`cp.async.ca.shared.global`,
+        // `cp.reduce.async.bulk.global.shared::cta`, …) names the destination's space, then
+        // the source's: its second operand is in the second space. (A tensor copy's second
+        // operand is the tensor map, in whatever space holds it.)
+        let src_space = if opcode == "cp" && !mods.contains(&".tensor") {
+            mods.iter().filter_map(|m| Space::from_dot(m)).nth(1)
+        } else {
+            None
+        };
         if space == Some(Space::Param)
             && let Some(k) = mods
                 .iter()
@@ -246,7 +255,8 @@ impl<'a> Cx<'a> {
                 format!("`{}` cannot be applied to the `.param` space", mods[k]),
             ));
         }
-        for (o, op) in i.operands.iter().zip(ops) {
+        for (k, (o, op)) in i.operands.iter().zip(ops).enumerate() {
+            let space = if k == 1 { src_space.or(space) } else { space };
             // ptxas allows absolute addresses (`[16]`) only in the local space.
             if let Op::Addr {
                 base: Base::Abs, ..
