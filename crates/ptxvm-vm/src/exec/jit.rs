@@ -352,6 +352,35 @@ enum Pieces {
     Pred(Value),
 }
 
+impl Pieces {
+    /// The Cranelift type of each piece.
+    fn ty(&self) -> cranelift_codegen::ir::Type {
+        match self {
+            Pieces::W32(_) => I32X4,
+            Pieces::W64(_) => I64X2,
+            Pieces::Pred(_) => I32,
+        }
+    }
+
+    /// The pieces, in order.
+    fn values(&self) -> Vec<Value> {
+        match self {
+            Pieces::W32(v) => v.to_vec(),
+            Pieces::W64(v) => v.to_vec(),
+            Pieces::Pred(x) => vec![*x],
+        }
+    }
+
+    /// A register of slot `s` from its pieces ([`Pieces::values`]).
+    fn of(s: RegSlot, mut v: impl FnMut(usize) -> Value) -> Pieces {
+        match s {
+            RegSlot::B32(_) => Pieces::W32(std::array::from_fn(v)),
+            RegSlot::B64(_) => Pieces::W64(std::array::from_fn(v)),
+            RegSlot::Pred(_) => Pieces::Pred(v(0)),
+        }
+    }
+}
+
 /// The per-block register cache: values read or computed, and which are to be stored.
 #[derive(Default, Clone)]
 struct Regs {
@@ -1968,29 +1997,16 @@ impl Gen<'_, '_> {
                 vars.push((slot, vec![var], true));
                 continue;
             }
-            let vs: Vec<Variable> = match self.get_raw(slot) {
-                Pieces::W32(v) => v
-                    .iter()
-                    .map(|x| {
-                        let var = self.b.declare_var(I32X4);
-                        self.b.def_var(var, *x);
-                        var
-                    })
-                    .collect(),
-                Pieces::W64(v) => v
-                    .iter()
-                    .map(|x| {
-                        let var = self.b.declare_var(I64X2);
-                        self.b.def_var(var, *x);
-                        var
-                    })
-                    .collect(),
-                Pieces::Pred(x) => {
-                    let var = self.b.declare_var(I32);
+            let p = self.get_raw(slot);
+            let vs: Vec<Variable> = p
+                .values()
+                .into_iter()
+                .map(|x| {
+                    let var = self.b.declare_var(p.ty());
                     self.b.def_var(var, x);
-                    vec![var]
-                }
-            };
+                    var
+                })
+                .collect();
             vars.push((slot, vs, false));
         }
         let hdr = self.b.create_block();
@@ -2011,11 +2027,7 @@ impl Gen<'_, '_> {
                 self.regs.uni.insert(*slot, x);
                 continue;
             }
-            let p = match slot {
-                RegSlot::B32(_) => Pieces::W32(std::array::from_fn(|k| self.b.use_var(vs[k]))),
-                RegSlot::B64(_) => Pieces::W64(std::array::from_fn(|k| self.b.use_var(vs[k]))),
-                RegSlot::Pred(_) => Pieces::Pred(self.b.use_var(vs[0])),
-            };
+            let p = Pieces::of(*slot, |k| self.b.use_var(vs[k]));
             if written {
                 self.set(*slot, p);
             } else {
@@ -2168,18 +2180,8 @@ impl Gen<'_, '_> {
                 self.b.def_var(vs[0], x);
                 continue;
             }
-            match self.get(*slot) {
-                Pieces::W32(v) => {
-                    for (var, x) in vs.iter().zip(v) {
-                        self.b.def_var(*var, x);
-                    }
-                }
-                Pieces::W64(v) => {
-                    for (var, x) in vs.iter().zip(v) {
-                        self.b.def_var(*var, x);
-                    }
-                }
-                Pieces::Pred(x) => self.b.def_var(vs[0], x),
+            for (var, x) in vs.iter().zip(self.get(*slot).values()) {
+                self.b.def_var(*var, x);
             }
         }
         let slow = self.b.create_block();

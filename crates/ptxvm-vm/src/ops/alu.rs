@@ -355,47 +355,31 @@ pub(crate) fn atom_op(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> u64 {
         (AtomOp::Add, Type::F64) => {
             fa::add_f64(f64::from_bits(old), f64::from_bits(b), Rnd::Rn).to_bits()
         }
-        // `.noftz` half adds: round to nearest even, subnormals preserved.
-        (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
-            crate::ops::half::eval(
-                crate::ops::half::HOp::Add,
-                ty,
-                crate::ops::half::HMods {
-                    rnd: Rnd::Rn,
-                    ftz: false,
-                    sat: false,
-                    relu: false,
-                    nan: false,
-                    xorsign_abs: false,
-                },
-                old,
-                b,
-                0,
-            )
-        }
-        // The vector forms' `.min/.max.noftz` on half types: as `min`/`max` without `.NaN`
-        // (a NaN operand yields the other one; -0 < +0), subnormals preserved.
-        (AtomOp::Min | AtomOp::Max, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
-            crate::ops::half::eval(
-                if op == AtomOp::Min {
-                    crate::ops::half::HOp::Min
-                } else {
-                    crate::ops::half::HOp::Max
-                },
-                ty,
-                crate::ops::half::HMods {
-                    rnd: Rnd::Rn,
-                    ftz: false,
-                    sat: false,
-                    relu: false,
-                    nan: false,
-                    xorsign_abs: false,
-                },
-                old,
-                b,
-                0,
-            )
-        }
+        // `.noftz` half adds (round to nearest even) and the vector forms' `.min/.max.noftz`
+        // (as `min`/`max` without `.NaN`: a NaN operand yields the other one; -0 < +0); both
+        // keep subnormals.
+        (
+            AtomOp::Add | AtomOp::Min | AtomOp::Max,
+            Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2,
+        ) => crate::ops::half::eval(
+            match op {
+                AtomOp::Add => crate::ops::half::HOp::Add,
+                AtomOp::Min => crate::ops::half::HOp::Min,
+                _ => crate::ops::half::HOp::Max,
+            },
+            ty,
+            crate::ops::half::HMods {
+                rnd: Rnd::Rn,
+                ftz: false,
+                sat: false,
+                relu: false,
+                nan: false,
+                xorsign_abs: false,
+            },
+            old,
+            b,
+            0,
+        ),
         (AtomOp::Add, _) => mask(old.wrapping_add(b), bits),
         (AtomOp::Min, _) => int_bin(IntOp::Min, ty, old, b),
         (AtomOp::Max, _) => int_bin(IntOp::Max, ty, old, b),

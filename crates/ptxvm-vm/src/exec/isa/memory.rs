@@ -601,17 +601,7 @@ impl Cta<'_> {
                 b,
                 mbar,
             } => {
-                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
-                if sp != MemSpace::Shared {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::OutOfBounds,
-                        format!(
-                            "red.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
-                            space_name(sp)
-                        ),
-                    ));
-                }
+                let (sp, at) = self.async_shared(t, *addr, "red.async")?;
                 let bv = self.src(t, *b);
                 self.atomic(t, sp, at, *op, *ty, bv, 0, mem)?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
@@ -624,17 +614,7 @@ impl Cta<'_> {
                 addr,
                 mbar,
             } => {
-                let (sp, at) = self.resolve(t, MemSpace::Shared, *addr);
-                if sp != MemSpace::Shared {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::OutOfBounds,
-                        format!(
-                            "st.async accesses shared::cluster memory only, but {at:#x} is in {} memory",
-                            space_name(sp)
-                        ),
-                    ));
-                }
+                let (sp, at) = self.async_shared(t, *addr, "st.async")?;
                 let w = ty.bytes() as usize;
                 let mut buf = [0u8; 32];
                 let n = w * srcs.len();
@@ -822,6 +802,23 @@ impl Cta<'_> {
         }
         self.threads[t].pc = next;
         Ok(())
+    }
+
+    /// The address of `red.async`/`st.async` (`what`): in the `.shared::cluster` window,
+    /// which here is the CTA's own shared memory; anything else faults.
+    fn async_shared(&self, t: usize, a: Addr, what: &str) -> Result<(MemSpace, u64), Box<Fault>> {
+        let (sp, at) = self.resolve(t, MemSpace::Shared, a);
+        if sp != MemSpace::Shared {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "{what} accesses shared::cluster memory only, but {at:#x} is in {} memory",
+                    space_name(sp)
+                ),
+            ));
+        }
+        Ok((sp, at))
     }
 
     /// Resolves an address operand to (space, address) for thread `t`.
