@@ -32,6 +32,8 @@ pub struct Function {
     pub carveout: AtomicI32,
     pub non_portable_cluster: AtomicI32,
     pub cluster_policy: AtomicI32,
+    /// The cluster shape set with `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*` (0: not set).
+    pub req_cluster: [AtomicU32; 3],
 }
 
 impl Function {
@@ -54,6 +56,7 @@ impl Function {
             carveout: AtomicI32::new(-1),
             non_portable_cluster: AtomicI32::new(0),
             cluster_policy: AtomicI32::new(0),
+            req_cluster: Default::default(),
         }
     }
 
@@ -64,7 +67,9 @@ impl Function {
     /// `cuFuncGetAttribute`.
     pub fn attribute(&self, attr: i32, d: &Driver) -> R<i32> {
         let a = &self.attrs;
-        let cl = a.cluster.unwrap_or([0, 0, 0]);
+        let cl = a
+            .cluster
+            .unwrap_or_else(|| self.set_cluster().unwrap_or([0, 0, 0]));
         Ok(match attr {
             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => a.max_threads as i32,
             CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => a.shared_static as i32,
@@ -133,16 +138,36 @@ impl Function {
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
             | CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => {
-                if v > 1 {
-                    return Err(Error::loud(
-                        CUDA_ERROR_NOT_SUPPORTED,
-                        "multi-CTA clusters are not supported yet",
+                // A shape compiled into the kernel (.reqnctapercluster) cannot be changed.
+                if self.attrs.cluster.is_some() {
+                    return Err(Error::quiet(
+                        CUDA_ERROR_NOT_PERMITTED,
+                        format!(
+                            "kernel `{}` has a compile-time cluster shape (.reqnctapercluster)",
+                            self.kernel.name()
+                        ),
                     ));
+                }
+                if v < 0 {
+                    return Err(Error::code(CUDA_ERROR_INVALID_VALUE));
+                }
+                let d = (attr - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) as usize;
+                if let Some(x) = self.req_cluster.get(d) {
+                    x.store(v as u32, Ordering::Relaxed);
                 }
             }
             _ => return Err(Error::code(CUDA_ERROR_INVALID_VALUE)),
         }
         Ok(())
+    }
+
+    /// The cluster shape set by `cuFuncSetAttribute` (unset dimensions are 1), if any.
+    fn set_cluster(&self) -> Option<[u32; 3]> {
+        let c = self
+            .req_cluster
+            .each_ref()
+            .map(|x| x.load(Ordering::Relaxed));
+        (c != [0, 0, 0]).then(|| c.map(|x| x.max(1)))
     }
 
     pub fn set_cache_config(&self, cfg: u32) -> R {
@@ -306,17 +331,6 @@ fn launch(m: DefaultStream, l: Launch) -> R {
             "the function belongs to another device's context",
         ));
     }
-    if let Some(c) = l.cluster
-        && c.iter().any(|&x| x > 1)
-    {
-        return Err(Error::loud(
-            CUDA_ERROR_NOT_SUPPORTED,
-            format!(
-                "kernel `{}` launched with clusters of {c:?} CTAs: multi-CTA clusters are not supported yet",
-                f.kernel.name()
-            ),
-        ));
-    }
     let max_dyn = f.max_dyn_shared.load(Ordering::Relaxed);
     if l.shared > max_dyn {
         return Err(Error::quiet(
@@ -337,6 +351,8 @@ fn launch(m: DefaultStream, l: Launch) -> R {
         threads: d.config.threads,
         printf_fifo: t.ctx.limits.lock().map_or(1 << 20, |l| l.printf_fifo),
         engine: d.config.engine,
+        cluster: l.cluster.or_else(|| f.set_cluster()),
+        non_portable_cluster: f.non_portable_cluster.load(Ordering::Relaxed) != 0,
     };
     // A block the device cannot hold is CUDA_ERROR_INVALID_VALUE, as the driver documents
     // and as clients of the driver API expect (numba-cuda's tests; cuda-bindings accepts only

@@ -125,7 +125,18 @@ pub struct LaunchConfig {
     pub printf_fifo: u64,
     /// The engine that runs the launch (every engine gives the same results).
     pub engine: Engine,
+    /// The cluster shape in CTAs (`cudaLaunchAttributeClusterDimension`); `None`: the
+    /// kernel's `.reqnctapercluster`, or 1×1×1. See [`Device::cluster_shape`].
+    pub cluster: Option<[u32; 3]>,
+    /// Allows clusters of more than the portable 8 CTAs, up to 16
+    /// (`cudaFuncAttributeNonPortableClusterSizeAllowed`).
+    pub non_portable_cluster: bool,
 }
+
+/// The most CTAs of a cluster CUDA calls portable, and the most with the non-portable
+/// opt-in (sm_90).
+pub const MAX_CLUSTER_PORTABLE: u32 = 8;
+pub const MAX_CLUSTER_NON_PORTABLE: u32 = 16;
 
 /// Default step budget of a launch: 10^8 steps — warp instructions (up to 3.2·10^9 thread
 /// instructions), plus one step per 16 bytes a bulk copy moves or a device `printf` handles
@@ -145,6 +156,8 @@ impl Default for LaunchConfig {
             threads: 0,
             printf_fifo: DEFAULT_PRINTF_FIFO,
             engine: Engine::Auto,
+            cluster: None,
+            non_portable_cluster: false,
         }
     }
 }
@@ -617,13 +630,7 @@ impl Device {
                 cfg.block
             )));
         }
-        if let Some(c) = fc.cluster
-            && c != [1, 1, 1]
-        {
-            return Err(VmError::usage(format!(
-                "kernel `{kernel}` requires clusters of {c:?} CTAs (.reqnctapercluster); ptxvm runs every CTA as its own 1x1x1 cluster (multi-CTA clusters are not supported yet)"
-            )));
-        }
+        let (cluster, _) = self.cluster_shape(k, cfg)?;
         if let Some(mx) = fc.maxntid
             && threads > mx.iter().map(|&x| x as u64).product::<u64>()
         {
@@ -633,7 +640,10 @@ impl Device {
             )));
         }
         let shared = fc.dyn_base as u64 + cfg.shared_mem as u64;
-        if shared > p.max_shared_per_block as u64 {
+        // (A CTA's shared memory must also fit its slot of the shared::cluster window.)
+        if shared > p.max_shared_per_block as u64
+            || shared >= crate::memory::CLUSTER_SHARED_STRIDE - exec::SHARED_ALLOC_UNIT as u64
+        {
             return Err(VmError::usage(format!(
                 "{shared} bytes of shared memory exceed the limit of {} per CTA",
                 p.max_shared_per_block
@@ -664,6 +674,8 @@ impl Device {
                 model: p.model,
                 grid: cfg.grid,
                 block: cfg.block,
+                cluster: [1, 1, 1],
+                explicit_cluster: false,
                 dyn_shared: cfg.shared_mem,
                 params: Vec::new(),
                 max_steps: 0,
@@ -681,7 +693,89 @@ impl Device {
                 p.launch_memory
             )));
         }
+        // A cluster's CTAs are in flight together.
+        let ctas = cluster.iter().map(|&x| x as u64).product::<u64>();
+        if base.saturating_mul(ctas) > p.launch_memory {
+            return Err(VmError::usage(format!(
+                "a cluster of {ctas} CTAs of kernel `{kernel}` needs {} bytes of interpreter state ({base} per CTA), more than the launch memory limit of {} bytes",
+                base.saturating_mul(ctas),
+                p.launch_memory
+            )));
+        }
         Ok(())
+    }
+
+    /// The cluster shape of a launch and `%is_explicit_cluster`: the launch's shape, else
+    /// the kernel's `.reqnctapercluster`, else 1×1×1; checked against the device and the
+    /// kernel (`docs/limits.md`): a shape needs a device with clusters (sm_90+), must agree
+    /// with `.reqnctapercluster` and be within `.maxclusterrank`, holds at most 8 CTAs (16
+    /// with [`LaunchConfig::non_portable_cluster`]), and divides the grid in every
+    /// dimension; a kernel with `.explicitcluster` must be given one.
+    pub fn cluster_shape(
+        &self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+    ) -> Result<([u32; 3], bool), VmError> {
+        let kernel = k.name();
+        let fc = &k.module.prog.funcs[k.index as usize];
+        let model = self.props.model;
+        if let (Some(c), Some(r)) = (cfg.cluster, fc.cluster)
+            && c != r
+        {
+            return Err(VmError::usage(format!(
+                "kernel `{kernel}` requires clusters of {r:?} CTAs (.reqnctapercluster), launched with clusters of {c:?}"
+            )));
+        }
+        let Some(c) = cfg.cluster.or(fc.cluster) else {
+            if fc.explicitcluster {
+                return Err(VmError::usage(format!(
+                    "kernel `{kernel}` must be launched with a cluster shape (.explicitcluster): give one (--cluster X[,Y[,Z]])"
+                )));
+            }
+            return Ok(([1, 1, 1], false));
+        };
+        if c.contains(&0) {
+            return Err(VmError::usage(format!(
+                "cluster dimensions must be at least 1, got {c:?}"
+            )));
+        }
+        let n = c.iter().map(|&x| x as u64).product::<u64>();
+        if !model.clusters {
+            return Err(VmError::usage(format!(
+                "kernel `{kernel}` is launched with clusters of {c:?} CTAs, but the {} ({}) has no thread block clusters (sm_90 and later)",
+                model.board, model.arch
+            )));
+        }
+        if let Some(m) = fc.maxclusterrank
+            && n > m as u64
+        {
+            return Err(VmError::usage(format!(
+                "clusters of {c:?} ({n} CTAs) exceed kernel `{kernel}`'s .maxclusterrank {m}"
+            )));
+        }
+        let max = if cfg.non_portable_cluster {
+            MAX_CLUSTER_NON_PORTABLE
+        } else {
+            MAX_CLUSTER_PORTABLE
+        };
+        if n > max as u64 {
+            return Err(VmError::usage(if n <= MAX_CLUSTER_NON_PORTABLE as u64 {
+                format!(
+                    "clusters of {c:?} ({n} CTAs) exceed the portable cluster size of {MAX_CLUSTER_PORTABLE} CTAs; allow non-portable sizes (up to {MAX_CLUSTER_NON_PORTABLE}) with --non-portable-cluster or CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED"
+                )
+            } else {
+                format!(
+                    "clusters of {c:?} ({n} CTAs) exceed the largest cluster of {MAX_CLUSTER_NON_PORTABLE} CTAs"
+                )
+            }));
+        }
+        if (0..3).any(|d| !cfg.grid[d].is_multiple_of(c[d])) {
+            return Err(VmError::usage(format!(
+                "the grid {:?} is not a multiple of the cluster shape {c:?} in every dimension",
+                cfg.grid
+            )));
+        }
+        Ok((c, true))
     }
 
     /// Launches a kernel with a complete parameter buffer (laid out per
@@ -695,6 +789,7 @@ impl Device {
         stats: &mut Stats,
     ) -> Result<(), VmError> {
         self.check_launch(k, cfg)?;
+        let (cluster, explicit_cluster) = self.cluster_shape(k, cfg)?;
         params.resize(k.param_buffer_size() as usize, 0);
         let engine = cfg.engine.resolve().map_err(VmError::usage)?;
         // `auto` never waits for the JIT: once the kernel is hot (this launch's estimated
@@ -727,6 +822,8 @@ impl Device {
             model: self.props.model,
             grid: cfg.grid,
             block: cfg.block,
+            cluster,
+            explicit_cluster,
             dyn_shared: cfg.shared_mem,
             params,
             max_steps: cfg.max_steps,

@@ -19,6 +19,7 @@
 //! [`GlobalMemory`], shared/local/param against their buffers); a failure becomes a
 //! [`Fault`] naming kernel, line, CTA, thread and lane.
 
+mod cluster;
 mod fast;
 mod isa;
 pub(crate) mod jit;
@@ -41,7 +42,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Named barriers 0..15, then the cluster barrier (`barrier.cluster`).
 const NBAR: usize = 17;
-/// The slot of `barrier.cluster.arrive`/`.wait`: with a 1×1×1 cluster it spans the CTA.
+/// The slot of `barrier.cluster.arrive`/`.wait`: each CTA counts its own threads' arrivals
+/// there; the cluster's scheduler ([`cluster::ClusterRun`]) completes it when every CTA of a
+/// multi-CTA cluster has arrived (a 1×1×1 cluster completes it as a CTA barrier).
 const CLUSTER_BAR: usize = 16;
 /// Consecutive backward branches after which a group yields to its warp's other groups.
 pub const SPIN_YIELD: u32 = 64;
@@ -122,7 +125,7 @@ impl Engine {
 }
 /// The unit in which a GPU allocates a CTA's shared memory (bytes): accesses past the
 /// requested size but inside the last unit do not fault.
-const SHARED_ALLOC_UNIT: usize = 128;
+pub(crate) const SHARED_ALLOC_UNIT: usize = 128;
 
 /// A kernel launch's configuration and limits.
 #[derive(Debug, Clone)]
@@ -134,6 +137,11 @@ pub struct Launch {
     pub model: &'static crate::arch::GpuModel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// The cluster shape in CTAs (`[1, 1, 1]`: every CTA is its own cluster); the grid is a
+    /// multiple of it in every dimension (checked by the caller).
+    pub cluster: [u32; 3],
+    /// `%is_explicit_cluster`: the launch gave a cluster shape (or the kernel declared one).
+    pub explicit_cluster: bool,
     pub dyn_shared: u32,
     /// The kernel parameter buffer, laid out per the `.param` declarations.
     pub params: Vec<u8>,
@@ -338,6 +346,11 @@ struct Cta<'a> {
     clock: u64,
     /// `wgmma` state (results in flight, warpgroup logs), once a `wgmma` has run.
     wgmma: Option<Box<crate::ops::wgmma::CtaWgmma>>,
+    /// The CTA's rank in its cluster (`%cluster_ctarank`).
+    rank: u32,
+    /// While this CTA runs a slice, the shared memory of the other CTAs of its cluster, by
+    /// rank (its own entry empty: that is `shared`); lent by [`cluster::ClusterRun`].
+    peers: Vec<Vec<u8>>,
 }
 
 /// Launch-wide state shared by the host threads that run CTAs.
@@ -509,80 +522,79 @@ pub fn run(
         jit_pending,
     };
     let next = AtomicUsize::new(0);
-    let workers = launch.threads.clamp(1, total.clamp(1, MAX_WORKERS));
+    // Host threads take whole clusters (a 1x1x1 cluster is one CTA).
+    let csize = launch
+        .cluster
+        .iter()
+        .map(|&x| x.max(1) as usize)
+        .product::<usize>();
+    let nclusters = total / csize.max(1);
+    let workers = launch.threads.clamp(1, nclusters.clamp(1, MAX_WORKERS));
     // Memory freed while this launch runs stays mapped until it ends.
     let _in_flight = mem.launch_guard();
-    let ctaid = |i: usize| {
-        [
-            (i % gx as usize) as u32,
-            ((i / gx as usize) % gy as usize) as u32,
-            (i / (gx as usize * gy as usize)) as u32,
-        ]
-    };
     let work = || {
         let mut budget = Budget {
             local: 0,
             grid: &grid,
             stopped: false,
         };
-        let mut resident: VecDeque<(usize, Cta, Stats)> = VecDeque::new();
-        // A finished CTA whose memory the next one reuses.
-        let mut spare: Option<Cta> = None;
-        // A CTA index taken from the grid that did not fit in the memory budget yet.
+        let mut resident: VecDeque<cluster::ClusterRun> = VecDeque::new();
+        // Finished CTAs whose memory the next ones reuse.
+        let mut spare: Vec<Cta> = Vec::new();
+        // A cluster index taken from the grid that did not fit in the memory budget yet.
         let mut pending: Option<usize> = None;
         let mut admit = true;
         loop {
             if grid.stop.load(Ordering::Relaxed) {
                 break;
             }
-            if (admit || resident.is_empty()) && resident.len() < MAX_RESIDENT {
-                let i = pending.take().or_else(|| {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    (i < total).then_some(i)
+            if (admit || resident.is_empty())
+                && (resident.len() + 1) * csize <= MAX_RESIDENT.max(csize)
+            {
+                let c = pending.take().or_else(|| {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    (c < nclusters).then_some(c)
                 });
-                if let Some(i) = i {
-                    match Cta::new(prog, launch, &grid, mem, ctaid(i), &mut spare) {
-                        Some(cta) => resident.push_back((i, cta, Stats::default())),
+                if let Some(c) = c {
+                    match cluster::ClusterRun::new(prog, launch, &grid, mem, c, &mut spare) {
+                        Some(cr) => resident.push_back(cr),
                         None if resident.is_empty() => {
                             // Other host threads hold the memory: wait for them.
-                            pending = Some(i);
+                            pending = Some(c);
                             std::thread::sleep(std::time::Duration::from_millis(1));
                             continue;
                         }
-                        None => pending = Some(i),
+                        None => pending = Some(c),
                     }
                 }
             }
-            let Some((i, mut cta, mut st)) = resident.pop_front() else {
+            let Some(mut cr) = resident.pop_front() else {
                 if pending.is_some() {
                     continue;
                 }
                 break;
             };
-            match cta.run(mem, &mut st, &mut budget, SLICE) {
+            match cr.turn(mem, &mut budget) {
                 Ok(true) => {
-                    grid.finish(i, &mut cta, &st);
+                    cr.finish(&grid, &mut spare);
                     admit = resident.is_empty();
-                    // Its memory serves the next CTA; its budget goes back now.
-                    cta.credit(cta.charged);
-                    spare = Some(cta);
                 }
                 Ok(false) => {
-                    resident.push_back((i, cta, st));
+                    resident.push_back(cr);
                     admit = true;
                 }
-                Err(f) => {
+                Err((i, f)) => {
                     if !budget.stopped {
                         grid.record(i, f);
                     }
-                    grid.finish(i, &mut cta, &st);
+                    cr.stop(&grid);
                     break;
                 }
             }
         }
         // Stopped: keep what the CTAs in flight printed so far.
-        for (i, mut cta, st) in resident {
-            grid.finish(i, &mut cta, &st);
+        for mut cr in resident {
+            cr.stop(&grid);
         }
     };
     if workers <= 1 {
@@ -642,6 +654,14 @@ pub fn run(
         Some((_, f)) => Err(f),
         None => Ok(()),
     }
+}
+
+/// How a CTA's slice ([`Cta::run`]) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    Done,
+    Sliced,
+    Blocked,
 }
 
 /// The launch's step budget, drawn from the shared pool in chunks.
@@ -723,13 +743,13 @@ impl<'a> Cta<'a> {
         grid: &'a Grid,
         mem: &'a AddressSpace,
         ctaid: [u32; 3],
-        spare: &mut Option<Cta<'a>>,
+        spare: &mut Vec<Cta<'a>>,
     ) -> Option<Cta<'a>> {
         let base = cta_base_memory(prog, launch);
         if !grid.charge(base) {
             return None;
         }
-        if let Some(mut cta) = spare.take() {
+        if let Some(mut cta) = spare.pop() {
             cta.reset(ctaid, base);
             return Some(cta);
         }
@@ -821,6 +841,8 @@ impl<'a> Cta<'a> {
                 .collect(),
             clock: 0,
             wgmma: None,
+            rank: 0,
+            peers: Vec::new(),
         })
     }
 
@@ -958,15 +980,16 @@ impl<'a> Cta<'a> {
         })
     }
 
-    /// Runs for about `slice` warp-instructions: `Ok(true)` when every thread has exited,
-    /// `Ok(false)` when the slice is used up.
+    /// Runs for about `slice` warp-instructions: [`Ran::Done`] when every thread has exited,
+    /// [`Ran::Sliced`] when the slice is used up, [`Ran::Blocked`] when no thread can run
+    /// until the other CTAs of its cluster arrive at the cluster barrier.
     fn run(
         &mut self,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
         slice: u64,
-    ) -> Result<bool, Box<Fault>> {
+    ) -> Result<Ran, Box<Fault>> {
         let start = self.clock;
         let warp_engine = matches!(self.launch.engine, Engine::Interp | Engine::Jit);
         if self.grid.jit_pending
@@ -994,16 +1017,19 @@ impl<'a> Cta<'a> {
             }
             if self.live.iter().all(|&m| m == 0) {
                 self.wgmma_finish()?;
-                return Ok(true);
+                return Ok(Ran::Done);
             }
             if !progressed {
                 if self.recheck_blocked()? {
                     continue;
                 }
+                if self.waits_for_cluster() {
+                    return Ok(Ran::Blocked);
+                }
                 return Err(self.deadlock());
             }
             if self.clock - start >= slice {
-                return Ok(false);
+                return Ok(Ran::Sliced);
             }
         }
     }
@@ -1316,14 +1342,17 @@ impl<'a> Cta<'a> {
             "%laneid" => lane as u64,
             "%warpid" => (t / 32) as u64,
             "%nwarpid" => self.nwarps as u64,
-            "%ctaid" | "%clusterid" => self.ctaid.get(c).copied().unwrap_or(0) as u64,
-            "%nctaid" | "%nclusterid" => self.launch.grid.get(c).copied().unwrap_or(1) as u64,
-            "%smid"
-            | "%gridid"
+            "%ctaid" => self.ctaid.get(c).copied().unwrap_or(0) as u64,
+            "%nctaid" => self.launch.grid.get(c).copied().unwrap_or(1) as u64,
+            "%clusterid"
+            | "%nclusterid"
             | "%cluster_ctarank"
             | "%is_explicit_cluster"
-            | "%cluster_ctaid" => 0,
-            "%nsmid" | "%cluster_nctarank" | "%cluster_nctaid" => 1,
+            | "%cluster_ctaid"
+            | "%cluster_nctarank"
+            | "%cluster_nctaid" => self.cluster_sreg(name, c),
+            "%smid" | "%gridid" => 0,
+            "%nsmid" => 1,
             "%lanemask_eq" => lanemask(&|l| l == lane),
             "%lanemask_le" => lanemask(&|l| l <= lane),
             "%lanemask_lt" => lanemask(&|l| l < lane),
@@ -1434,7 +1463,8 @@ impl<'a> Cta<'a> {
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::CpReduceBulk { .. }
-            | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),
+            | Exec::Mapa { .. }
+            | Exec::GetCtaRank { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }
             | Exec::Bra { .. }

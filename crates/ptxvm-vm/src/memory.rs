@@ -39,9 +39,17 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Generic window of the current CTA's shared memory: `generic = SHARED_WINDOW + offset`.
+/// It also holds the cluster's shared memory (see [`CLUSTER_SHARED_STRIDE`]).
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
 /// Size of the shared window.
 pub const SHARED_WINDOW_SIZE: u64 = 1 << 32;
+/// The layout of the shared::cluster window (a shared address, or its generic address
+/// `SHARED_WINDOW + a`): `[0, STRIDE)` is the executing CTA's own shared memory (the
+/// shared::cta window, which PTX makes a part of the shared::cluster window), and
+/// `(r + 1) * STRIDE + offset` is byte `offset` of the shared memory of the cluster's CTA of
+/// rank `r` (what `mapa` gives, the same address in every CTA of the cluster). A CTA's
+/// shared memory (at most 227 KiB) is far smaller than the stride.
+pub const CLUSTER_SHARED_STRIDE: u64 = 1 << 24;
 /// Generic window of the current thread's local memory.
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 /// Size of the local window.

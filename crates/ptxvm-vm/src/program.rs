@@ -680,15 +680,24 @@ pub enum Exec {
         size: Src,
         mbar: Option<Addr>,
     },
-    /// `barrier.cluster.arrive` / `.wait` (the cluster is the CTA alone: 1×1×1).
+    /// `barrier.cluster.arrive` / `.wait`: across every thread of every CTA of the cluster.
     ClusterBar {
         wait: bool,
     },
-    /// `mapa`: the address of `a` in the cluster CTA `rank` (only rank 0 exists).
+    /// `mapa`: the address of `a` in the cluster CTA `rank` (`generic`: both are generic
+    /// addresses; otherwise shared::cta/shared::cluster addresses).
     Mapa {
         d: Dst,
         a: Src,
         rank: Src,
+        generic: bool,
+    },
+    /// `getctarank`: the cluster rank of the CTA whose shared memory address `a` points to
+    /// (`generic`: a generic address).
+    GetCtaRank {
+        d: Dst,
+        a: Src,
+        generic: bool,
     },
     /// A video instruction (`vadd` ... `vset4`); operands without their selectors.
     Video(Box<VideoInst>),
@@ -773,11 +782,12 @@ pub enum Exec {
         addr: Addr,
         size: u64,
     },
-    /// `isspacep.space p, a`.
+    /// `isspacep.space p, a` (`cluster`: `.shared::cluster`).
     Isspacep {
         space: MemSpace,
         d: Dst,
         a: Src,
+        cluster: bool,
     },
     /// `alloca.type ptr, size{, align}`: allocates on the thread's local stack.
     Alloca {
@@ -1060,10 +1070,14 @@ impl Exec {
                 }
             }
             Exec::ClusterBar { .. } => {}
-            Exec::Mapa { d, a, rank } => {
+            Exec::Mapa { d, a, rank, .. } => {
                 reg_d(d, visit);
                 reg_s(a, visit);
                 reg_s(rank, visit);
+            }
+            Exec::GetCtaRank { d, a, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
             }
             Exec::Video(x) => {
                 reg_d(&x.d, visit);
@@ -1250,6 +1264,10 @@ pub struct FuncCode {
     pub maxnreg: Option<u32>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
+    /// Most CTAs per cluster (`.maxclusterrank`).
+    pub maxclusterrank: Option<u32>,
+    /// The kernel must be launched with a cluster shape (`.explicitcluster`).
+    pub explicitcluster: bool,
     /// Kernels only: the CTA offset of every shared slot this kernel can reach
     /// (`u32::MAX` for the others), the static shared bytes, and where dynamic shared
     /// memory starts. Each kernel lays out only the shared variables its code (and the
@@ -1708,6 +1726,8 @@ fn decode_func(
         maxntid: f.tuning.maxntid,
         maxnreg: f.tuning.maxnreg,
         cluster: f.tuning.reqnctapercluster,
+        maxclusterrank: f.tuning.maxclusterrank,
+        explicitcluster: f.tuning.explicitcluster,
         reg_estimate: if f.defined {
             crate::pressure::estimate(f)
         } else {

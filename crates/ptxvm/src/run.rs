@@ -263,6 +263,14 @@ pub struct RunOpts {
     /// Dynamic shared memory per CTA, bytes.
     #[arg(long, default_value_t = 0)]
     pub shared_mem: u32,
+    /// Thread block cluster shape in CTAs: X[,Y[,Z]] (sm_90+; the grid must be a multiple
+    /// of it; at most 8 CTAs, 16 with --non-portable-cluster). Default: the kernel's
+    /// .reqnctapercluster, else 1x1x1.
+    #[arg(long, value_parser = parse_dim3)]
+    pub cluster: Option<[u32; 3]>,
+    /// Allow clusters of up to 16 CTAs (CUDA's non-portable cluster size opt-in).
+    #[arg(long)]
+    pub non_portable_cluster: bool,
     /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a;
     /// `sm_90` = `sm_90a`): its limits and the arithmetic of its tensor cores. Default: the
     /// sm_90a model with the largest shared-memory limit of any model.
@@ -484,6 +492,8 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
         threads: o.threads,
         printf_fifo: o.printf_fifo,
         engine: o.engine,
+        cluster: o.cluster,
+        non_portable_cluster: o.non_portable_cluster,
     };
     // A launch the device cannot take is refused before any buffer is read.
     let k = dev

@@ -2075,7 +2075,8 @@ fn lane_kind(e: &Exec) -> Kind {
         | Exec::CpAsync { .. }
         | Exec::MBarPending { .. }
         | Exec::Slct { .. }
-        | Exec::Mapa { .. } => Kind::Lanes,
+        | Exec::Mapa { .. }
+        | Exec::GetCtaRank { .. } => Kind::Lanes,
         _ => Kind::Step,
     }
 }

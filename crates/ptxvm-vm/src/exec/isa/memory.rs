@@ -282,6 +282,7 @@ impl Dx<'_> {
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
                 rank: self.src(op(2)?)?,
+                generic: space_of(mods) == MemSpace::Generic,
             },
             // Cache-eviction policies only steer caches: an opaque value (the `.cvt.L2` form
             // passes its operand through) that every `.L2::cache_hint` access ignores.
@@ -294,10 +295,10 @@ impl Dx<'_> {
                 },
                 bits: 64,
             },
-            "getctarank" => Exec::Mov {
+            "getctarank" => Exec::GetCtaRank {
                 d: self.dst(op(0)?)?,
-                a: Src::Imm(0),
-                bits: 32,
+                a: self.src(op(1)?)?,
+                generic: space_of(mods) == MemSpace::Generic,
             },
             "cp" if has(".async")
                 && (has(".commit_group") || has(".wait_group") || has(".wait_all")) =>
@@ -341,6 +342,7 @@ impl Dx<'_> {
                 space: space_of(mods),
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
+                cluster: has(".shared::cluster"),
             },
             // ptxvm has no texture, sampler or surface objects (`tex`, `suld`, ... do not run),
             // so no value is a handle of one: `istypep` is false for every address.
@@ -454,17 +456,29 @@ impl Cta<'_> {
                     ));
                 }
             }
-            Exec::Isspacep { space, d, a } => {
+            Exec::Isspacep {
+                space,
+                d,
+                a,
+                cluster,
+            } => {
                 let a = self.src(t, *a);
-                let in_shared = (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a);
+                let in_window = (SHARED_WINDOW..SHARED_WINDOW + SHARED_WINDOW_SIZE).contains(&a);
+                // The shared::cluster window holds every CTA of the cluster; the shared::cta
+                // window is the executing CTA's part of it.
+                let in_shared = in_window
+                    && match self.cluster_split(a - SHARED_WINDOW) {
+                        Ok((r, _)) => *cluster || r == self.rank,
+                        Err(_) => false,
+                    };
                 let in_local = (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_WINDOW_SIZE).contains(&a);
                 let in_param = param_of_generic(a).is_some();
                 let r = match space {
                     MemSpace::Shared => in_shared,
                     MemSpace::Local => in_local,
-                    MemSpace::Global => !in_shared && !in_local && !in_param && mem.contains(a),
+                    MemSpace::Global => !in_window && !in_local && !in_param && mem.contains(a),
                     MemSpace::Const => {
-                        !in_shared && !in_local && !in_param && mem.contains(a) && mem.is_const(a)
+                        !in_window && !in_local && !in_param && mem.contains(a) && mem.is_const(a)
                     }
                     MemSpace::Param => in_param,
                     MemSpace::Generic => true,
@@ -784,24 +798,64 @@ impl Cta<'_> {
                     self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
                 }
             }
-            Exec::Mapa { d, a, rank } => {
+            Exec::Mapa {
+                d,
+                a,
+                rank,
+                generic,
+            } => {
                 let r = self.src(t, *rank) & 0xffff_ffff;
-                if r != 0 {
+                let n = self.cluster_ctas();
+                if r >= n as u64 {
                     return Err(self.fault(
                         t,
                         FaultKind::OutOfBounds,
                         format!(
-                            "mapa to CTA rank {r}: the cluster has one CTA (rank 0); ptxvm runs 1x1x1 clusters"
+                            "mapa to CTA rank {r}: the cluster has {n} CTAs (ranks 0..{})",
+                            n - 1
                         ),
                     ));
                 }
-                let v = self.src(t, *a);
-                self.write(t, *d, v);
+                let (_, off) = self.cluster_address_of(t, *a, *generic, "mapa")?;
+                let v = self.cluster_addr(r as u32, off);
+                self.write(t, *d, if *generic { v + SHARED_WINDOW } else { v });
+            }
+            Exec::GetCtaRank { d, a, generic } => {
+                let (r, _) = self.cluster_address_of(t, *a, *generic, "getctarank")?;
+                self.write(t, *d, r as u64);
             }
             other => return Err(self.misrouted(t, other)),
         }
         self.threads[t].pc = next;
         Ok(())
+    }
+
+    /// The cluster rank and offset of the shared memory address (`generic`: the generic
+    /// address) in operand `a` of `mapa`/`getctarank` (`what`); anything else faults.
+    fn cluster_address_of(
+        &self,
+        t: usize,
+        a: Src,
+        generic: bool,
+        what: &str,
+    ) -> Result<(u32, u64), Box<Fault>> {
+        let v = self.src(t, a);
+        let sh = if generic {
+            match v.checked_sub(SHARED_WINDOW) {
+                Some(o) if o < SHARED_WINDOW_SIZE => o,
+                _ => {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!("{what} of generic address {v:#x}, which is not in shared memory"),
+                    ));
+                }
+            }
+        } else {
+            v
+        };
+        self.cluster_split(sh)
+            .map_err(|e| self.access_fault(t, "address", MemSpace::Shared, sh, 0, e))
     }
 
     /// The address of `red.async`/`st.async` (`what`): in the `.shared::cluster` window,
@@ -899,7 +953,9 @@ impl Cta<'_> {
         }
         let r = match space {
             MemSpace::Global | MemSpace::Const | MemSpace::Generic => mem.read_guest(addr, buf),
-            MemSpace::Shared => slice_read(&self.shared, addr, buf, "shared memory"),
+            MemSpace::Shared => self
+                .shared_at(addr)
+                .and_then(|(s, a, what)| slice_read(s, a, buf, &what)),
             MemSpace::Local => self.threads[t].local.read(addr, buf),
             MemSpace::Param => {
                 if addr & KPARAM_TAG != 0 {
@@ -932,7 +988,9 @@ impl Cta<'_> {
         let r = match space {
             MemSpace::Global | MemSpace::Generic => mem.write_guest(addr, data),
             MemSpace::Const => Err(AccessError::ReadOnly("constant memory is read-only".into())),
-            MemSpace::Shared => slice_write(&mut self.shared, addr, data, "shared memory"),
+            MemSpace::Shared => self
+                .shared_at_mut(addr)
+                .and_then(|(s, a, what)| slice_write(s, a, data, &what)),
             MemSpace::Local => {
                 let grid = self.grid;
                 let mut added = 0u64;
@@ -1099,7 +1157,9 @@ impl Cta<'_> {
     ) -> Result<(), String> {
         let (sp, a) = self.resolve(t, MemSpace::Generic, Addr::Abs(addr as i64));
         let r = match sp {
-            MemSpace::Shared => slice_read(&self.shared, a, buf, "shared memory"),
+            MemSpace::Shared => self
+                .shared_at(a)
+                .and_then(|(s, a, what)| slice_read(s, a, buf, &what)),
             MemSpace::Local => self.threads[t].local.read(a, buf),
             MemSpace::Param if a & KPARAM_TAG != 0 => slice_read(
                 &self.launch.params,

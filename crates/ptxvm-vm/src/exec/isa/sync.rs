@@ -356,6 +356,11 @@ impl Cta<'_> {
         if self.bar_arrived(id) == 0 {
             return false;
         }
+        // A multi-CTA cluster's barrier completes when every CTA has arrived: the cluster's
+        // scheduler checks that (`cluster::ClusterRun`).
+        if id == CLUSTER_BAR && self.in_cluster() {
+            return false;
+        }
         let mut warps_arrived = 0u32;
         let mut live_warps = 0u32;
         let mut all_live_arrived = true;
@@ -378,6 +383,13 @@ impl Cta<'_> {
         if !done {
             return false;
         }
+        self.release_barrier(id);
+        true
+    }
+
+    /// Completes the current phase of barrier `id`: its waiting threads run again (with
+    /// their `bar.red` results).
+    pub(in crate::exec) fn release_barrier(&mut self, id: usize) {
         self.woken.clear();
         for (w, rec) in self.bar_whole.iter_mut().enumerate() {
             if let Some((rid, pc, spins)) = *rec
@@ -418,6 +430,5 @@ impl Cta<'_> {
         }
         self.bar_count[id] = 0;
         self.bar_expected[id] = None;
-        true
     }
 }
