@@ -297,7 +297,7 @@ class Eb:
 
 class Case:
     def __init__(self, name, fixture, kernel, grid, block, args, outputs, shared=0, xfail=None,
-                 note="", source=None, symbols=None, stdout=None, error=None):
+                 note="", source=None, symbols=None, stdout=None, error=None, cluster=None):
         self.name, self.fixture, self.kernel = name, fixture, kernel
         self.grid = list(grid) + [1] * (3 - len(grid))
         self.block = list(block) + [1] * (3 - len(block))
@@ -309,6 +309,8 @@ class Case:
         # Expected device printf output (text; `<PTR>` matches any `%p` value), and for a launch
         # that must fail, the fragments its diagnostic must contain.
         self.stdout, self.error = stdout, error
+        # A cluster shape given at launch (`ptxvm run --cluster X,Y,Z`).
+        self.cluster = cluster
 
 
 CASES = []
@@ -1865,6 +1867,8 @@ def write_case(c):
         outs.append(od)
     j = {"fixture": f"{FIX}/{c.fixture}", "kernel": c.kernel, "grid": c.grid, "block": c.block, "shared_mem": c.shared,
          "args": args, "outputs": outs}
+    if c.cluster:
+        j["cluster"] = list(c.cluster)
     if syms:
         j["symbols"] = syms
     if c.stdout is not None:
@@ -1954,6 +1958,8 @@ def check_case(c, binary):
     with tempfile.TemporaryDirectory() as td:
         cmd = [binary, "run", os.path.join(ROOT, j["fixture"]), "--kernel", j["kernel"], "--grid", ",".join(map(str, j["grid"])),
                "--block", ",".join(map(str, j["block"])), "--shared-mem", str(j["shared_mem"]), "--out", td]
+        if "cluster" in j:
+            cmd += ["--cluster", ",".join(map(str, j["cluster"]))]
         for a in j["args"]:
             if "npy" in a:
                 cmd += ["--arg", os.path.join(d, a["npy"])]
@@ -3503,6 +3509,43 @@ def cases_numba_more():
     case("nvrtc12_cluster_sregs", "nvrtc12/cluster_sm90.sm_90.ptx", "cluster_sregs", [G], [B], [Z("u32", G * B)],
          {0: out(e, why="implicit 1x1x1 clusters: %cluster_ctarank 0, %cluster_nctarank 1, %clusterid.x = %ctaid.x, "
                         "%nclusterid.x = %nctaid.x, %is_explicit_cluster false; barrier.cluster and griddepcontrol complete")})
+    # The same kernel launched with clusters of 2 (ptxvm run --cluster 2): rank = ctaid % 2, two
+    # CTAs per cluster, %clusterid.x = ctaid / 2 of G / 2 clusters, %is_explicit_cluster true.
+    G2 = 4
+    ctaid = np.repeat(np.arange(G2), B)
+    e = (ctaid % 2 + 2 * 10 + (ctaid // 2) * 100 + (G2 // 2) * 1000 + 1).astype(u32)
+    case("nvrtc12_cluster_sregs_cluster2", "nvrtc12/cluster_sm90.sm_90.ptx", "cluster_sregs", [G2], [B], [Z("u32", G2 * B)],
+         {0: out(e, why="clusters of 2 given at launch: %cluster_ctarank = ctaid % 2, %cluster_nctarank 2, "
+                        "%clusterid.x = ctaid / 2, %nclusterid.x = G / 2, %is_explicit_cluster true; "
+                        "barrier.cluster completes across both CTAs")}, cluster=[2, 1, 1])
+
+    # ---------------- multi-CTA clusters (__cluster_dims__: .explicitcluster .reqnctapercluster) ----------------
+    # cluster_histogram: clusters of 2; each cluster's two shared halves hold bins [0, 32) and
+    # [32, 64); every thread adds 1 to bin in[i] % 64 in the CTA that owns it (map_shared_rank +
+    # atomicAdd on shared::cluster), then each CTA adds its half into the global bins. Every cluster
+    # adds its counts, so the result is the histogram of the whole input.
+    rc = rng(4390)
+    nb, n = 64, 1000
+    hin = rc.integers(0, 1 << 20, n).astype(i32)
+    case("nvrtc12_cluster_histogram", "nvrtc12/cluster_sm90.sm_90.ptx", "cluster_histogram", [4], [64],
+         [hin, Z("i32", nb), S("s32", nb), S("s32", n)],
+         {1: out(np.bincount(hin % nb, minlength=nb).astype(i32), why=WHY_INT + ": a histogram (counts in "
+                 "distributed shared memory, by cluster.map_shared_rank and atomicAdd)")},
+         shared=(nb + 1) // 2 * 4)
+    # cluster_neighbor_sum: clusters of 4 CTAs of 128 threads; v = s[t] + (rank (r+1)%4's s[t]),
+    # then out = v + 4.0 (cluster.dim_blocks().x), each add an f32 rounding.
+    G4 = 8
+    xs = (rc.standard_normal(G4 * 128) * 100).astype(f32)
+    blk = np.arange(G4)
+    nbr = (blk // 4) * 4 + (blk % 4 + 1) % 4
+    own = xs.reshape(G4, 128)
+    v = (own + own[nbr]).astype(f32)
+    ens = (v + f32(4.0)).astype(f32).reshape(-1)
+    case("nvrtc12_cluster_neighbor_sum", "nvrtc12/cluster_sm90.sm_90.ptx", "cluster_neighbor_sum", [G4], [128],
+         [xs, Z("f32", G4 * 128)],
+         {1: out(ens, why="two correctly rounded f32 adds per element: own + the next rank's shared value (read "
+                          "through cluster.map_shared_rank), then + 4.0 (the cluster's width)")})
+
     xin = (r.standard_normal(G * B) * 100).astype(f32)
     xin[:3] = [-0.0, -5.0, 3.4028235e38]
     case("clang19_mbarrier_cluster", "clang19/wgmma_sm90a.sm_90a.ptx", "mbarrier_cluster", [G], [B], [xin, Z("f32", G * B)],

@@ -401,6 +401,10 @@ fn run_case(
         ])
         .arg("--out")
         .arg(tmp);
+    // A cluster shape given at launch.
+    if j["cluster"].is_array() {
+        cmd.args(["--cluster", &dim("cluster")]);
+    }
     for a in j["args"].as_array().ok_or("no args")? {
         let spec = if let Some(p) = a["npy"].as_str() {
             dir.join(p).display().to_string()
