@@ -1464,7 +1464,8 @@ impl<'a> Cta<'a> {
             | Exec::CpBulk { .. }
             | Exec::CpReduceBulk { .. }
             | Exec::Mapa { .. }
-            | Exec::GetCtaRank { .. } => self.exec_memory(t, inst, mem, budget),
+            | Exec::GetCtaRank { .. }
+            | Exec::CpBulkMulticast { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }
             | Exec::Bra { .. }

@@ -692,6 +692,17 @@ pub enum Exec {
         rank: Src,
         generic: bool,
     },
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster`:
+    /// the `size` bytes at `src` (global) to the same CTA-relative offset as `dst` in every
+    /// CTA of the cluster whose rank bit is set in `mask`, completing `size` bytes on the
+    /// mbarrier at `mbar`'s CTA-relative offset in each.
+    CpBulkMulticast {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        mbar: Addr,
+        mask: Src,
+    },
     /// `getctarank`: the cluster rank of the CTA whose shared memory address `a` points to
     /// (`generic`: a generic address).
     GetCtaRank {
@@ -1078,6 +1089,19 @@ impl Exec {
             Exec::GetCtaRank { d, a, .. } => {
                 reg_d(d, visit);
                 reg_s(a, visit);
+            }
+            Exec::CpBulkMulticast {
+                dst,
+                src,
+                size,
+                mbar,
+                mask,
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                reg_a(mbar, visit);
+                reg_s(mask, visit);
             }
             Exec::Video(x) => {
                 reg_d(&x.d, visit);

@@ -275,6 +275,21 @@ impl Dx<'_> {
                     }
                 }
             }
+            "cp" if has(".async")
+                && has(".bulk")
+                && has(".multicast::cluster")
+                && has(".mbarrier::complete_tx::bytes")
+                && !has(".tensor")
+                && !has(".prefetch") =>
+            {
+                Exec::CpBulkMulticast {
+                    dst: self.addr(op(0)?)?,
+                    src: self.addr(op(1)?)?,
+                    size: self.src(op(2)?)?,
+                    mbar: self.addr(op(3)?)?,
+                    mask: self.src(op(4)?)?,
+                }
+            }
             "cp" if has(".async") && has(".bulk") && has(".prefetch") && !has(".tensor") => {
                 Exec::Fence
             }
@@ -796,6 +811,60 @@ impl Cta<'_> {
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
                     self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
+            Exec::CpBulkMulticast {
+                dst,
+                src,
+                size,
+                mbar,
+                mask,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let m = self.src(t, *mask) & 0xffff;
+                let (ss, sa) = self.resolve(t, MemSpace::Global, *src);
+                let (_, da) = self.resolve(t, MemSpace::Shared, *dst);
+                let (_, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                let ctas = self.cluster_ctas();
+                if m >> ctas != 0 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "cp.async.bulk.multicast::cluster with ctaMask {m:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
+                            ctas - 1
+                        ),
+                    ));
+                }
+                let split = |a: u64| {
+                    self.cluster_split(a)
+                        .map_err(|e| self.access_fault(t, "write", MemSpace::Shared, a, 16, e))
+                };
+                let ((_, doff), (_, moff)) = (split(da)?, split(ma)?);
+                // Each destination is a copy of its own: it costs its bytes.
+                self.charge_work(t, budget, n.saturating_mul(m.count_ones() as u64))?;
+                for r in fast::lanes(m as u32) {
+                    let (rd, rm) = (
+                        self.cluster_addr(r as u32, doff),
+                        self.cluster_addr(r as u32, moff),
+                    );
+                    let mut piece = [0u8; 16];
+                    for off in (0..n).step_by(16) {
+                        self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
+                        self.store(t, MemSpace::Shared, rd.wrapping_add(off), &piece, mem)?;
+                    }
+                    self.mbar_update(t, MemSpace::Shared, rm, mem, |_, w| {
+                        MBar::tx(w, -(n as i64)).map(Some)
+                    })?;
                 }
             }
             Exec::Mapa {
