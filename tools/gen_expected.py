@@ -3546,6 +3546,22 @@ def cases_numba_more():
          {1: out(ens, why="two correctly rounded f32 adds per element: own + the next rank's shared value (read "
                           "through cluster.map_shared_rank), then + 4.0 (the cluster's width)")})
 
+    # cg_cluster_reduce (cooperative_groups, no __cluster_dims__): launched with clusters of 2,
+    # 4 and 8 over 8 CTAs of 64 threads; rank 0 of cluster c sums in[(c*n + r)*64 + t] over the
+    # ranks r through map_shared_rank (generic mapa); ranks[b] = block_rank + 100 * num_blocks +
+    # 10000 * block_index().x, with block_rank = block_index().x = b % n.
+    xr = rc.integers(-2**20, 2**20, 8 * 64).astype(i32)
+    for ncl in (2, 4, 8):
+        sums = xr.reshape(8 // ncl, ncl, 64).astype(i64).sum(axis=1).reshape(-1)
+        b = np.arange(8)
+        case(f"nvrtc12_cg_cluster_reduce_{ncl}", "nvrtc12/cluster_cg_sm90.sm_90.ptx", "cg_cluster_reduce", [8], [64],
+             [xr, Z("i32", 8 // ncl * 64), Z("u32", 8)],
+             {1: out(wrap32(sums).astype(i32), why=WHY_INT + ": each cluster's sum over its ranks' shared copies, read "
+                     "through cluster.map_shared_rank after cluster.sync()"),
+              2: out((b % ncl + 100 * ncl + 10000 * (b % ncl)).astype(u32),
+                     why="cluster.block_rank(), num_blocks() and block_index().x of a 1-D cluster")},
+             cluster=[ncl, 1, 1])
+
     xin = (r.standard_normal(G * B) * 100).astype(f32)
     xin[:3] = [-0.0, -5.0, 3.4028235e38]
     case("clang19_mbarrier_cluster", "clang19/wgmma_sm90a.sm_90a.ptx", "mbarrier_cluster", [G], [B], [xin, Z("f32", G * B)],
