@@ -201,6 +201,12 @@ case(d + "shared_mem_huge", "`--shared-mem 4294967295`: more than a CTA can have
      V + "--shared-mem 4294967295 --arg zeros:f32:1 --arg zeros:f32:1 --arg zeros:f32:1 --arg u32:1", 2, stderr="shared memory exceed")
 case(d + "grid_huge", "A grid over the device's maximum (2^31-1 in x).",
      "run examples/vector_add.ptx --kernel vec_add_f32 --grid 4294967295 --block 1 --arg zeros:f32:1 --arg zeros:f32:1 --arg zeros:f32:1 --arg u32:1", 2, stderr="exceeds the device limits")
+case(d + "cluster_huge", "A cluster shape whose CTA count overflows 64 bits: a usage error, no overflow.",
+     "run tests/run/cluster/dsmem_reduce_2.ptx --grid 4 --block 64 --cluster 4294967295,4294967295,4294967295 --non-portable-cluster --arch sm_90 --arg zeros:u32:128", 2,
+     stderr="exceed the largest cluster of 16 CTAs")
+case(d + "cluster_zero", "A cluster dimension of 0 (it would divide the grid by zero).",
+     "run tests/run/cluster/dsmem_reduce_2.ptx --grid 4 --block 64 --cluster 2,0 --arch sm_90 --arg zeros:u32:128", 2,
+     stderr="dimensions must be at least 1")
 case(d + "printf_fifo_size_overflow", "A byte count that overflows 64 bits.", V + "--printf-fifo 99999999999G", 2, stderr="too large")
 
 # ------------------------------------------------------------------------------------------

@@ -739,7 +739,7 @@ impl Device {
                 "cluster dimensions must be at least 1, got {c:?}"
             )));
         }
-        let n = c.iter().map(|&x| x as u64).product::<u64>();
+        let n = c.iter().fold(1u64, |n, &x| n.saturating_mul(x as u64));
         if !model.clusters {
             return Err(VmError::usage(format!(
                 "kernel `{kernel}` is launched with clusters of {c:?} CTAs, but the {} ({}) has no thread block clusters (sm_90 and later)",
