@@ -85,7 +85,7 @@ impl Function {
             CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
                 self.carveout.load(Ordering::Relaxed)
             }
-            CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET => 0,
+            CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET => a.explicit_cluster as i32,
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH => cl[0] as i32,
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT => cl[1] as i32,
             CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => cl[2] as i32,

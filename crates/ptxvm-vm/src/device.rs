@@ -278,6 +278,8 @@ pub struct KernelAttrs {
     pub maxntid: Option<[u32; 3]>,
     /// Required cluster shape (`.reqnctapercluster`).
     pub cluster: Option<[u32; 3]>,
+    /// The kernel must be launched with a cluster shape (`.explicitcluster`).
+    pub explicit_cluster: bool,
     /// The module's `.target` (80 for `sm_80`).
     pub target_sm: u32,
 }
@@ -388,6 +390,7 @@ impl Kernel {
             reqntid: fc.reqntid,
             maxntid: fc.maxntid,
             cluster: fc.cluster,
+            explicit_cluster: fc.explicitcluster,
             target_sm: self.module.checked.module.sm,
         }
     }
