@@ -382,6 +382,10 @@ struct Grid {
     jit: Option<std::sync::Arc<jit::JitCode>>,
     /// The kernel is being compiled in the background: look for its code between slices.
     jit_pending: bool,
+    /// The next cluster (launch order) no host thread has taken: clusters are started, or
+    /// cancelled by `clusterlaunchcontrol.try_cancel`, by taking it.
+    next_cluster: AtomicUsize,
+    nclusters: usize,
 }
 
 impl Grid {
@@ -499,7 +503,16 @@ pub fn run(
         && jit_fresh
         && !launch.jit_wait
         && kfunc.jit_queued.get().is_some();
+    // Host threads take whole clusters (a 1x1x1 cluster is one CTA).
+    let csize = launch
+        .cluster
+        .iter()
+        .map(|&x| x.max(1) as usize)
+        .product::<usize>();
+    let nclusters = total / csize.max(1);
     let grid = Grid {
+        next_cluster: AtomicUsize::new(0),
+        nclusters,
         pool: AtomicU64::new(launch.max_steps),
         stop: AtomicBool::new(false),
         fault: Mutex::new(None),
@@ -521,14 +534,6 @@ pub fn run(
         jit: jit_code.clone(),
         jit_pending,
     };
-    let next = AtomicUsize::new(0);
-    // Host threads take whole clusters (a 1x1x1 cluster is one CTA).
-    let csize = launch
-        .cluster
-        .iter()
-        .map(|&x| x.max(1) as usize)
-        .product::<usize>();
-    let nclusters = total / csize.max(1);
     let workers = launch.threads.clamp(1, nclusters.clamp(1, MAX_WORKERS));
     // Memory freed while this launch runs stays mapped until it ends.
     let _in_flight = mem.launch_guard();
@@ -551,10 +556,7 @@ pub fn run(
             if (admit || resident.is_empty())
                 && (resident.len() + 1) * csize <= MAX_RESIDENT.max(csize)
             {
-                let c = pending.take().or_else(|| {
-                    let c = next.fetch_add(1, Ordering::Relaxed);
-                    (c < nclusters).then_some(c)
-                });
+                let c = pending.take().or_else(|| grid.take_cluster());
                 if let Some(c) = c {
                     match cluster::ClusterRun::new(prog, launch, &grid, mem, c, &mut spare) {
                         Some(cr) => resident.push_back(cr),
@@ -575,13 +577,19 @@ pub fn run(
                 break;
             };
             match cr.turn(mem, &mut budget) {
-                Ok(true) => {
+                Ok(cluster::Turn::Done) => {
                     cr.finish(&grid, &mut spare);
                     admit = resident.is_empty();
                 }
-                Ok(false) => {
+                // A cluster that runs long lets the next one start (it may wait for it); one
+                // whose CTAs only waited for each other does not.
+                Ok(cluster::Turn::Long) => {
                     resident.push_back(cr);
                     admit = true;
+                }
+                Ok(cluster::Turn::Waiting) => {
+                    resident.push_back(cr);
+                    admit = false;
                 }
                 Err((i, f)) => {
                     if !budget.stopped {
@@ -1484,7 +1492,9 @@ impl<'a> Cta<'a> {
             | Exec::BarRed { .. }
             | Exec::MBar { .. }
             | Exec::MBarPending { .. }
-            | Exec::ClusterBar { .. } => self.exec_sync(t, inst, mem),
+            | Exec::ClusterBar { .. }
+            | Exec::TryCancel { .. }
+            | Exec::QueryCancel { .. } => self.exec_sync(t, inst, mem),
             Exec::Unsupported(what) => Err(self.unsupported(t, what)),
             Exec::WgmmaChecked(inner) => {
                 self.wgmma_check(t, &inner.exec)?;

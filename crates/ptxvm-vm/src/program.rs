@@ -358,6 +358,17 @@ pub enum ReduxOp {
     },
 }
 
+/// What `clusterlaunchcontrol.query_cancel` reads from a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelQuery {
+    /// `.is_canceled.pred`.
+    IsCanceled,
+    /// `.get_first_ctaid.v4.b32` (x, y, z and 0).
+    FirstCtaid,
+    /// `.get_first_ctaid::{x,y,z}.b32`: one coordinate.
+    FirstCtaidDim(u8),
+}
+
 /// `bar.red` operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BarRedOp {
@@ -702,6 +713,24 @@ pub enum Exec {
         size: Src,
         mbar: Addr,
         mask: Src,
+    },
+    /// `clusterlaunchcontrol.try_cancel`: cancels the next cluster of the grid that has not
+    /// started (if any) and writes the 16-byte response to `addr` (shared::cta, or `generic`),
+    /// completing 16 bytes on the mbarrier at `mbar`; `multicast`: in every CTA of the
+    /// cluster, at the same CTA-relative offsets.
+    TryCancel {
+        addr: Addr,
+        mbar: Addr,
+        generic: bool,
+        multicast: bool,
+    },
+    /// `clusterlaunchcontrol.query_cancel`: reads a try_cancel response (the `.b128`
+    /// register's halves `lo`, `hi`).
+    QueryCancel {
+        query: CancelQuery,
+        ds: Vec<Dst>,
+        lo: u32,
+        hi: u32,
     },
     /// `getctarank`: the cluster rank of the CTA whose shared memory address `a` points to
     /// (`generic`: a generic address).
@@ -1089,6 +1118,17 @@ impl Exec {
             Exec::GetCtaRank { d, a, .. } => {
                 reg_d(d, visit);
                 reg_s(a, visit);
+            }
+            Exec::TryCancel { addr, mbar, .. } => {
+                reg_a(addr, visit);
+                reg_a(mbar, visit);
+            }
+            Exec::QueryCancel { ds, lo, hi, .. } => {
+                for x in ds {
+                    reg_d(x, visit);
+                }
+                reg_s(&Src::Reg(*lo), visit);
+                reg_s(&Src::Reg(*hi), visit);
             }
             Exec::CpBulkMulticast {
                 dst,
@@ -2065,8 +2105,12 @@ impl Dx<'_> {
 
     fn exec(&self, inst: &ir::Inst, blocks: &[u32]) -> Exec {
         let name = || format!("{}{}", inst.opcode, inst.mods.concat());
-        // Only the `.b128` forms of mov/ld/ldu/st/atom know that a `.b128` register is two.
-        if inst.ty != Some(Type::B128) && inst.operands.iter().any(|o| self.names_b128(o)) {
+        // Only the `.b128` forms of mov/ld/ldu/st/atom (and `clusterlaunchcontrol`'s response)
+        // know that a `.b128` register is two.
+        if inst.ty != Some(Type::B128)
+            && inst.opcode != "clusterlaunchcontrol"
+            && inst.operands.iter().any(|o| self.names_b128(o))
+        {
             return Exec::Unsupported(format!("{} with a .b128 register operand", name()));
         }
         self.try_exec(inst, blocks)
@@ -2130,7 +2174,7 @@ impl Dx<'_> {
             | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {
                 self.decode_control(inst, blocks)
             }
-            "mbarrier" | "barrier" | "bar" => self.decode_sync(inst),
+            "mbarrier" | "barrier" | "bar" | "clusterlaunchcontrol" => self.decode_sync(inst),
             "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
             | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
             | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {

@@ -20,6 +20,13 @@
 use crate::exec::*;
 use crate::memory::CLUSTER_SHARED_STRIDE;
 
+/// How a cluster's turn ([`ClusterRun::turn`]) ended.
+pub(super) enum Turn {
+    Done,
+    Long,
+    Waiting,
+}
+
 /// The CTAs of one cluster, in rank order, while a host thread runs them.
 pub(super) struct ClusterRun<'a> {
     members: Vec<Member<'a>>,
@@ -31,6 +38,27 @@ struct Member<'a> {
     cta: Cta<'a>,
     st: Stats,
     done: bool,
+}
+
+/// The grid coordinates of the first CTA (rank 0) of cluster `c` (clusters in launch order,
+/// x fastest).
+fn cluster_origin(launch: &Launch, c: usize) -> [u32; 3] {
+    let cl = launch.cluster.map(|x| x.max(1));
+    let ncl = [0, 1, 2].map(|d| (launch.grid[d] / cl[d]).max(1) as usize);
+    let cid = [c % ncl[0], (c / ncl[0]) % ncl[1], c / (ncl[0] * ncl[1])];
+    [0, 1, 2].map(|d| cid[d] as u32 * cl[d])
+}
+
+impl Grid {
+    /// Takes the next cluster of the launch that has not started (to start it, or to cancel
+    /// it); `None` when every cluster has been taken.
+    pub(super) fn take_cluster(&self) -> Option<usize> {
+        self.next_cluster
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                (c < self.nclusters).then_some(c + 1)
+            })
+            .ok()
+    }
 }
 
 /// The product of a shape's dimensions.
@@ -51,12 +79,11 @@ impl<'a> ClusterRun<'a> {
     ) -> Option<ClusterRun<'a>> {
         let cl = launch.cluster.map(|x| x.max(1));
         let n = volume(cl);
-        let ncl = [0, 1, 2].map(|d| (launch.grid[d] / cl[d]).max(1) as usize);
-        let cid = [c % ncl[0], (c / ncl[0]) % ncl[1], c / (ncl[0] * ncl[1])];
+        let origin = cluster_origin(launch, c);
         let mut members: Vec<Member<'a>> = Vec::with_capacity(n as usize);
         for r in 0..n {
             let local = [r % cl[0], (r / cl[0]) % cl[1], r / (cl[0] * cl[1])];
-            let ctaid: [u32; 3] = [0, 1, 2].map(|d| cid[d] as u32 * cl[d] + local[d]);
+            let ctaid: [u32; 3] = [0, 1, 2].map(|d| origin[d] + local[d]);
             let i = ctaid[0] as usize
                 + launch.grid[0] as usize
                     * (ctaid[1] as usize + launch.grid[1] as usize * ctaid[2] as usize);
@@ -82,16 +109,19 @@ impl<'a> ClusterRun<'a> {
         Some(ClusterRun { members })
     }
 
-    /// Runs a slice of every CTA of the cluster that has not finished: `Ok(true)` when all
-    /// have finished. A fault is returned with its CTA's launch index; when every CTA is
-    /// blocked at the cluster barrier and it cannot complete, the fault is a deadlock report
-    /// of every CTA's state.
+    /// Runs a slice of every CTA of the cluster that has not finished:
+    /// [`Turn::Done`] when all have finished, [`Turn::Long`] when one of them used its whole
+    /// slice (the host thread may then start another cluster), [`Turn::Waiting`] when they
+    /// only waited for each other. A fault is returned with its CTA's launch index; when every
+    /// CTA is blocked at the cluster barrier and it cannot complete, the fault is a deadlock
+    /// report of every CTA's state.
     pub(super) fn turn(
         &mut self,
         mem: &AddressSpace,
         budget: &mut Budget,
-    ) -> Result<bool, (usize, Box<Fault>)> {
+    ) -> Result<Turn, (usize, Box<Fault>)> {
         let mut all_blocked = true;
+        let mut long = false;
         for k in 0..self.members.len() {
             if self.members[k].done {
                 continue;
@@ -106,7 +136,10 @@ impl<'a> ClusterRun<'a> {
                     self.members[k].done = true;
                     all_blocked = false;
                 }
-                Ok(Ran::Sliced) => all_blocked = false,
+                Ok(Ran::Sliced) => {
+                    all_blocked = false;
+                    long = true;
+                }
                 Ok(Ran::Blocked) => {}
                 Err(f) => return Err((i, f)),
             }
@@ -115,12 +148,12 @@ impl<'a> ClusterRun<'a> {
             }
         }
         if self.members.iter().all(|m| m.done) {
-            return Ok(true);
+            return Ok(Turn::Done);
         }
         if all_blocked {
             return Err(self.deadlock());
         }
-        Ok(false)
+        Ok(if long { Turn::Long } else { Turn::Waiting })
     }
 
     /// Lends CTA `k` the shared memory of the cluster's other CTAs.
@@ -316,6 +349,72 @@ impl Cta<'_> {
     /// The shared::cluster address of byte `off` of the shared memory of CTA `rank`.
     pub(in crate::exec) fn cluster_addr(&self, rank: u32, off: u64) -> u64 {
         (rank as u64 + 1) * CLUSTER_SHARED_STRIDE + off
+    }
+
+    /// `clusterlaunchcontrol.try_cancel` of thread `t`: cancels the next cluster of the grid
+    /// that no host thread has started (its CTAs never run) and writes the 16-byte response
+    /// at `addr` — ptxvm's encoding: bit 0 of the first word is set when a cluster was
+    /// cancelled, then the first CTA's `%ctaid.x`, `.y` and `.z` as 32-bit words — and
+    /// completes 16 bytes on the mbarrier at `mbar`; with `multicast`, in every CTA of the
+    /// cluster at the same CTA-relative offsets. Both addresses must be in the CTA's own
+    /// shared memory (shared::cta), the response 16-byte aligned.
+    pub(in crate::exec) fn try_cancel(
+        &mut self,
+        t: usize,
+        addr: Addr,
+        mbar: Addr,
+        generic: bool,
+        multicast: bool,
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let space = if generic {
+            MemSpace::Generic
+        } else {
+            MemSpace::Shared
+        };
+        let mut offs = [0u64; 2];
+        for (k, a) in [addr, mbar].into_iter().enumerate() {
+            let (sp, at) = self.resolve(t, space, a);
+            let own = match sp {
+                MemSpace::Shared => self.cluster_split(at).ok().filter(|&(r, _)| r == self.rank),
+                _ => None,
+            };
+            let Some((_, off)) = own else {
+                return Err(self.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "clusterlaunchcontrol.try_cancel: {at:#x} ({} memory) is not in the CTA's own shared memory (shared::cta)",
+                        space_name(sp)
+                    ),
+                ));
+            };
+            offs[k] = off;
+        }
+        if !offs[0].is_multiple_of(16) {
+            return Err(self.misaligned(t, MemSpace::Shared, offs[0], 16, "write", mem));
+        }
+        let mut resp = [0u8; 16];
+        if let Some(c) = self.grid.take_cluster() {
+            let first = cluster_origin(self.launch, c);
+            resp[..4].copy_from_slice(&1u32.to_le_bytes());
+            for (k, v) in first.iter().enumerate() {
+                resp[4 + 4 * k..8 + 4 * k].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        let ranks = if multicast {
+            0..self.cluster_ctas()
+        } else {
+            self.rank..self.rank + 1
+        };
+        for r in ranks {
+            let (a, m) = (self.cluster_addr(r, offs[0]), self.cluster_addr(r, offs[1]));
+            self.store(t, MemSpace::Shared, a, &resp, mem)?;
+            self.mbar_update(t, MemSpace::Shared, m, mem, |_, w| {
+                MBar::tx(w, -16).map(Some)
+            })?;
+        }
+        Ok(())
     }
 
     /// The number of CTAs in the cluster.

@@ -5,7 +5,7 @@
 //! execution (`Cta::exec_sync`).
 
 use crate::exec::*;
-use ptxvm_ir::ir;
+use ptxvm_ir::ir::{self, Op};
 
 impl Dx<'_> {
     /// Decodes the sync family's instructions (`None`: a form the engines do not run).
@@ -66,6 +66,33 @@ impl Dx<'_> {
                 }
             }
             "barrier" if has(".cluster") => Exec::ClusterBar { wait: has(".wait") },
+            "clusterlaunchcontrol" if has(".try_cancel") => Exec::TryCancel {
+                addr: self.addr(op(0)?)?,
+                mbar: self.addr(op(1)?)?,
+                generic: !has(".shared::cta"),
+                multicast: has(".multicast::cluster::all"),
+            },
+            "clusterlaunchcontrol" if has(".query_cancel") => {
+                let query = if has(".is_canceled") {
+                    CancelQuery::IsCanceled
+                } else if has(".get_first_ctaid::x") {
+                    CancelQuery::FirstCtaidDim(0)
+                } else if has(".get_first_ctaid::y") {
+                    CancelQuery::FirstCtaidDim(1)
+                } else if has(".get_first_ctaid::z") {
+                    CancelQuery::FirstCtaidDim(2)
+                } else if has(".get_first_ctaid") {
+                    CancelQuery::FirstCtaid
+                } else {
+                    return None;
+                };
+                let ds = match op(0)? {
+                    Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect::<Option<Vec<_>>>()?,
+                    o => vec![self.dst(o)?],
+                };
+                let (lo, hi) = self.pair(op(1)?)?;
+                Exec::QueryCancel { query, ds, lo, hi }
+            }
             "bar" | "barrier" if has(".warp") => Exec::Warp {
                 op: WarpOp::Sync,
                 d: Dst::Sink,
@@ -183,6 +210,40 @@ impl Cta<'_> {
                         MBarOp::CpAsyncArrive { noinc: false } => None,
                     })
                 })?;
+            }
+            Exec::TryCancel {
+                addr,
+                mbar,
+                generic,
+                multicast,
+            } => {
+                self.try_cancel(t, *addr, *mbar, *generic, *multicast, mem)?;
+            }
+            Exec::QueryCancel { query, ds, lo, hi } => {
+                let (lo, hi) = (self.reg(t, *lo), self.reg(t, *hi));
+                let coord = |c: u8| match c {
+                    0 => lo >> 32,
+                    1 => hi & 0xffff_ffff,
+                    _ => hi >> 32,
+                };
+                match query {
+                    CancelQuery::IsCanceled => {
+                        if let Some(d) = ds.first() {
+                            self.write(t, *d, lo & 1);
+                        }
+                    }
+                    CancelQuery::FirstCtaidDim(c) => {
+                        if let Some(d) = ds.first() {
+                            self.write(t, *d, coord(*c));
+                        }
+                    }
+                    CancelQuery::FirstCtaid => {
+                        for (k, d) in ds.iter().enumerate() {
+                            let v = if k < 3 { coord(k as u8) } else { 0 };
+                            self.write(t, *d, v);
+                        }
+                    }
+                }
             }
             Exec::MBarPending { d, state } => {
                 let v = MBar::pending_of(self.src(t, *state));
