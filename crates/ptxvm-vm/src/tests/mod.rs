@@ -2,6 +2,7 @@
 //! results read back from device memory and checked against host computations written
 //! independently of the interpreter.
 
+mod clusters;
 mod families;
 mod video;
 mod warp;
