@@ -10,7 +10,7 @@
 //! take turns in quanta; barriers are scheduler state.
 //!
 //! Special registers with no CPU counterpart: every CTA runs on "SM 0" of one (`%smid` 0,
-//! `%nsmid` 1), `%gridid` is 0, the cluster registers describe an implicit 1×1×1 cluster,
+//! `%nsmid` 1), `%gridid` is 0 (the cluster registers: `exec/cluster.rs`),
 //! `%pm0..7` and `%envreg0..31` read 0. `%clock`, `%clock_hi`, `%clock64` and `%globaltimer`
 //! (`_lo`/`_hi`) count the warp-instructions the CTA has issued (the timer at 1 ns per
 //! instruction): monotonic and deterministic, so timing loops end and runs repeat exactly.

@@ -585,7 +585,7 @@ pub enum Exec {
         c: [Src; 2],
     },
     /// `red.async...mbarrier::complete_tx::bytes.op.type [a], b, [mbar]` (sm_90): the
-    /// reduction on shared::cluster memory (the CTA's own: clusters are 1x1x1), then the
+    /// reduction on shared::cluster memory (any CTA of the cluster), then the
     /// completion of its bytes (the type's size) on the mbarrier, at once.
     RedAsync {
         op: AtomOp,
@@ -595,7 +595,7 @@ pub enum Exec {
         mbar: Addr,
     },
     /// `st.async...mbarrier::complete_tx::bytes` (sm_90): the store to shared::cluster
-    /// memory (the CTA's own), then complete_tx of its bytes on the mbarrier, at once.
+    /// memory (any CTA of the cluster), then complete_tx of its bytes on the mbarrier, at once.
     StAsync {
         ty: Type,
         srcs: Vec<Src>,

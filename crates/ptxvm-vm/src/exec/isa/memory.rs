@@ -927,8 +927,8 @@ impl Cta<'_> {
             .map_err(|e| self.access_fault(t, "address", MemSpace::Shared, sh, 0, e))
     }
 
-    /// The address of `red.async`/`st.async` (`what`): in the `.shared::cluster` window,
-    /// which here is the CTA's own shared memory; anything else faults.
+    /// The address of `red.async`/`st.async` (`what`): in the `.shared::cluster` window (the
+    /// shared memory of any CTA of the cluster); anything else faults.
     fn async_shared(&self, t: usize, a: Addr, what: &str) -> Result<(MemSpace, u64), Box<Fault>> {
         let (sp, at) = self.resolve(t, MemSpace::Shared, a);
         if sp != MemSpace::Shared {
