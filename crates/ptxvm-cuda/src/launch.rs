@@ -372,6 +372,10 @@ fn launch(m: DefaultStream, l: Launch) -> R {
             ),
         ));
     }
+    // A cluster shape the device or the kernel cannot take is CUDA's cluster misconfiguration.
+    dev.vm
+        .cluster_shape(&f.kernel, &cfg)
+        .map_err(|e| Error::quiet(CUDA_ERROR_INVALID_CLUSTER_SIZE, e.to_string()))?;
     dev.vm
         .check_launch(&f.kernel, &cfg)
         .map_err(|e| Error::quiet(CUDA_ERROR_INVALID_VALUE, e.to_string()))?;

@@ -92,8 +92,11 @@ fn cluster_launches_through_cu_launch_kernel_ex() {
         let expect: Vec<u32> = (0..2 * 32u32).map(|i| 100 + i / 32 * 1000).collect();
         assert_eq!(read(2 * 32), expect);
         // A grid that is not a whole number of clusters, and 16 CTAs without the opt-in.
-        assert_eq!(launch(f, 3, Some(2), out), CUDA_ERROR_INVALID_VALUE);
-        assert_eq!(launch(f, 16, Some(16), out), CUDA_ERROR_INVALID_VALUE);
+        assert_eq!(launch(f, 3, Some(2), out), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+        assert_eq!(
+            launch(f, 16, Some(16), out),
+            CUDA_ERROR_INVALID_CLUSTER_SIZE
+        );
         assert_eq!(
             cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
             0

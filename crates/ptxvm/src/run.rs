@@ -2,7 +2,8 @@
 //! buffer arguments, and write the buffers back as `.npy` files.
 //!
 //! Contract (kept stable for scripts): `ptxvm run FILE.ptx [--kernel NAME] --grid
-//! X[,Y[,Z]] --block X[,Y[,Z]] [--shared-mem BYTES] [--arg SPEC]... [--out DIR]`, SPEC one of
+//! X[,Y[,Z]] --block X[,Y[,Z]] [--shared-mem BYTES] [--cluster X[,Y[,Z]]] [--arg SPEC]...
+//! [--out DIR]`, SPEC one of
 //! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`; `--symbol NAME=SPEC` fills a
 //! module `.global`/`.const` variable before the launch (and `--out` writes it to
 //! `DIR/NAME.npy`); `--out DIR` writes buffer
