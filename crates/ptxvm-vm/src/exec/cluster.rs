@@ -141,7 +141,15 @@ impl<'a> ClusterRun<'a> {
                     long = true;
                 }
                 Ok(Ran::Blocked) => {}
-                Err(f) => return Err((i, f)),
+                Err(mut f) => {
+                    // A CTA of a multi-CTA cluster that deadlocks on its own: say what the
+                    // other CTAs of the cluster are doing too.
+                    if f.kind == FaultKind::Deadlock && self.members.len() > 1 {
+                        f.message.push_str("; the cluster's CTAs: ");
+                        f.message.push_str(&self.states().join("; "));
+                    }
+                    return Err((i, f));
+                }
             }
             if self.release_cluster_barrier() {
                 all_blocked = false;
@@ -226,22 +234,7 @@ impl<'a> ClusterRun<'a> {
                 }),
             );
         };
-        let states: Vec<String> = self
-            .members
-            .iter()
-            .map(|m| {
-                let c = m.cta.ctaid;
-                let state = if m.done {
-                    "all threads have exited".to_string()
-                } else {
-                    m.cta.state_text()
-                };
-                format!(
-                    "rank {} (CTA ({}, {}, {})): {state}",
-                    m.cta.rank, c[0], c[1], c[2]
-                )
-            })
-            .collect();
+        let states = self.states();
         let cta = &first.cta;
         let t = (0..cta.threads.len())
             .find(|&t| cta.threads[t].state == TState::Barrier(CLUSTER_BAR as u8))
@@ -261,6 +254,25 @@ impl<'a> ClusterRun<'a> {
         );
         let i = self.members.iter().map(|m| m.i).min().unwrap_or(first.i);
         (i, f)
+    }
+
+    /// Every CTA's state, for a deadlock report: `rank R (CTA (x, y, z)): ...`.
+    fn states(&self) -> Vec<String> {
+        self.members
+            .iter()
+            .map(|m| {
+                let c = m.cta.ctaid;
+                let state = if m.done {
+                    "all threads have exited".to_string()
+                } else {
+                    m.cta.state_text()
+                };
+                format!(
+                    "rank {} (CTA ({}, {}, {})): {state}",
+                    m.cta.rank, c[0], c[1], c[2]
+                )
+            })
+            .collect()
     }
 
     /// Files every CTA's printf output and counters (in launch order, by index) and gives
