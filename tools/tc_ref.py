@@ -580,6 +580,12 @@ RUNTESTS = [
     ("mma_m8n8k128_b1_xor", "sm_75", "sm_75", (8, 8, 128), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
     ("mma_m16n8k128_b1_and", "sm_80", "sm_80", (16, 8, 128), "s32", "b1", "b1", "s32", ".and.popc", "row", "col", None),
     ("mma_m16n8k256_b1_xor", "sm_80", "sm_80", (16, 8, 256), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
+    ("mma_m16n8k16_e4m3_f16_sm89", "sm_89", "sm_89", (16, 8, 16), "f16", "e4m3", "e5m2", "f16", "", "row", "col", "ada"),
+    ("mma_m16n8k32_f8f6f4_alt_e4m3_e2m3_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f32", "e4m3", "e2m3", "f32", ".kind::f8f6f4@alt", "row", "col", "rtx-blackwell"),
+    ("mma_m16n8k32_f8f6f4_f16_e5m2_e2m1_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f16", "e5m2", "e2m1", "f16", ".kind::f8f6f4", "row", "col", "rtx-blackwell"),
+    ("mma_m16n8k32_f8f6f4_alt_f16_e3m2_e4m3_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f16", "e3m2", "e4m3", "f16", ".kind::f8f6f4@alt", "row", "col", "rtx-blackwell"),
+    ("mma_m8n8k128_b1_and", "sm_80", "sm_80", (8, 8, 128), "s32", "b1", "b1", "s32", ".and.popc", "row", "col", None),
+    ("mma_m16n8k128_b1_xor", "sm_80", "sm_80", (16, 8, 128), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
 ]
 
 
@@ -732,7 +738,10 @@ def write_runtest(outdir, name, arch, target, shape, d, at, bt, ct, extra, alay,
         lay = f".{alay}.{blay}"
     else:
         lay = ".row.col"
-    if extra.startswith(".kind"):
+    if extra == ".kind::f8f6f4@alt":  # the order CUTLASS's sm_120 code writes
+        extra = ".kind::f8f6f4"
+        opname = f"mma.sync.aligned{extra}.m{m}n{n}k{k}{lay}.{d}.{at}.{bt}.{ct}"
+    elif extra.startswith(".kind"):
         opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}{extra}.{d}.{at}.{bt}.{ct}"
     elif extra in (".xor.popc", ".and.popc"):
         opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}.{d}.{at}.{bt}.{ct}{extra}"
