@@ -89,7 +89,8 @@ def floor_log2(a):
 
 def encode(f, neg, a, mode):
     """Round the non-negative Fraction a (sign neg) to format f (f16, f32, f64, or the
-    E8M13 grid 'e8m13' stored as f32 bits) with mode 'rz' or 'rne'; overflow -> inf."""
+    E8M13 grid 'e8m13' stored as f32 bits) with mode 'rz', 'rne', 'rm' or 'rp'; overflow ->
+    inf (for 'rm'/'rp' toward zero: the largest finite value)."""
     store = "f32" if f == "e8m13" else f
     E, M, _ = FMT[store]
     man = 13 if f == "e8m13" else M
@@ -106,6 +107,8 @@ def encode(f, neg, a, mode):
         r = x - n
         if r > Fraction(1, 2) or (r == Fraction(1, 2) and n % 2 == 1):
             n += 1
+    elif mode in ("rm", "rp") and x != n and neg == (mode == "rm"):
+        n += 1  # away from zero: toward -inf for negative values, +inf for positive ones
     if n == 0:
         return sbit if neg else 0
     if n == 1 << (man + 1):
@@ -114,6 +117,8 @@ def encode(f, neg, a, mode):
     if n >= 1 << man:
         er = q + man
         if er > emax:
+            if mode in ("rm", "rp") and neg != (mode == "rm"):
+                return (sbit if neg else 0) | ((((1 << E) - 1) << M) - 1)  # largest finite
             return (sbit if neg else 0) | (((1 << E) - 1) << M)
         bits = ((er + bias) << M) | ((n - (1 << man)) << (M - man))
     else:
@@ -285,14 +290,20 @@ def dot(gen, inst, at, bt, ct, d, a, b, c):
 
 
 def fma64(a, b, c, mode="rne"):
-    """IEEE binary64 fma (round to nearest even, or 'rz'), for finite a, b, c given as bits."""
+    """IEEE binary64 fma (round to nearest even, 'rz', 'rm' or 'rp'), for finite a, b, c given
+    as bits."""
     da, db, dc = decode("f64", a), decode("f64", b), decode("f64", c)
     assert da[0] == db[0] == dc[0] == "num"
     pn = da[1] != db[1]
     pv = da[2] * db[2]
     s = (-pv if pn else pv) + (-dc[2] if dc[1] else dc[2])
     if s == 0:
-        neg = pv == 0 and dc[2] == 0 and pn and dc[1]
+        # Same-signed zeros keep their sign; otherwise (opposite zeros or exact
+        # cancellation) +0, or -0 when rounding toward -inf (IEEE 754 6.3).
+        if pv == 0 and dc[2] == 0 and pn == dc[1]:
+            neg = pn
+        else:
+            neg = mode == "rm"
         return (1 << 63) if neg else 0
     return encode("f64", s < 0, abs(s), mode)
 
@@ -569,6 +580,12 @@ RUNTESTS = [
     ("mma_m8n8k128_b1_xor", "sm_75", "sm_75", (8, 8, 128), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
     ("mma_m16n8k128_b1_and", "sm_80", "sm_80", (16, 8, 128), "s32", "b1", "b1", "s32", ".and.popc", "row", "col", None),
     ("mma_m16n8k256_b1_xor", "sm_80", "sm_80", (16, 8, 256), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
+    ("mma_m16n8k16_e4m3_f16_sm89", "sm_89", "sm_89", (16, 8, 16), "f16", "e4m3", "e5m2", "f16", "", "row", "col", "ada"),
+    ("mma_m16n8k32_f8f6f4_alt_e4m3_e2m3_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f32", "e4m3", "e2m3", "f32", ".kind::f8f6f4@alt", "row", "col", "rtx-blackwell"),
+    ("mma_m16n8k32_f8f6f4_f16_e5m2_e2m1_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f16", "e5m2", "e2m1", "f16", ".kind::f8f6f4", "row", "col", "rtx-blackwell"),
+    ("mma_m16n8k32_f8f6f4_alt_f16_e3m2_e4m3_sm120", "sm_120a", "sm_120a", (16, 8, 32), "f16", "e3m2", "e4m3", "f16", ".kind::f8f6f4@alt", "row", "col", "rtx-blackwell"),
+    ("mma_m8n8k128_b1_and", "sm_80", "sm_80", (8, 8, 128), "s32", "b1", "b1", "s32", ".and.popc", "row", "col", None),
+    ("mma_m16n8k128_b1_xor", "sm_80", "sm_80", (16, 8, 128), "s32", "b1", "b1", "s32", ".xor.popc", "row", "col", None),
 ]
 
 
@@ -721,7 +738,10 @@ def write_runtest(outdir, name, arch, target, shape, d, at, bt, ct, extra, alay,
         lay = f".{alay}.{blay}"
     else:
         lay = ".row.col"
-    if extra.startswith(".kind"):
+    if extra == ".kind::f8f6f4@alt":  # the order CUTLASS's sm_120 code writes
+        extra = ".kind::f8f6f4"
+        opname = f"mma.sync.aligned{extra}.m{m}n{n}k{k}{lay}.{d}.{at}.{bt}.{ct}"
+    elif extra.startswith(".kind"):
         opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}{extra}.{d}.{at}.{bt}.{ct}"
     elif extra in (".xor.popc", ".and.popc"):
         opname = f"mma.sync.aligned.m{m}n{n}k{k}{lay}.{d}.{at}.{bt}.{ct}{extra}"
@@ -823,6 +843,11 @@ WMMA_TESTS = [
      "row", "col", "row", "row", None, ".xor.popc", None),
 ]
 
+F64_RND = {"": ("rne", "round to nearest"), ".rn": ("rne", "round to nearest"),
+           ".rz": ("rz", "round toward zero"), ".rm": ("rm", "round toward -inf"),
+           ".rp": ("rp", "round toward +inf")}
+
+
 def wmma_regs(shape, t, mat):
     m, n, k = shape
     elems = {"a": m * k, "b": k * n, "c": m * n}[mat] // 32
@@ -832,8 +857,58 @@ def wmma_regs(shape, t, mat):
     return max(1, elems * bits // reg_bits(t))
 
 
+# Every wmma form (each spelling order of the table, crates/ptxvm-ir/isa/tensor.isa, and each
+# shape/type combination): per combination three files, one per spelling order of
+# wmma.load/wmma.store (`.layout.shape{.ss}`, `.shape{.ss}.layout`, `.shape.layout.ss`) with
+# the two orders of wmma.mma, and the operands in global, shared or generic memory.
+# (shape, d, a, b, c, extra, gen, arch, target)
+WMMA_FORM_COMBOS = (
+    [(sh, d, "f16", "f16", c, "", "ampere", "sm_80", "sm_70")
+     for sh in ((16, 16, 16), (32, 8, 16), (8, 32, 16)) for d in ("f16", "f32") for c in ("f16", "f32")]
+    + [(sh, "f32", "bf16", "bf16", "f32", "", "ampere", "sm_80", "sm_80")
+       for sh in ((16, 16, 16), (32, 8, 16), (8, 32, 16))]
+    + [(sh, "s32", t, t, "s32", sat, None, "sm_80", "sm_72")
+       for sh in ((16, 16, 16), (32, 8, 16), (8, 32, 16)) for t in ("s8", "u8") for sat in ("", ".satfinite")]
+    + [((16, 16, 8), "f32", "tf32", "tf32", "f32", "", "ampere", "sm_80", "sm_80")]
+    + [((8, 8, 4), "f64", "f64", "f64", "f64", rnd, None, "sm_80", "sm_80")
+       for rnd in ("", ".rn", ".rz", ".rm", ".rp")]
+    + [((8, 8, 32), "s32", t, t, "s32", sat, None, "sm_80", "sm_75")
+       for t in ("s4", "u4") for sat in ("", ".satfinite")]
+    + [((8, 8, 128), "s32", "b1", "b1", "s32", op, None, "sm_80", tgt)
+       for op, tgt in ((".xor.popc", "sm_75"), (".and.popc", "sm_80"))]
+)
+# Operand memory per order: (A, B, C, D) in "global", "shared" or "" (a generic address).
+WMMA_FORM_SPACES = {0: ("global", "shared", "", "global"), 1: ("shared", "", "global", ""),
+                    2: ("global", "shared", "shared", "shared")}
+
+
+def wmma_form_tests():
+    out = []
+    for i, (shape, d, at, bt, ct, extra, gen, arch, target) in enumerate(WMMA_FORM_COMBOS):
+        m, n, k = shape
+        tys = f"{at}_{ct}_{d}" if at in ("f16",) else at
+        ext = extra.replace(".popc", "").replace(".", "_")
+        for order in (0, 1, 2):
+            sub = at in ("s4", "u4", "b1")
+            al, bl = ("row", "col") if sub else (("row", "col", "col", "row")[(i + order) % 4],
+                                                  ("col", "row", "row", "col")[(i + 2 * order) % 4])
+            cl, dl = ("row", "col")[(i + order) % 2], ("col", "row")[(i // 2 + order) % 2]
+            strides = None
+            if order == 1:
+                # Strides in elements, padded by whole 16-byte units.
+                strides = tuple(x + (128 // ELEM_BITS[t]) * (j + 1) for j, (x, t) in enumerate((
+                    (k if al == "row" else m, at), (n if bl == "row" else k, bt),
+                    (n if cl == "row" else m, ct), (n if dl == "row" else m, d))))
+            name = f"wmma_forms_m{m}n{n}k{k}_{tys}{ext}_o{order}"
+            out.append((name, arch, target, shape, d, at, bt, ct, al, bl, cl, dl, strides,
+                        extra, gen, order, WMMA_FORM_SPACES[order]))
+    return out
+
+
 def cmd_wmmatests(outdir):
-    for (name, arch, target, shape, d, at, bt, ct, al, bl, cl, dl, strides, extra, gen) in WMMA_TESTS:
+    tests = [t + (0, ("global",) * 4) for t in WMMA_TESTS] + wmma_form_tests()
+    for (name, arch, target, shape, d, at, bt, ct, al, bl, cl, dl, strides, extra, gen, order,
+         spaces) in tests:
         rng = SplitMix64(seed_of(name))
         m, n, k = shape
         center = rng.next()
@@ -850,7 +925,7 @@ def cmd_wmmatests(outdir):
                 bcol = [B[x][c] for x in range(k)]
                 cv = C[r][c]
                 if at == "f64":
-                    D[r][c] = dot_f64(A[r], bcol, cv, "rz" if extra == ".rz" else "rne")
+                    D[r][c] = dot_f64(A[r], bcol, cv, F64_RND[extra][0])
                 elif at in ("s8", "u8", "s4", "u4"):
                     sv = cv - (1 << 32) if cv >> 31 else cv
                     D[r][c] = dot_int(at, bt, A[r], bcol, sv, "satfinite" in extra)
@@ -905,7 +980,7 @@ def cmd_wmmatests(outdir):
                      (f", strides {strides}" if strides else ", default strides") + ".")
         lines.append("// Layout-independent: the fragments never leave the registers. Expected D from")
         lines.append("// tools/tc_ref.py (exact-rational reference of " +
-                     ({None: "exact integer / IEEE fma arithmetic"}.get(gen, f"the {gen} tensor-core model") if at != "f64" else "sequential fma, " + ("round toward zero" if extra == ".rz" else "round to nearest")) + ").")
+                     ({None: "exact integer / IEEE fma arithmetic"}.get(gen, f"the {gen} tensor-core model") if at != "f64" else "sequential fma, " + F64_RND[extra][1]) + ").")
         lines.append(f"// run: --grid 1 --block 32 --arch {arch}")
         dtn = lambda t: "u64" if reg_bits(t) == 64 else "u32"
         for key in "abc":
@@ -930,30 +1005,96 @@ def cmd_wmmatests(outdir):
         lines.append(f"\t.reg {rt(ct)} %c<{nc}>;")
         lines.append(f"\t.reg {rt(d)} %d<{nd}>;")
         lines.append("\t.reg .b64 %rd<8>;")
+        shared = {key: len(words(imgs[key][0], imgs[key][1])) * (8 if dtn(imgs[key][0]) == "u64" else 4)
+                  for key, sp in zip("abcd", spaces) if sp == "shared"}
+        if shared:
+            lines.append("\t.reg .b32 %r<8>;")
+            lines.append("\t.reg .pred %p<2>;")
+            for key, size in shared.items():
+                lines.append(f"\t.shared .align 128 .b8 s{key}[{size}];")
         for i, p in enumerate(("pa", "pb", "pc", "pd")):
             lines.append(f"\tld.param.u64 %rd{i + 1}, [{p}];")
             lines.append(f"\tcvta.to.global.u64 %rd{i + 1}, %rd{i + 1};")
+
+        def copy(key, to_shared):
+            """The warp copies a buffer between global memory and its shared copy, 4 bytes a
+            lane at a time."""
+            i = "abcd".index(key)
+            lab = f"L{key}{'in' if to_shared else 'out'}"
+            lines.append("\tmov.u32 %r1, %tid.x;")
+            lines.append(f"\tmov.u32 %r2, s{key};")
+            lines.append(f"{lab}:")
+            lines.append("\tshl.b32 %r3, %r1, 2;")
+            lines.append("\tadd.u32 %r4, %r2, %r3;")
+            lines.append("\tcvt.u64.u32 %rd5, %r3;")
+            lines.append(f"\tadd.u64 %rd6, %rd{i + 1}, %rd5;")
+            if to_shared:
+                lines.append("\tld.global.u32 %r5, [%rd6];")
+                lines.append("\tst.shared.u32 [%r4], %r5;")
+            else:
+                lines.append("\tld.shared.u32 %r5, [%r4];")
+                lines.append("\tst.global.u32 [%rd6], %r5;")
+            lines.append("\tadd.u32 %r1, %r1, 32;")
+            lines.append(f"\tsetp.lt.u32 %p1, %r1, {shared[key] // 4};")
+            lines.append(f"\t@%p1 bra {lab};")
+
+        for key in "abc":
+            if key in shared:
+                copy(key, True)
+        if shared:
+            lines.append("\tbar.warp.sync -1;")
+
+        def addr(key):
+            i = "abcd".index(key)
+            sp = spaces[i]
+            if sp == "shared":
+                return f".shared", f"[s{key}]"
+            if sp == "":
+                lines.append(f"\tcvta.global.u64 %rd{i + 1}, %rd{i + 1};")
+            return ("." + sp if sp else ""), f"[%rd{i + 1}]"
+
         vec = lambda r, c: "{" + ", ".join(f"%{r}{j}" for j in range(c)) + "}"
         sh = f".m{m}n{n}k{k}"
         sarg = lambda key: f", {st[key]}" if strides else ""
-        lines.append(f"\twmma.load.a.sync.aligned.{al}{sh}.global.{at} {vec('a', na)}, [%rd1]{sarg('a')};")
-        lines.append(f"\twmma.load.b.sync.aligned.{bl}{sh}.global.{bt} {vec('b', nb)}, [%rd2]{sarg('b')};")
-        lines.append(f"\twmma.load.c.sync.aligned.{cl}{sh}.global.{ct} {vec('c', nc)}, [%rd3]{sarg('c')};")
+
+        def spell(op, lay, key, t):
+            ss, a = addr(key)
+            if order == 0:
+                mods = f"{lay}{sh}{ss}"
+            elif order == 1:
+                mods = f"{sh[1:]}{ss}.{lay}"
+            else:
+                mods = f"{sh[1:]}.{lay}{ss or '.global'}"
+                if not ss:  # the third order needs a state space: keep the address global
+                    i = "abcd".index(key)
+                    lines.append(f"\tcvta.to.global.u64 %rd{i + 1}, %rd{i + 1};")
+            return f"wmma.{op}.sync.aligned.{mods}.{t}", a
+
+        for key, lay, t, cnt in (("a", al, at, na), ("b", bl, bt, nb), ("c", cl, ct, nc)):
+            inst, a = spell(f"load.{key}", lay, key, t)
+            lines.append(f"\t{inst} {vec(key, cnt)}, {a}{sarg(key)};")
+        lays = f"{al}.{bl}{sh}" if order == 0 else f"{sh[1:]}.{al}.{bl}"
         if at == "f16":
-            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{ct}"
+            mma = f"wmma.mma.sync.aligned.{lays}.{d}.{ct}"
         elif at == "b1":
-            mma = f"wmma.mma{extra}.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}"
-        elif at == "f64":
-            mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}{extra}.{d}.{at}.{bt}.{ct}"
-        else:
+            mma = f"wmma.mma{extra}.sync.aligned.{lays}.{d}.{at}.{bt}.{ct}"
+        elif at == "f64" and order == 2 and extra:
             mma = f"wmma.mma.sync.aligned.{al}.{bl}{sh}.{d}.{at}.{bt}.{ct}{extra}"
+        elif at == "f64":
+            mma = f"wmma.mma.sync.aligned.{lays}{extra}.{d}.{at}.{bt}.{ct}"
+        else:
+            mma = f"wmma.mma.sync.aligned.{lays}.{d}.{at}.{bt}.{ct}{extra}"
         lines.append(f"\t{mma} {vec('d', nd)}, {vec('a', na)}, {vec('b', nb)}, {vec('c', nc)};")
-        lines.append(f"\twmma.store.d.sync.aligned.{dl}{sh}.global.{d} [%rd4], {vec('d', nd)}{sarg('d')};")
+        inst, a = spell("store.d", dl, "d", d)
+        lines.append(f"\t{inst} {a}, {vec('d', nd)}{sarg('d')};")
+        if "d" in shared:
+            lines.append("\tbar.warp.sync -1;")
+            copy("d", False)
         lines.append("\tret;")
         lines.append("}")
         with open(os.path.join(outdir, name + ".ptx"), "w") as f:
             f.write("\n".join(lines) + "\n")
-    print(f"{len(WMMA_TESTS)} wmma run tests -> {outdir}")
+    print(f"{len(tests)} wmma run tests -> {outdir}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ layouts of the PTX ISA / CUTLASS (`make_gmma_desc`: nested shapes and strides ev
 generically, then the Swizzle<B,4,3> function of the byte address). Shares no code with
 ptxvm's Rust.
 
-Usage: tools/wgmma_ref.py   writes tests/run/warp/wgmma_*.ptx
+Usage: tools/wgmma_ref.py          writes tests/run/warp/wgmma_*.ptx (random operands)
+       tools/wgmma_ref.py forms    writes tests/run/warp/wgmma_forms_*.ptx: every dense form of
+                                   the instruction table (each N of each type and A source)
 """
 
 import os
@@ -221,8 +223,9 @@ def write_case(outdir, case):
     dr = g["dreg"]
     for i in range(0, len(dr), 16):
         lines.append(f"// expect arg3[{i}..{min(i + 16, len(dr))}]: u32 {hexlist(dr[i:i + 16])}")
+    # Mixed .s8/.u8 operands need PTX ISA 8.4 (ptxas: "WGMMA with mixed integer types").
     body = [
-        ".version 8.0",
+        f".version {'8.4' if at != bt and at in ('s8', 'u8') else '8.0'}",
         ".target sm_90a",
         ".address_size 64",
         "",
@@ -295,8 +298,238 @@ def write_case(outdir, case):
         f.write("\n".join(lines + body) + "\n")
 
 
+# ---------------------------------------------------------------------------------------
+# Every form: one file per (accumulator, A/B types, A source) runs the instruction for every N
+# of the instruction table, on operands whose products are exact in every type: A is one-hot
+# (A[m][k] = 1 where k = m mod K), B[n][k] = (n + 3k) mod 8 ((n + 3k) mod 2 for b1) and
+# C[m][n] = (m + 2n) mod 5, so D[m][n] = C[m][n] + B[n][m mod K]. A, B (for N = 256; smaller N
+# use its first N rows) are placed in shared memory by the canonical layouts above; C and the
+# expected D are expressions of the ISA's accumulator fragment (thread t, element e:
+# m = 16(t/32) + (t%32)/4 + 8((e/2)%2), n = 8(e/4) + 2(t%4) + e%2).
+
+ONE_TO_7 = {  # codes of 0..7 in each element type
+    "f16": [0, 0x3C00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600, 0x4700],
+    "bf16": [0, 0x3F80, 0x4000, 0x4040, 0x4080, 0x40A0, 0x40C0, 0x40E0],
+    "tf32": [struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in range(8)],
+    "e4m3": [0, 0x38, 0x40, 0x44, 0x48, 0x4A, 0x4C, 0x4E],
+    "e5m2": [0, 0x3C, 0x40, 0x42, 0x44, 0x45, 0x46, 0x47],
+    "s8": list(range(8)), "u8": list(range(8)), "b1": [0, 1] * 4,
+}
+
+# (file suffix, d, a, b, K-suffix modifiers, A from registers?, A swizzle, B swizzle)
+FORM_GROUPS = [
+    ("f16_f16_desc", "f16", "f16", "f16", "", False, "64", "none"),
+    ("f16_f16_regs", "f16", "f16", "f16", "", True, None, "32"),
+    ("f32_f16_desc", "f32", "f16", "f16", "", False, "none", "32"),
+    ("f32_f16_regs", "f32", "f16", "f16", "", True, None, "none"),
+    ("f32_bf16_desc", "f32", "bf16", "bf16", "", False, "32", "none"),
+    ("f32_bf16_regs", "f32", "bf16", "bf16", "", True, None, "32"),
+    ("f32_tf32_desc", "f32", "tf32", "tf32", "", False, "64", "32"),
+    ("f32_tf32_regs", "f32", "tf32", "tf32", "", True, None, "none"),
+    ("f16_e4m3_e5m2_desc", "f16", "e4m3", "e5m2", "", False, "none", "32"),
+    ("f16_e5m2_e4m3_regs", "f16", "e5m2", "e4m3", "", True, None, "none"),
+    ("f32_e5m2_e5m2_desc", "f32", "e5m2", "e5m2", "", False, "32", "none"),
+    ("f32_e4m3_e4m3_regs", "f32", "e4m3", "e4m3", "", True, None, "32"),
+    ("s32_s8_u8_satfinite_desc", "s32", "s8", "u8", ".satfinite", False, "64", "none"),
+    ("s32_u8_s8_regs", "s32", "u8", "s8", "", True, None, "32"),
+    ("s32_u8_u8_desc", "s32", "u8", "u8", "", False, "32", "32"),
+    ("s32_s8_s8_satfinite_regs", "s32", "s8", "s8", ".satfinite", True, None, "none"),
+    ("s32_s8_s8_desc", "s32", "s8", "s8", "", False, "none", "none"),
+    ("s32_u8_u8_satfinite_regs", "s32", "u8", "u8", ".satfinite", True, None, "32"),
+    ("s32_b1_desc", "s32", "b1", "b1", "", False, "none", "32"),
+    ("s32_b1_regs", "s32", "b1", "b1", "", True, None, "none"),
+]
+
+
+def table_ns(at, d):
+    """The N of every dense form of the instruction table for these types."""
+    import re
+    ns = set()
+    path = os.path.join(ROOT, "crates", "ptxvm-ir", "isa", "tensor.isa")
+    kind = {"f16": f".{d}.f16.f16 ", "bf16": ".f32.bf16.bf16 ", "tf32": ".f32.tf32.tf32 ",
+            "e4m3": f".{d}.atype.btype ", "e5m2": f".{d}.atype.btype ",
+            "s8": ".s32.itype_a.itype_b ", "u8": ".s32.itype_a.itype_b ",
+            "b1": ".s32.b1.b1.and.popc "}[at]
+    for line in open(path):
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k\d+(\{\.satfinite\})?(\S*) ", line)
+        if m and (m.group(3) + " ").endswith(kind):
+            ns.add(int(m.group(1)))
+    return sorted(ns)
+
+
+def frag_expr(x, E, K, b1):
+    """The expected value of element x of a D region of E elements per thread."""
+    t, e = f"(({x})/{E})", f"(({x})%{E})"
+    m = f"(16*({t}/32) + ({t}%32)/4 + 8*(({e}/2)%2))"
+    n = f"(8*({e}/4) + 2*({t}%4) + {e}%2)"
+    return m, n
+
+
+def write_forms(outdir, group):
+    suffix, d, at, bt, sat, regs, aswz, bswz = group
+    bits = BITS[at]
+    K = KOF[bits]
+    T = 128 // bits
+    b1 = at == "b1"
+    ns = table_ns(at, d)
+    nmax = max(ns)
+
+    def bval(nn, kk):
+        return ONE_TO_7[bt][(nn + 3 * kk) % 8]
+
+    one = ONE_TO_7[at][1]
+    A = [[one if kk == m % K else 0 for kk in range(K)] for m in range(64)]
+    img = bytearray(65536)
+    end = 0
+    lbo_sbo = {"none": (128, 256), "32": (0, 256), "64": (0, 512)}
+    if not regs:
+        lbo, sbo = lbo_sbo[aswz]
+        for m in range(64):
+            for kk in range(K):
+                end = max(end, place(img, 0, "K", aswz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    bbase = (end + 1023) // 1024 * 1024
+    lbo, sbo = lbo_sbo[bswz]
+    for nn in range(nmax):
+        for kk in range(K):
+            end = max(end, place(img, bbase, "K", bswz, T, lbo, sbo, nn, kk, bits, bval(nn, kk)))
+    img = u32s(bytes(img[:(end + 16) // 16 * 16]))
+    areg = []
+    for t in range(128):
+        wq, lane = t // 32, t % 32
+        per_a = 16 * K // 32
+        elems = []
+        for i in range(per_a):
+            _, r, c = tc_ref.frag((16, 8, K), "a", at, lane, i)
+            elems.append(A[16 * wq + r][c])
+        areg += tc_ref.pack(at, elems)
+    ety = {"f32": "f32", "f16": "f16", "s32": "i32"}[d]
+    cval = lambda m, n: f"(({m} + 2*{n}) % 5)"  # noqa: E731
+    bmod = 2 if b1 else 8
+    cmax = 128  # C elements per thread (N = 256)
+    m, n = frag_expr("i", cmax, K, b1)
+    regions, off = [], 0
+    for N in ns:
+        E = N // 2
+        regions.append((N, off))
+        off += 128 * E
+    float_ab = at not in ("s8", "u8", "b1")
+    trans = at in ("f16", "bf16")
+    types = f".{d}.{at}.{bt}" + (".and.popc" if b1 else "")
+    dregty = {"f32": ".f32", "f16": ".b32", "s32": ".s32"}[d]
+    per_reg = 2 if d == "f16" else 1  # accumulator elements per register
+    name = f"wgmma_forms_{suffix}"
+    lines = [
+        f"// Every N of `wgmma.mma_async.sync.aligned.m64nNk{K}{sat}{types}` with A from "
+        + ("registers" if regs else f"a descriptor ({aswz} swizzle)") + f", B {bswz} swizzle.",
+        "// Generated by tools/wgmma_ref.py forms: A is one-hot (A[m][k] = 1 where k = m mod K),",
+        f"// B[n][k] = (n + 3k) mod {bmod}, C[m][n] = (m + 2n) mod 5, so D[m][n] = C[m][n] + B[n][m mod K]",
+        "// exactly. The operands are laid out in shared memory by the ISA's canonical layouts",
+        "// (evaluated in Python), C and D follow the accumulator fragment of thread t, element e:",
+        "// m = 16(t/32) + (t%32)/4 + 8((e/2)%2), n = 8(e/4) + 2(t%4) + e%2. D of each N is stored",
+        "// in its own region of arg 4, [thread][element].",
+        f"// N = {', '.join(str(x) for x in ns)}",
+        "// run: --grid 1 --block 128 --arch sm_90a",
+        f"// arg: u32[{len(img)}] = {hexlist(img)}",
+        f"// arg: u32[{len(areg)}] = {hexlist(areg)}",
+        f"// arg: {ety}[{128 * cmax}] = {cval(m, n)}",
+        f"// arg: zeros:{ety}:{off}",
+    ]
+    for N, o in regions:
+        E = N // 2
+        m, n = frag_expr(f"i-{o}", E, K, b1)
+        lines.append(f"// expect arg3[{o}..{o + 128 * E}]: {ety} {cval(m, n)} + ({n} + 3*({m} % {K})) % {bmod}")
+    nd = nmax // 2 // per_reg
+    # Mixed .s8/.u8 operands need PTX ISA 8.4 (ptxas: "WGMMA with mixed integer types").
+    body = [
+        f".version {'8.4' if at != bt and at in ('s8', 'u8') else '8.0'}",
+        ".target sm_90a",
+        ".address_size 64",
+        "",
+        ".visible .entry k(.param .u64 pimg, .param .u64 pa, .param .u64 pc, .param .u64 pd)",
+        "{",
+        f"\t.shared .align 1024 .b8 smem[{(len(img) * 4 + 1023) // 1024 * 1024}];",
+        "\t.reg .pred %p<2>;",
+        "\t.reg .b32 %a<4>;",
+        f"\t.reg {dregty} %d<{nd}>;",
+        "\t.reg .b32 %r<16>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .b64 %rda;",
+        "\t.reg .b64 %rdb;",
+        "\tmov.u32 %r1, %tid.x;",
+        "\tld.param.u64 %rd1, [pimg];",
+        "\tmov.u32 %r2, smem;",
+        "\tmov.u32 %r3, %r1;",
+        "LCOPY:",
+        "\tmul.wide.u32 %rd2, %r3, 4;",
+        "\tadd.u64 %rd3, %rd1, %rd2;",
+        "\tld.global.u32 %r4, [%rd3];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        f"\tsetp.lt.u32 %p1, %r3, {len(img)};",
+        "\t@%p1 bra LCOPY;",
+        "\tbar.sync 0;",
+        "\tfence.proxy.async.shared::cta;",
+        "\tld.param.u64 %rd4, [pa];",
+        "\tmul.wide.u32 %rd5, %r1, 16;",
+        "\tadd.u64 %rd6, %rd4, %rd5;",
+        "\tld.global.b32 %a0, [%rd6+0];",
+        "\tld.global.b32 %a1, [%rd6+4];",
+        "\tld.global.b32 %a2, [%rd6+8];",
+        "\tld.global.b32 %a3, [%rd6+12];",
+        "\tld.param.u64 %rd7, [pc];",
+        f"\tmul.wide.u32 %rd8, %r1, {4 * cmax // per_reg};",
+        "\tadd.u64 %rd9, %rd7, %rd8;",
+        "\tld.param.u64 %rd10, [pd];",
+        f"\tadd.u32 %r7, %r2, {bbase};",
+        "\tshr.u32 %r7, %r7, 4;",
+        "\tcvt.u64.u32 %rdb, %r7;",
+        f"\tor.b64 %rdb, %rdb, {desc(bbase, *lbo_sbo[bswz], bswz):#x};",
+    ]
+    if not regs:
+        body += [
+            "\tshr.u32 %r8, %r2, 4;",
+            "\tcvt.u64.u32 %rda, %r8;",
+            f"\tor.b64 %rda, %rda, {desc(0, *lbo_sbo[aswz], aswz):#x};",
+        ]
+    ldty = "f32" if d == "f32" else "b32"
+    for N, o in regions:
+        regs_n = N // 2 // per_reg
+        dregs = ", ".join(f"%d{i}" for i in range(regs_n))
+        imms = ""
+        if float_ab:
+            imms = ", 1, 1" + ((", 0" if not regs else "") + ", 0" if trans else "")
+        aop = "{%a0, %a1, %a2, %a3}" if regs else "%rda"
+        vw = 4 if regs_n % 4 == 0 else 2  # registers per vector access (alignment)
+        vecs = [(i, "{" + ", ".join(f"%d{j}" for j in range(i, i + vw)) + "}")
+                for i in range(0, regs_n, vw)]
+        for i, v in vecs:
+            body.append(f"\tld.global.v{vw}.{ldty} {v}, [%rd9+{4 * i}];")
+        body += [
+            "\twgmma.fence.sync.aligned;",
+            f"\twgmma.mma_async.sync.aligned.m64n{N}k{K}{sat}{types} {{{dregs}}}, {aop}, %rdb, 1{imms};",
+            "\twgmma.commit_group.sync.aligned;",
+            "\twgmma.wait_group.sync.aligned 0;",
+            f"\tmul.wide.u32 %rd11, %r1, {4 * regs_n};",
+            "\tadd.u64 %rd12, %rd10, %rd11;",
+            f"\tadd.u64 %rd12, %rd12, {o * (2 if d == 'f16' else 4)};",
+        ]
+        for i, v in vecs:
+            body.append(f"\tst.global.v{vw}.{ldty} [%rd12+{4 * i}], {v};")
+    body += ["\tret;", "}"]
+    with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+        f.write("\n".join(lines + body) + "\n")
+    return name, ns
+
+
 def main():
     outdir = os.path.join(ROOT, "tests", "run", "warp")
+    if sys.argv[1:] == ["forms"]:
+        for group in FORM_GROUPS:
+            name, ns = write_forms(outdir, group)
+            print(name, len(ns))
+        return
     for case in CASES:
         write_case(outdir, case)
         print(case[0])

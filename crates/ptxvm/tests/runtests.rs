@@ -993,12 +993,13 @@ fn run_file(
     };
     Ok((
         produced,
-        check_run(&t, status, &stdout, &stderr, &outdir, &dtypes),
+        check_run(path, &t, status, &stdout, &stderr, &outdir, &dtypes),
     ))
 }
 
 /// Checks a finished run against the file's expectations.
 fn check_run(
+    path: &Path,
     t: &TestFile,
     status: std::process::ExitStatus,
     stdout: &str,
@@ -1116,16 +1117,24 @@ fn check_run(
             ));
             continue;
         }
+        let want = match expected(path, ex.line, dt, lo, hi, || {
+            (lo..hi)
+                .map(|k| {
+                    eval(ex.values.expr(k - lo), k)
+                        .and_then(|v| to_elem(v, dt))
+                        .map_err(|e| format!("element {k}: {e}"))
+                })
+                .collect()
+        }) {
+            Ok(w) => w,
+            Err(e) => {
+                fails.push(format!("{what}: {e}"));
+                continue;
+            }
+        };
         let mut bad = Vec::new();
         let mut nbad = 0;
-        for (k, &got) in data.iter().enumerate().take(hi).skip(lo) {
-            let e = match eval(ex.values.expr(k - lo), k).and_then(|v| to_elem(v, dt)) {
-                Ok(e) => e,
-                Err(e) => {
-                    fails.push(format!("{what}: element {k}: {e}"));
-                    break;
-                }
-            };
+        for ((k, &got), &e) in data.iter().enumerate().take(hi).skip(lo).zip(want.iter()) {
             let ok = match e {
                 Elem::AnyNan => match dt {
                     Dtype::F16 => f16_to_f64(got as u16).is_nan(),
@@ -1160,12 +1169,58 @@ fn check_run(
     }
 }
 
+/// The expected elements of an `expect` line, evaluated once per file: a file runs five
+/// times (the engines, serial and parallel), and a large buffer's expression is costly to
+/// evaluate in a debug build.
+type Expected = std::sync::Arc<Vec<Elem>>;
+type ExpectKey = (PathBuf, usize, Dtype, usize, usize);
+static EXPECTED: Mutex<Vec<(ExpectKey, Expected)>> = Mutex::new(Vec::new());
+
+fn expected(
+    path: &Path,
+    line: usize,
+    dt: Dtype,
+    lo: usize,
+    hi: usize,
+    make: impl FnOnce() -> Result<Vec<Elem>, String>,
+) -> Result<Expected, String> {
+    let key = (path.to_path_buf(), line, dt, lo, hi);
+    if let Some((_, v)) = EXPECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(k, _)| *k == key)
+    {
+        return Ok(v.clone());
+    }
+    let v = Expected::new(make()?);
+    EXPECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, v.clone()));
+    Ok(v)
+}
+
+/// Drops the cached expectations of a file once its runs are done.
+fn forget_expected(path: &Path) {
+    EXPECTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(k, _)| k.0 != path);
+}
+
 /// Runs a file on every engine: the reference (one host thread) and each fast engine (all
 /// cores) must each meet the file's expectations, and each fast engine on one host thread
 /// must produce exactly what the reference did: exit status, stdout, stderr, `--out` files
 /// and the instruction counts; the JIT must compile every kernel that has an instruction it
 /// compiles.
 fn run_engines(path: &Path, tmp: &Path) -> Result<(), String> {
+    let r = run_engines_cached(path, tmp);
+    forget_expected(path);
+    r
+}
+
+fn run_engines_cached(path: &Path, tmp: &Path) -> Result<(), String> {
     let (reference, r) = run_file(path, &tmp.join("reference"), "reference", true)?;
     r.map_err(|e| format!("[engine reference] {e}"))?;
     for engine in FAST_ENGINES {
