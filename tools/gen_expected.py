@@ -1557,6 +1557,9 @@ def _cases_tensor_triton(r, why):
     mm("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32)
     mm("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, lo=-128, hi=128)
     mm("fp16_unaligned_32x64x32_w2", 50, 70, 40, 32, 64, 2, f16, f16)
+    # input_precision="ieee": no tensor cores, an f32 FMA chain per element (exact on small
+    # integers in any order); sizes that are not multiples of the tile exercise the masks.
+    mm("fp32_ieee_32x32x16_w4", 96, 80, 40, 32, 32, 4, f32, f32)
     # sm_90: the same kernels compiled to wgmma (shared-memory descriptors, swizzled layouts,
     # pipelined wait_group); fp8 exists only there. Their own seed keeps the other cases' inputs.
     r90 = rng(90)
@@ -1565,7 +1568,8 @@ def _cases_tensor_triton(r, why):
                  ("bf16_128x64x32_w4_s4", 128, 128, 64, 128, 64, 4, "bf16", "bf16", -4, 5, None, 131072),
                  ("tf32_64x64x32_w4_s3", 128, 128, 96, 64, 64, 4, f32, f32, -4, 5, None, 65536),
                  ("int8_64x64x64_w4_s3", 128, 128, 128, 64, 64, 4, i8, i32, -128, 128, None, 65536),
-                 ("fp8e4m3_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, "e4m3", f16, -4, 5, None, 131072)]:
+                 ("fp8e4m3_128x128x64_w8_s3", 128, 128, 128, 128, 128, 8, "e4m3", f16, -4, 5, None, 131072),
+                 ("fp32_ieee_32x32x16_w4", 96, 80, 40, 32, 32, 4, f32, f32, -4, 5, None, 65536)]:
         mm(*args[:9], lo=args[9], hi=args[10], act=args[11], shared=args[12], cc="sm_90", g=r90)
     nb, blk = 3, 32
     a = r.integers(-4, 5, (nb, blk, blk)).astype(f16)
@@ -3561,6 +3565,30 @@ def cases_numba_more():
               2: out((b % ncl + 100 * ncl + 10000 * (b % ncl)).astype(u32),
                      why="cluster.block_rank(), num_blocks() and block_index().x of a 1-D cluster")},
              cluster=[ncl, 1, 1])
+
+    # warp_specialized_bulk (one CTA of two warpgroups): warpgroup 0 (setmaxnreg.dec, elect.sync)
+    # bulk-copies the CTA's 1024 floats of g into shared memory with mbarrier complete_tx;
+    # warpgroup 1 (setmaxnreg.inc) waits for the mbarrier's phase 0, sums tile[t], tile[t+128], ...
+    # in order from 0.0 (8 f32 adds) into out[t], and its first warp stores the sums' bits with
+    # stmatrix.x4 (lane l gives row l%8 of matrix l/8): mat_out[t] = st[t] | st[t+32] << 16, where
+    # half-word h of matrix 0 (row h/8, column h%8) is half h%2 of the sum of lane 4(h/8) + (h%8)/2.
+    rw = rng(4391)
+    gws = (rw.standard_normal(1024) * 10).astype(f32)
+    sws = np.zeros(128, f32)
+    for j in range(8):
+        sws = (sws + gws[j * 128:(j + 1) * 128]).astype(f32)
+    bws = sws.view(u32)
+
+    def ws_half(h):
+        return (int(bws[4 * (h // 8) + (h % 8) // 2]) >> (16 * (h % 2))) & 0xFFFF
+    mws = np.array([ws_half(t) | (ws_half(t + 32) << 16) for t in range(32)], u32)
+    for comp in ("nvrtc12", "nvrtc13"):
+        case(f"{comp}_warp_specialized_bulk", f"{comp}/wgmma_sm90a.sm_90a.ptx", "warp_specialized_bulk", [1], [256],
+             [gws, Z("f32", 128), Z("u32", 32)],
+             {1: out(sws, why="8 correctly rounded f32 adds per thread, in the kernel's order, over the tile the "
+                              "producer warpgroup's bulk copy delivered"),
+              2: out(mws, why="the stmatrix.x4 layout of the PTX ISA: row r of matrix m is lanes 4r..4r+3's "
+                              "register m, low half first")})
 
     xin = (r.standard_normal(G * B) * 100).astype(f32)
     xin[:3] = [-0.0, -5.0, 3.4028235e38]
