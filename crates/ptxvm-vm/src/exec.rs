@@ -1434,6 +1434,7 @@ impl<'a> Cta<'a> {
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::CpReduceBulk { .. }
+            | Exec::Tma(_)
             | Exec::Mapa { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }

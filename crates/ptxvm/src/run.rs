@@ -247,6 +247,178 @@ pub fn parse_spec(spec: &str) -> Result<Spec, String> {
     ))
 }
 
+/// A parsed `tmap:` argument (see [`tmap_arg`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmapSpec {
+    pub buffer: usize,
+    pub dtype: u32,
+    pub dims: Vec<u64>,
+    pub strides: Vec<u64>,
+    pub boxdim: Vec<u32>,
+    pub estrides: Vec<u32>,
+    pub swizzle: u32,
+    pub interleave: u32,
+    pub fill: u32,
+    pub l2: u32,
+}
+
+/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
+/// [:interleave=none|16|32][:fill=zero|nan][:l2=none|64|128|256]` (the grammar of
+/// `ptxvm run --help`). Nothing is checked against the buffers here.
+pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
+    let rest = spec
+        .strip_prefix("tmap:")
+        .ok_or("expected tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPTION=VALUE]...")?;
+    let parts: Vec<&str> = rest.split(':').collect();
+    if parts.len() < 5 {
+        return Err("expected tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPTION=VALUE]...".into());
+    }
+    let buffer: usize = parts[0]
+        .parse()
+        .map_err(|_| format!("BUF `{}` is not a parameter index", parts[0]))?;
+    let dtype = ptxvm_vm::ops::tma::Elem::from_name(parts[1]).ok_or_else(|| {
+        format!(
+            "unknown DTYPE `{}` (u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz)",
+            parts[1]
+        )
+    })?;
+    // The CUtensorMapDataType value of the element type.
+    let dtype = (0..13u32)
+        .find(|&c| ptxvm_vm::ops::tma::Elem::from_cuda(c) == Some(dtype))
+        .ok_or("internal: no CUtensorMapDataType")?;
+    fn list<T: std::str::FromStr>(what: &str, s: &str, max: u64) -> Result<Vec<T>, String> {
+        if s.is_empty() || s == "-" {
+            return Ok(Vec::new());
+        }
+        s.split(',')
+            .map(|x| {
+                let v = parse_int(x).map_err(|e| format!("{what}: {e}"))?;
+                if v < 0 || v as u128 > u128::from(max) {
+                    return Err(format!("{what}: {x} is out of range (0 to {max})"));
+                }
+                v.to_string()
+                    .parse::<T>()
+                    .map_err(|_| format!("{what}: {x} is out of range"))
+            })
+            .collect()
+    }
+    let dims: Vec<u64> = list("DIMS", parts[2], u64::MAX)?;
+    let strides: Vec<u64> = list("STRIDES", parts[3], u64::MAX)?;
+    let boxdim: Vec<u32> = list("BOX", parts[4], u64::from(u32::MAX))?;
+    let rank = dims.len();
+    if rank == 0 || rank > 5 {
+        return Err(format!("DIMS has {rank} dimensions (1 to 5)"));
+    }
+    if strides.len() + 1 != rank {
+        return Err(format!(
+            "STRIDES has {} entries; a rank-{rank} map takes {} (the byte strides of dimensions 1..{}; `-` for none)",
+            strides.len(),
+            rank - 1,
+            rank - 1
+        ));
+    }
+    if boxdim.len() != rank {
+        return Err(format!("BOX has {} entries, DIMS {rank}", boxdim.len()));
+    }
+    let mut t = TmapSpec {
+        buffer,
+        dtype,
+        dims,
+        strides,
+        boxdim,
+        estrides: vec![1; rank],
+        swizzle: 0,
+        interleave: 0,
+        fill: 0,
+        l2: 0,
+    };
+    for opt in &parts[5..] {
+        let (k, v) = opt
+            .split_once('=')
+            .ok_or_else(|| format!("option `{opt}`: expected KEY=VALUE"))?;
+        let bad = || format!("option `{opt}`: unknown value `{v}`");
+        match k {
+            "estrides" => {
+                t.estrides = list("estrides", v, u64::from(u32::MAX))?;
+                if t.estrides.len() != rank {
+                    return Err(format!(
+                        "estrides has {} entries, DIMS {rank}",
+                        t.estrides.len()
+                    ));
+                }
+            }
+            "swizzle" => {
+                t.swizzle = match v {
+                    "none" | "0" => 0,
+                    "32" | "32B" => 1,
+                    "64" | "64B" => 2,
+                    "128" | "128B" => 3,
+                    _ => return Err(bad()),
+                }
+            }
+            "interleave" => {
+                t.interleave = match v {
+                    "none" | "0" => 0,
+                    "16" | "16B" => 1,
+                    "32" | "32B" => 2,
+                    _ => return Err(bad()),
+                }
+            }
+            "fill" => {
+                t.fill = match v {
+                    "zero" | "none" => 0,
+                    "nan" => 1,
+                    _ => return Err(bad()),
+                }
+            }
+            "l2" => {
+                t.l2 = match v {
+                    "none" | "0" => 0,
+                    "64" | "64B" => 1,
+                    "128" | "128B" => 2,
+                    "256" | "256B" => 3,
+                    _ => return Err(bad()),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2)"
+                ));
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Encodes a `tmap:` argument over the buffer argument it names (`buffers[i]` is the address
+/// of argument `i` when it is a buffer).
+fn tmap_arg(spec: &str, buffers: &[Option<u64>]) -> Result<ptxvm_vm::TensorMapBytes, String> {
+    let t = parse_tmap(spec)?;
+    let addr = match buffers.get(t.buffer) {
+        Some(Some(a)) => *a,
+        Some(None) => return Err(format!("argument {} is not a buffer", t.buffer)),
+        None => {
+            return Err(format!(
+                "BUF {} is not an earlier argument (a tensor map comes after its buffer)",
+                t.buffer
+            ));
+        }
+    };
+    ptxvm_vm::tensor_map_encode_tiled(&ptxvm_vm::ops::tma::Tiled {
+        data_type: t.dtype,
+        addr,
+        dims: &t.dims,
+        strides: &t.strides,
+        boxdim: &t.boxdim,
+        estrides: &t.estrides,
+        interleave: t.interleave,
+        swizzle: t.swizzle,
+        l2: t.l2,
+        fill: t.fill,
+    })
+    .map_err(|e| e.to_string())
+}
+
 /// Options of `ptxvm run` (the CLI's argument definitions).
 #[derive(clap::Args)]
 pub struct RunOpts {
@@ -493,8 +665,28 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
         .map_err(|e| RunError::usage(e.to_string()))?;
     let mut bytes: Vec<Vec<u8>> = Vec::new();
     let mut dumps: Vec<Dump> = Vec::new();
+    // The device address of each buffer argument (for `tmap:`).
+    let mut buffers: Vec<Option<u64>> = Vec::new();
     for (i, (text, p)) in o.args.iter().zip(&params).enumerate() {
+        if text.starts_with("tmap:") {
+            let map = tmap_arg(text, &buffers)
+                .map_err(|e| RunError::usage(format!("--arg {i}: `{text}`: {e}")))?;
+            if p.size as usize != map.len() || p.align < 64 {
+                return Err(RunError::usage(format!(
+                    "--arg {i} (`{text}`) is a 128-byte tensor map, but parameter {i} `{}` ({}{}, {} bytes, aligned to {}) is not a `.param .align 64 .b8 [128]`",
+                    p.name,
+                    p.ty,
+                    if p.is_array { " array" } else { "" },
+                    p.size,
+                    p.align
+                )));
+            }
+            bytes.push(map.to_vec());
+            buffers.push(None);
+            continue;
+        }
         let spec = parse_spec(text).map_err(|e| RunError::usage(format!("--arg {i}: {e}")))?;
+        buffers.push(None);
         match &spec {
             Spec::Bytes(b, what) => {
                 if b.len() != p.size as usize {
@@ -519,6 +711,9 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
                     .ok_or_else(|| RunError::usage(format!("--arg {i}: not a buffer")))?;
                 bytes.push(d.addr.to_le_bytes().to_vec());
+                if let Some(b) = buffers.last_mut() {
+                    *b = Some(d.addr);
+                }
                 dumps.push(d);
             }
         }
