@@ -329,6 +329,11 @@ class Z:  # zero-filled buffer
         self.spec = f"{dt}:{n}"
 
 
+class T:  # a TMA tensor map over a new buffer holding `arr` (`ptxvm run --arg tmap:PATH.npy:REST`)
+    def __init__(self, arr, rest):
+        self.arr, self.rest = np.ascontiguousarray(arr), rest
+
+
 class H:  # raw parameter bytes
     def __init__(self, b):
         self.b = bytes(b)
@@ -1797,6 +1802,7 @@ def main():
     cases_triton_more()
     cases_numba_more()
     cases_tensor()
+    cases_tma()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1834,6 +1840,9 @@ def write_case(c):
             args.append({"zeros": a.spec})
         elif isinstance(a, H):
             args.append({"hex": a.b.hex()})
+        elif isinstance(a, T):
+            np.save(os.path.join(d, f"in{i}.npy"), a.arr.reshape(-1))
+            args.append({"tmap": f"in{i}.npy:{a.rest}"})
         else:
             arr = np.ascontiguousarray(a)
             if arr.dtype.kind == "V" or arr.dtype == np.bool_:
@@ -1961,6 +1970,8 @@ def check_case(c, binary):
                 cmd += ["--arg", a["scalar"]]
             elif "zeros" in a:
                 cmd += ["--arg", "zeros:" + a["zeros"]]
+            elif "tmap" in a:
+                cmd += ["--arg", "tmap:" + os.path.join(d, a["tmap"])]
             else:
                 cmd += ["--arg", "hex:" + a["hex"]]
         for sy in j.get("symbols", []):
@@ -4986,6 +4997,52 @@ def cases_triton_more():
          note=f"out = randn + float(randint) with the same Philox c0: the u32 randint dominates the sum, so the normal sample "
               f"changes the f32 result for {vis} of {e.size} elements (those with small randints); the rest check Philox and "
               f"cvt.rn.f32.u32")
+
+
+
+def cases_tma():
+    """Triton sm_90 kernels fed by TMA (fixtures-src/triton/tma.py). Host-side descriptors: each
+    `tensordesc` parameter is a tensor map (`T`: `--arg tmap:` over a new buffer, written back as
+    arg<i>.npy) followed by the shape (i32) and the strides (i64, elements); the box and the
+    swizzle are Triton's compile metadata for the fixture (`tensordesc_meta`: block_size, reversed
+    to innermost-first, and swizzle 2 = 64 B, 3 = 128 B). Device-side descriptors
+    (`tl.make_tensor_descriptor`) are built in the global scratch buffer, `global_scratch_size`
+    bytes per CTA (256 for the copy, 384 for the GEMM). Sizes are not multiples of the blocks, so
+    loads fill out-of-bounds elements with zero and stores skip them."""
+    r = rng(130)
+    why = "integer-valued data: every product and partial sum is exact in f32"
+    # copy: out = x * 2 + 1 (f32, exact for these small integers), host descriptors
+    m, n = 40, 72
+    x = r.integers(-1000, 1000, (m, n)).astype(f32)
+    rest = f"{n},{m}:{n * 4}:32,16:swizzle=128"
+    case("triton_tma_copy_host_desc", "triton/tma.copy_host_desc_f32_16x32.sm_90.ptx", "tma_copy_kernel",
+         [-(-m // 16), -(-n // 32)], [128],
+         [T(x, "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1),
+          T(np.zeros((m, n), f32), "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1)] + TRITON_SCRATCH,
+         {5: out(x * f32(2) + f32(1), why=why + " (x * 2 + 1, fused to fma.rn: exact)")}, shared=2056)
+    # copy: out = x - 3, device descriptors
+    grid = [-(-m // 16), -(-n // 32)]
+    case("triton_tma_copy_dev_desc", "triton/tma.copy_dev_desc_f32_16x32.sm_90.ptx", "dev_desc_copy_kernel",
+         grid, [128], [x, Z("f32", m * n), S("s32", m), S("s32", n), Z("u8", 256 * grid[0] * grid[1]), U64(0)],
+         {1: out(x - f32(3), why=why + " (x - 3)")}, shared=2056)
+    # GEMM: C = A @ B, fp16 inputs, f32 accumulation through wgmma, M/N/K not multiples of the blocks
+    M, N, K = 100, 96, 80
+    A = r.integers(-4, 5, (M, K)).astype(f16)
+    B = r.integers(-4, 5, (K, N)).astype(f16)
+    C = (A.astype(f32) @ B.astype(f32)).astype(f32)
+    grid = [-(-M // 64), -(-N // 64)]
+    case("triton_tma_matmul_host_desc", "triton/tma.matmul_host_desc_fp16_64x64x32_s3.sm_90.ptx", "tma_matmul_kernel",
+         grid, [128],
+         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+          S("s64", 1), S("s32", K)] + TRITON_SCRATCH,
+         {10: out(C, why=why + "; TMA-fed wgmma (K tail and M/N edges out of bounds: zero fill, skipped stores)")},
+         shared=24600)
+    case("triton_tma_matmul_dev_desc", "triton/tma.matmul_dev_desc_fp16_64x64x32.sm_90.ptx", "dev_desc_matmul_kernel",
+         grid, [128], [A, B, Z("f32", M * N), S("s32", M), S("s32", N), S("s32", K),
+                       Z("u8", 384 * grid[0] * grid[1]), U64(0)],
+         {2: out(C, why=why + "; descriptors built with tensormap.replace, TMA-fed wgmma")}, shared=16400)
 
 
 if __name__ == "__main__":

@@ -247,10 +247,21 @@ pub fn parse_spec(spec: &str) -> Result<Spec, String> {
     ))
 }
 
+/// The memory a `tmap:` argument describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TmapBuf {
+    /// An earlier buffer argument, by parameter index.
+    Arg(usize),
+    /// A new buffer with the `.npy` file's bytes (written back as `arg<i>.npy` by `--out`,
+    /// `i` the tensor map's parameter index): for kernels that get only the map, as Triton's
+    /// host-side tensor descriptors.
+    Npy(PathBuf),
+}
+
 /// A parsed `tmap:` argument (see [`tmap_arg`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TmapSpec {
-    pub buffer: usize,
+    pub buffer: TmapBuf,
     pub dtype: u32,
     pub dims: Vec<u64>,
     pub strides: Vec<u64>,
@@ -273,9 +284,16 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
     if parts.len() < 5 {
         return Err("expected tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPTION=VALUE]...".into());
     }
-    let buffer: usize = parts[0]
-        .parse()
-        .map_err(|_| format!("BUF `{}` is not a parameter index", parts[0]))?;
+    let buffer = if parts[0].ends_with(".npy") {
+        TmapBuf::Npy(PathBuf::from(parts[0]))
+    } else {
+        TmapBuf::Arg(parts[0].parse().map_err(|_| {
+            format!(
+                "BUF `{}` is neither a parameter index nor a PATH.npy",
+                parts[0]
+            )
+        })?)
+    };
     let dtype = ptxvm_vm::ops::tma::Elem::from_name(parts[1]).ok_or_else(|| {
         format!(
             "unknown DTYPE `{}` (u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz)",
@@ -390,20 +408,8 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
     Ok(t)
 }
 
-/// Encodes a `tmap:` argument over the buffer argument it names (`buffers[i]` is the address
-/// of argument `i` when it is a buffer).
-fn tmap_arg(spec: &str, buffers: &[Option<u64>]) -> Result<ptxvm_vm::TensorMapBytes, String> {
-    let t = parse_tmap(spec)?;
-    let addr = match buffers.get(t.buffer) {
-        Some(Some(a)) => *a,
-        Some(None) => return Err(format!("argument {} is not a buffer", t.buffer)),
-        None => {
-            return Err(format!(
-                "BUF {} is not an earlier argument (a tensor map comes after its buffer)",
-                t.buffer
-            ));
-        }
-    };
+/// Encodes a `tmap:` argument (`t`) over the memory at `addr`.
+fn tmap_encode(t: &TmapSpec, addr: u64) -> Result<ptxvm_vm::TensorMapBytes, String> {
     ptxvm_vm::tensor_map_encode_tiled(&ptxvm_vm::ops::tma::Tiled {
         data_type: t.dtype,
         addr,
@@ -669,8 +675,28 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
     let mut buffers: Vec<Option<u64>> = Vec::new();
     for (i, (text, p)) in o.args.iter().zip(&params).enumerate() {
         if text.starts_with("tmap:") {
-            let map = tmap_arg(text, &buffers)
-                .map_err(|e| RunError::usage(format!("--arg {i}: `{text}`: {e}")))?;
+            let bad = |e: String| RunError::usage(format!("--arg {i}: `{text}`: {e}"));
+            let t = parse_tmap(text).map_err(bad)?;
+            let addr = match &t.buffer {
+                TmapBuf::Arg(b) => match buffers.get(*b) {
+                    Some(Some(a)) => *a,
+                    Some(None) => return Err(bad(format!("argument {b} is not a buffer"))),
+                    None => {
+                        return Err(bad(format!(
+                            "BUF {b} is not an earlier argument (a tensor map comes after its buffer)"
+                        )));
+                    }
+                },
+                TmapBuf::Npy(path) => {
+                    let spec = Spec::Npy(path.clone());
+                    let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
+                        .ok_or_else(|| bad("not a buffer".into()))?;
+                    let a = d.addr;
+                    dumps.push(d);
+                    a
+                }
+            };
+            let map = tmap_encode(&t, addr).map_err(bad)?;
             if p.size as usize != map.len() || p.align < 64 {
                 return Err(RunError::usage(format!(
                     "--arg {i} (`{text}`) is a 128-byte tensor map, but parameter {i} `{}` ({}{}, {} bytes, aligned to {}) is not a `.param .align 64 .b8 [128]`",
