@@ -240,9 +240,12 @@ impl<'a> Cx<'a> {
         // the source's: its second operand is in the second space. (A tensor load's second
         // operand is the `[tensorMap, {coords}]` pair, in whatever space holds the map, and
         // its first the shared destination; a tensor store's or reduction's second is its
-        // shared source, in the second space as for the others.)
+        // shared source, in the second space as for the others; so is
+        // `tensormap.cp_fenceproxy.global.shared::cta`'s.)
         let tensor_load = mods.contains(&".tensor") && !mods.contains(&".bulk_group");
-        let src_space = if opcode == "cp" && !tensor_load {
+        let two_space = (opcode == "cp" && !tensor_load)
+            || (opcode == "tensormap" && mods.contains(&".cp_fenceproxy"));
+        let src_space = if two_space {
             mods.iter().filter_map(|m| Space::from_dot(m)).nth(1)
         } else {
             None
