@@ -801,6 +801,15 @@ pub fn tensor_map_encode_tiled(a: &crate::ops::tma::Tiled) -> Result<TensorMapBy
     })
 }
 
+/// `cuTensorMapEncodeIm2col` (see [`tensor_map_encode_tiled`]); copies with an im2col map
+/// are not implemented yet and fault.
+pub fn tensor_map_encode_im2col(a: &crate::ops::tma::Im2col) -> Result<TensorMapBytes, VmError> {
+    crate::error::catch(|| {
+        crate::ops::tma::encode_im2col(a)
+            .map_err(|e| VmError::Usage(format!("cuTensorMapEncodeIm2col: {e}")))
+    })
+}
+
 /// `cuTensorMapReplaceAddress`: the map with its global address replaced (the address must
 /// keep the map's alignment rule).
 pub fn tensor_map_replace_address(map: &mut TensorMapBytes, addr: u64) -> Result<(), VmError> {

@@ -142,7 +142,9 @@ const OFF_FILL: usize = 108;
 const OFF_L2: usize = 109;
 const OFF_MODE: usize = 110;
 const OFF_LOWER: usize = 112;
-// 118.. the im2col upper corner, channels and pixels (not modelled yet: an im2col map faults).
+const OFF_UPPER: usize = 118;
+const OFF_CHANNELS: usize = 124;
+const OFF_PIXELS: usize = 126;
 
 /// Element types in `tensormap.replace.elemtype`'s numbering (PTX ISA, "Tensormap new_val
 /// validity"), which differs from `CUtensorMapDataType` from `.bf16` on.
@@ -435,6 +437,9 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     if mode > 1 {
         return Err(format!("mode {mode} (0 tile, 1 im2col)"));
     }
+    if mode == 1 {
+        return Err("im2col tensor maps are not supported by ptxvm yet".into());
+    }
     if b[111] != 0
         || b[80..OFF_BOX].iter().any(|&x| x != 0)
         || (mode == 0 && b[OFF_LOWER..TMAP_BYTES].iter().any(|&x| x != 0))
@@ -501,9 +506,6 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
                 "the box's inner dimension is {inner} bytes, more than the {span}-byte interleave"
             ));
         }
-    }
-    if mode == 1 {
-        return Err("im2col tensor maps are not supported by ptxvm yet".into());
     }
     Ok(TensorMap {
         addr,
@@ -687,6 +689,97 @@ pub fn encode_tiled(a: &Tiled) -> Result<[u8; TMAP_BYTES], String> {
     Ok(b)
 }
 
+/// The arguments of `cuTensorMapEncodeIm2col` (in `CUtensorMap*` enum values).
+#[derive(Debug, Clone, Default)]
+pub struct Im2col<'a> {
+    pub data_type: u32,
+    pub addr: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    /// `pixelBoxLowerCorner`/`UpperCorner`: rank − 2 offsets each ({D, H, W} order of the
+    /// spatial dimensions, as the driver takes them).
+    pub lower: &'a [i32],
+    pub upper: &'a [i32],
+    pub channels: u32,
+    pub pixels: u32,
+    pub estrides: &'a [u32],
+    pub interleave: u32,
+    pub swizzle: u32,
+    pub l2: u32,
+    pub fill: u32,
+}
+
+/// `cuTensorMapEncodeIm2col`: the map's bytes, or which argument breaks the driver's rules.
+/// (ptxvm's copies do not implement the im2col mode yet: a copy with such a map faults.)
+pub fn encode_im2col(a: &Im2col) -> Result<[u8; TMAP_BYTES], String> {
+    let rank = a.dims.len();
+    if !(3..=MAX_RANK).contains(&rank) {
+        return Err(format!("tensorRank {rank} (3 to 5 for im2col)"));
+    }
+    if a.lower.len() != rank - 2 || a.upper.len() != rank - 2 {
+        return Err("pixelBoxLowerCorner and pixelBoxUpperCorner need rank-2 entries".into());
+    }
+    let lim = [1i32 << 15, 1 << 7, 1 << 4][rank - 3];
+    for (what, c) in [
+        ("pixelBoxLowerCorner", a.lower),
+        ("pixelBoxUpperCorner", a.upper),
+    ] {
+        if let Some(v) = c.iter().find(|&&v| v < -lim || v >= lim) {
+            return Err(format!(
+                "{what} offset {v} is outside [{}, {}] for rank {rank}",
+                -lim,
+                lim - 1
+            ));
+        }
+    }
+    // The bounding box along each spatial dimension runs from the lower corner to the
+    // dimension's end plus the upper corner: it must not be empty.
+    for i in 0..rank - 2 {
+        let d = i64::try_from(a.dims[rank - 2 - i]).unwrap_or(i64::MAX);
+        if d.saturating_add(i64::from(a.upper[i])) - i64::from(a.lower[i]) <= 0 {
+            return Err("the pixel bounding box has zero area".into());
+        }
+    }
+    if a.channels == 0 || a.channels > 256 {
+        return Err(format!("channelsPerPixel {} (1 to 256)", a.channels));
+    }
+    if a.pixels == 0 || a.pixels > 1024 {
+        return Err(format!("pixelsPerColumn {} (1 to 1024)", a.pixels));
+    }
+    // Everything else follows the tiled rules with a box of one pixel of `channels`.
+    let mut boxdim = [1u32; MAX_RANK];
+    boxdim[0] = a.channels;
+    let mut b = encode_tiled(&Tiled {
+        data_type: a.data_type,
+        addr: a.addr,
+        dims: a.dims,
+        strides: a.strides,
+        boxdim: &boxdim[..rank],
+        estrides: a.estrides,
+        interleave: a.interleave,
+        swizzle: a.swizzle,
+        l2: a.l2,
+        fill: a.fill,
+    })
+    .map_err(|e| {
+        e.replace("boxDim 0", "channelsPerPixel").replace(
+            "the box's inner dimension",
+            "channelsPerPixel × the element size",
+        )
+    })?;
+    b[OFF_BOX..OFF_BOX + 2 * MAX_RANK].fill(0);
+    b[OFF_MODE] = 1;
+    for i in 0..rank - 2 {
+        b[OFF_LOWER + 2 * i..OFF_LOWER + 2 * i + 2]
+            .copy_from_slice(&(a.lower[i] as i16).to_le_bytes());
+        b[OFF_UPPER + 2 * i..OFF_UPPER + 2 * i + 2]
+            .copy_from_slice(&(a.upper[i] as i16).to_le_bytes());
+    }
+    b[OFF_CHANNELS..OFF_CHANNELS + 2].copy_from_slice(&(a.channels as u16).to_le_bytes());
+    b[OFF_PIXELS..OFF_PIXELS + 2].copy_from_slice(&(a.pixels as u16).to_le_bytes());
+    Ok(b)
+}
+
 /// The index of every element of a box of `extents` (dimension 0 fastest), by visitor: `k`
 /// is the element's position along each dimension. Stops at the first error.
 pub fn for_each_box<E>(
@@ -786,6 +879,33 @@ mod tests {
         assert_eq!(decode(&encode_tiled(&t).unwrap()).unwrap().elem, Elem::Bf16);
         t.data_type = 2;
         assert!(encode_tiled(&t).is_err());
+    }
+
+    #[test]
+    fn im2col_encoder_rules() {
+        let dims = [16u64, 8, 8, 2];
+        let strides = [32u64, 256, 2048];
+        let mut a = Im2col {
+            data_type: 6,
+            addr: 0x1000,
+            dims: &dims,
+            strides: &strides,
+            lower: &[-1, -1],
+            upper: &[1, 1],
+            channels: 16,
+            pixels: 64,
+            estrides: &[1, 1, 1, 1],
+            ..Default::default()
+        };
+        let b = encode_im2col(&a).unwrap();
+        assert!(decode(&b).unwrap_err().contains("im2col"));
+        a.lower = &[-200, 0];
+        assert!(encode_im2col(&a).unwrap_err().contains("[-128, 127]"));
+        a.lower = &[-1, -1];
+        a.channels = 300;
+        assert!(encode_im2col(&a).is_err());
+        a.channels = 4;
+        assert!(encode_im2col(&a).unwrap_err().contains("channelsPerPixel"));
     }
 
     #[test]
