@@ -881,6 +881,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tmap_specs() {
+        let t = parse_tmap("tmap:0:f32:64,32:256:32,8:swizzle=128:fill=nan:estrides=1,2").unwrap();
+        assert_eq!(t.buffer, TmapBuf::Arg(0));
+        assert_eq!((t.dtype, t.swizzle, t.fill), (7, 3, 1));
+        assert_eq!(
+            (t.dims, t.strides, t.boxdim, t.estrides),
+            (vec![64, 32], vec![256], vec![32, 8], vec![1, 2])
+        );
+        let t = parse_tmap("tmap:a.npy:bf16:100:-:64").unwrap();
+        assert_eq!((t.buffer, t.dtype), (TmapBuf::Npy("a.npy".into()), 9));
+        for (bad, why) in [
+            ("tmap:0:f32:64,32:256", "expected tmap:"),
+            ("tmap:x:f32:64:-:16", "neither a parameter index"),
+            ("tmap:0:f8:64:-:16", "unknown DTYPE"),
+            ("tmap:0:f32:1,2,3,4,5,6:1,2,3,4,5:1,1,1,1,1,1", "1 to 5"),
+            ("tmap:0:f32:64,32::32,8", "STRIDES has 0 entries"),
+            ("tmap:0:f32:64,32:256:32", "BOX has 1 entries"),
+            ("tmap:0:f32:64,32:256:32,8:swizzle=16", "unknown value"),
+            ("tmap:0:f32:64,32:256:32,8:bogus=1", "unknown option"),
+            ("tmap:0:f32:64,32:256:32,8:estrides=1", "estrides has 1"),
+            ("tmap:0:f32:-64:-:16", "out of range"),
+            ("tmap:0:f32:64:-:99999999999", "out of range"),
+        ] {
+            let e = parse_tmap(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn specs_are_parsed_strictly() {
         assert_eq!(
             parse_spec("u32:5"),

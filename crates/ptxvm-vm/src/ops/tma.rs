@@ -354,12 +354,12 @@ impl TensorMap {
     /// one is out of bounds.
     pub fn global_addr(&self, g: &[i64; MAX_RANK]) -> Option<u64> {
         let mut a = self.addr;
-        for i in 0..self.rank {
-            let c = u64::try_from(g[i]).ok()?;
-            if c >= self.dims[i] {
+        for ((&gi, &d), &s) in g.iter().zip(&self.dims).zip(&self.strides).take(self.rank) {
+            let c = u64::try_from(gi).ok()?;
+            if c >= d {
                 return None;
             }
-            a = a.checked_add(c.checked_mul(self.strides[i])?)?;
+            a = a.checked_add(c.checked_mul(s)?)?;
         }
         Some(a)
     }
