@@ -5044,6 +5044,21 @@ def cases_tma():
                        Z("u8", 384 * grid[0] * grid[1]), U64(0)],
          {2: out(C, why=why + "; descriptors built with tensormap.replace, TMA-fed wgmma")}, shared=16400)
 
+    # CUDA C++ with inline PTX (fixtures-src/cuda/tma_sm90.cu): maps as __grid_constant__
+    # parameters over buffers the kernel never names; box {32, 16} f32, no swizzle; a 40 x 72
+    # tensor (3 x 3 CTAs: the last row and column of boxes hang past the edges).
+    m, n = 40, 72
+    x = r.integers(-1000, 1000, (m, n)).astype(f32)
+    acc = r.integers(-1000, 1000, (m, n)).astype(f32)
+    rest = f"f32:{n},{m}:{n * 4}:32,16"
+    for nv in ("nvrtc12", "nvrtc13"):
+        case(f"{nv}_tma_scale_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_scale_tile", [3, 3], [128],
+             [T(x, rest), T(np.zeros((m, n), f32), rest), S("f32", "0.5")],
+             {1: out(x * f32(0.5), why=why + " (x * 0.5); the tensor store skips elements past the edges")})
+        case(f"{nv}_tma_accumulate_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_accumulate_tile", [3, 3], [128],
+             [T(x, rest), T(acc, rest)],
+             {1: out(acc + x, why=why + " (acc + x through cp.reduce.async.bulk.tensor .add.f32)")})
+
 
 if __name__ == "__main__":
     main()
