@@ -159,7 +159,11 @@ pub fn parse_only(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<
     };
     let mut n = 0;
     for a in &o.args {
-        run::parse_spec(a)?;
+        if a.starts_with("tmap:") {
+            run::parse_tmap(a)?;
+        } else {
+            run::parse_spec(a)?;
+        }
         n += 1;
     }
     for s in &o.symbols {
