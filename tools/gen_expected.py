@@ -5044,6 +5044,15 @@ def cases_tma():
                        Z("u8", 384 * grid[0] * grid[1]), U64(0)],
          {2: out(C, why=why + "; descriptors built with tensormap.replace, TMA-fed wgmma")}, shared=16400)
 
+    # persistent: 2 programs loop over the 2 x 2 output tiles (dynamic shared memory: more than
+    # the kernel's 3-stage pipeline needs)
+    case("triton_tma_matmul_persistent", "triton/tma.matmul_persistent_fp16_64x64x32_s3.sm_90.ptx",
+         "persistent_matmul_kernel", [2], [128],
+         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+          S("s64", 1), S("s32", M), S("s32", N), S("s32", K)] + TRITON_SCRATCH,
+         {10: out(C, why=why + "; persistent TMA-fed wgmma, mbarrier phases carried across tiles")}, shared=65536)
     # CUDA C++ with inline PTX (fixtures-src/cuda/tma_sm90.cu): maps as __grid_constant__
     # parameters over buffers the kernel never names; box {32, 16} f32, no swizzle; a 40 x 72
     # tensor (3 x 3 CTAs: the last row and column of boxes hang past the edges).

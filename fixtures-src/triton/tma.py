@@ -55,6 +55,24 @@ def dev_desc_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, 
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc)
 
 
+@triton.jit
+def persistent_matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
+    """Persistent: NUM_SMS programs loop over the output tiles (the mbarriers' phases carry across
+    tiles); Triton software-pipelines the TMA loads of the flattened loop."""
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    for tile in tl.range(tl.program_id(0), num_m * num_n, NUM_SMS, flatten=True):
+        pid_m = tile // num_n
+        pid_n = tile % num_n
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc)
+
+
 FIXTURES = [
     dict(name="copy_host_desc_f32_16x32", fn=tma_copy_kernel,
          signature={"in_desc": "tensordesc<fp32[16, 32]>", "out_desc": "tensordesc<fp32[16, 32]>",
@@ -74,4 +92,10 @@ FIXTURES = [
                     "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
          constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, options={"num_warps": 4, "num_stages": 2},
          divisible=["a_ptr", "b_ptr", "c_ptr"], archs=[90]),
+    dict(name="matmul_persistent_fp16_64x64x32_s3", fn=persistent_matmul_kernel,
+         signature={"a_desc": "tensordesc<fp16[64, 32]>", "b_desc": "tensordesc<fp16[32, 64]>",
+                    "c_desc": "tensordesc<fp32[64, 64]>", "M": "i32", "N": "i32", "K": "i32",
+                    "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "NUM_SMS": "constexpr"},
+         constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "NUM_SMS": 2},
+         options={"num_warps": 4, "num_stages": 3}, archs=[90]),
 ]
