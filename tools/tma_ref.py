@@ -85,6 +85,8 @@ def tmap_arg(c):
         s += f":swizzle={c['swizzle']}"
     if c.get("fill"):
         s += f":fill={c['fill']}"
+    if c.get("interleave"):
+        s += f":interleave={c['interleave']}"
     return s
 
 
@@ -257,6 +259,8 @@ def gen_store(c, op):
             tensor[g] = max(tensor[g], v)
         elif op == "xor":
             tensor[g] ^= v
+        elif op == "inc":  # inc(r, s) = r >= s ? 0 : r + 1 (PTX ISA, atom)
+            tensor[g] = 0 if tensor[g] >= v else tensor[g] + 1
     head = [f"// {l}" for l in c["doc"]]
     init = "0xdead0000 + i" if op == "store" else "i"
     head += [
@@ -299,6 +303,10 @@ LOADS = {
                         doc=["128-byte swizzle: address bits 4-6 ^= bits 7-9 (8 rows of 128 bytes)."]),
     "load_swz128_oob": dict(ty="u16", dims=[40, 9], strides=[96], box=[64, 12], est=[1, 1], coords=[8, 2],
                             swizzle="128", doc=["128-byte swizzle with out-of-bounds zero fill in both dimensions."]),
+    "load_interleave16": dict(ty="u16", dims=[8, 5, 3], strides=[16, 80], box=[8, 4, 2], est=[1, 1, 1], coords=[0, 2, 1],
+                              interleave="16",
+                              doc=["16-byte interleave (rank 3, 8 .u16 channels = 16 bytes per pixel): the box is traversed",
+                                   "and stored as without interleave; rows 2..5 of the 5 hang past the edge."]),
     "load_fill_nan": dict(ty="f32", dims=[6, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[2, 1], fill="nan",
                           doc=["OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds f32 elements are loaded as NaN."]),
 }
@@ -310,11 +318,18 @@ STORES = {
     "store_3d_swz64": (dict(ty="u32", dims=[16, 3, 2], strides=[64, 192], box=[16, 4, 1], est=[1, 1, 1],
                             coords=[0, 0, 1], swizzle="64",
                             doc=["3D tensor store from a 64-byte swizzled shared box."]), "store"),
+    "store_2d_swz128": (dict(ty="u32", dims=[40, 5], strides=[160], box=[32, 8], est=[1, 1], coords=[16, 0],
+                             swizzle="128",
+                             doc=["Tensor store from a 128-byte swizzled shared box: columns 40.. and rows 5.. are skipped."]),
+                        "store"),
     "reduce_add": (dict(ty="u32", dims=[8, 4], strides=[32], box=[4, 4], est=[1, 1], coords=[6, -1],
                         doc=["cp.reduce.async.bulk.tensor.2d .add.u32 (tile): each in-bounds element += shared."]),
                    "add"),
     "reduce_max_s32": (dict(ty="s32", dims=[8, 2], strides=[32], box=[8, 2], est=[1, 1], coords=[0, 0],
                             doc=["cp.reduce.async.bulk.tensor .max on an .s32 map."]), "max"),
+    "reduce_inc": (dict(ty="u32", dims=[8, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[0, 0],
+                        doc=["cp.reduce.async.bulk.tensor .inc (.u32): inc(r, s) = r >= s ? 0 : r + 1; row 3 is outside."]),
+                   "inc"),
     "reduce_xor": (dict(ty="u32", dims=[4, 4], strides=[16], box=[4, 2], est=[1, 1], coords=[0, 3],
                         doc=["cp.reduce.async.bulk.tensor .xor (as .b32)."]), "xor"),
 }
