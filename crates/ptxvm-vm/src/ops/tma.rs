@@ -237,6 +237,26 @@ impl Elem {
         }
     }
 
+    /// The value a load from global memory stores in shared memory for an element with bits
+    /// `bits`: the f32 bits as they are, except that `.tf32`/`.tf32.ftz` round them to tf32
+    /// (to nearest even at 10 fraction bits, as `cvt.rn.tf32.f32`; infinities and NaNs left
+    /// alone), and `.f32.ftz`/`.tf32.ftz` flush subnormals to a zero of the same sign first.
+    /// NVIDIA documents the rounding through Triton's `round_f32_to_tf32` descriptors; the
+    /// flush is ptxvm's reading of the `FTZ` type names (`docs/tma.md`).
+    pub fn load_bits(self, bits: u64) -> u64 {
+        let ftz = matches!(self, Elem::F32Ftz | Elem::Tf32Ftz);
+        let tf32 = matches!(self, Elem::Tf32 | Elem::Tf32Ftz);
+        let mut b = bits as u32;
+        if ftz && b & 0x7f80_0000 == 0 {
+            b &= 0x8000_0000;
+        }
+        let f = f32::from_bits(b);
+        if tf32 && f.is_finite() {
+            b = ptxvm_fp::convert::cvt_f32_to_tf32(f, ptxvm_fp::Rnd::Rn, false, false);
+        }
+        if ftz || tf32 { u64::from(b) } else { bits }
+    }
+
     pub fn name(self) -> &'static str {
         use Elem::*;
         match self {
@@ -879,6 +899,20 @@ mod tests {
         assert_eq!(decode(&encode_tiled(&t).unwrap()).unwrap().elem, Elem::Bf16);
         t.data_type = 2;
         assert!(encode_tiled(&t).is_err());
+    }
+
+    #[test]
+    fn tf32_and_ftz_loads() {
+        let t = |e: Elem, b: u32| e.load_bits(u64::from(b)) as u32;
+        assert_eq!(t(Elem::Tf32, 0x3f80_0fff), 0x3f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x3f80_1000), 0x3f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x3f80_3000), 0x3f80_4000);
+        assert_eq!(t(Elem::Tf32, 0x7f7f_ffff), 0x7f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x7fc0_0001), 0x7fc0_0001);
+        assert_eq!(t(Elem::F32Ftz, 0x8040_0000), 0x8000_0000);
+        assert_eq!(t(Elem::F32Ftz, 0x3f80_0fff), 0x3f80_0fff);
+        assert_eq!(t(Elem::Tf32Ftz, 0x0000_1fff), 0);
+        assert_eq!(t(Elem::F32, 0x0000_1fff), 0x1fff);
     }
 
     #[test]

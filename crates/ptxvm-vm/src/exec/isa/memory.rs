@@ -1158,7 +1158,11 @@ impl Cta<'_> {
                 tma::for_each_box(m.rank, &ext, |k| {
                     let (g, off) = at(k);
                     match m.global_addr(&g) {
-                        Some(ga) => self.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?,
+                        Some(ga) => {
+                            buf = [0; 8];
+                            self.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
+                            buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
+                        }
                         None => buf = fill.to_le_bytes(),
                     }
                     self.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
