@@ -104,6 +104,14 @@ def load_kernel(c, nbytes, shared_bytes):
     rank = len(c["dims"])
     tm = "[tmap" if c.get("direct") else "[%rd3"
     getmap = "" if c.get("direct") else "\tmov.u64 %rd9, tmap;\n\tcvta.param.u64 %rd3, %rd9;\n"
+    coords = coords_ptx(c['coords'])
+    if c.get("hint"):
+        inst = ("\tcreatepolicy.fractional.L2::evict_last.b64 %rd10, 1.0;\n"
+                f"\tcp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+                f" [box], {tm}, {coords}], [bar], %rd10;")
+    else:
+        inst = (f"\tcp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                f" [box], {tm}, {coords}], [bar];")
     return HEADER + f"""
 .visible .entry k(.param .u64 src, .param .u64 out, .param .align 64 .b8 tmap[128])
 {{
@@ -125,7 +133,7 @@ ZERO:
 \tfence.proxy.async.shared::cta;
 \tmbarrier.init.shared::cta.b64 [bar], 1;
 \tmbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], {nbytes};
-\tcp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [box], {tm}, {coords_ptx(c['coords'])}], [bar];
+{inst}
 WAIT:
 \tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
 \t@!%p2 bra WAIT;
@@ -284,6 +292,8 @@ LOADS = {
                         doc=["1D load whose box ends past the tensor: elements 20.. are filled with zero."]),
     "load_2d": dict(ty="u32", dims=[12, 6], strides=[64], box=[8, 4], est=[1, 1], coords=[4, 1],
                     doc=["2D tile load; rows of the tensor are 64 bytes apart (12 elements + padding)."]),
+    "load_2d_hint": dict(ty="u32", dims=[12, 6], strides=[64], box=[8, 4], est=[1, 1], coords=[4, 1], hint=True,
+                         doc=["load_2d with .L2::cache_hint and a createpolicy cache policy (a hint: same result)."]),
     "load_2d_neg": dict(ty="u32", dims=[12, 6], strides=[48], box=[8, 4], est=[1, 1], coords=[-3, -2],
                         doc=["2D load at negative coordinates: elements left of / above the tensor are zero."]),
     "load_3d": dict(ty="u16", dims=[16, 5, 3], strides=[32, 160], box=[8, 3, 2], est=[1, 1, 1], coords=[8, 3, 2],
