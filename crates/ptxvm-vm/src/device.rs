@@ -801,8 +801,7 @@ pub fn tensor_map_encode_tiled(a: &crate::ops::tma::Tiled) -> Result<TensorMapBy
     })
 }
 
-/// `cuTensorMapEncodeIm2col` (see [`tensor_map_encode_tiled`]); copies with an im2col map
-/// are not implemented yet and fault.
+/// `cuTensorMapEncodeIm2col` (see [`tensor_map_encode_tiled`]): a map for `.im2col` loads.
 pub fn tensor_map_encode_im2col(a: &crate::ops::tma::Im2col) -> Result<TensorMapBytes, VmError> {
     crate::error::catch(|| {
         crate::ops::tma::encode_im2col(a)

@@ -271,6 +271,10 @@ pub struct TmapSpec {
     pub interleave: u32,
     pub fill: u32,
     pub l2: u32,
+    /// An im2col map (`pixels=` given): the pixel box's lower and upper corners (the driver's
+    /// {D, H, W} order, rank − 2 each) and the pixels per column; BOX is then the channels per
+    /// pixel alone.
+    pub im2col: Option<(Vec<i32>, Vec<i32>, u32)>,
 }
 
 /// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
@@ -335,7 +339,17 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
             rank - 1
         ));
     }
-    if boxdim.len() != rank {
+    let im2col_opts = parts[5..]
+        .iter()
+        .any(|o| o.starts_with("pixels=") || o.starts_with("lower=") || o.starts_with("upper="));
+    if im2col_opts {
+        if boxdim.len() != 1 {
+            return Err(format!(
+                "BOX has {} entries; an im2col map (pixels=) takes one, the channels per pixel",
+                boxdim.len()
+            ));
+        }
+    } else if boxdim.len() != rank {
         return Err(format!("BOX has {} entries, DIMS {rank}", boxdim.len()));
     }
     let mut t = TmapSpec {
@@ -349,7 +363,21 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
         interleave: 0,
         fill: 0,
         l2: 0,
+        im2col: None,
     };
+    let (mut lower, mut upper, mut pixels) = (
+        vec![0i32; rank.saturating_sub(2)],
+        vec![0i32; rank.saturating_sub(2)],
+        None,
+    );
+    fn corner(what: &str, v: &str) -> Result<Vec<i32>, String> {
+        v.split(',')
+            .map(|x| {
+                let n = parse_int(x).map_err(|e| format!("{what}: {e}"))?;
+                i32::try_from(n).map_err(|_| format!("{what}: {x} is out of range"))
+            })
+            .collect()
+    }
     for opt in &parts[5..] {
         let (k, v) = opt
             .split_once('=')
@@ -398,18 +426,49 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
                     _ => return Err(bad()),
                 }
             }
+            "lower" => lower = corner("lower", v)?,
+            "upper" => upper = corner("upper", v)?,
+            "pixels" => {
+                pixels = Some(list::<u32>("pixels", v, u64::from(u32::MAX))?)
+                    .filter(|p| p.len() == 1)
+                    .map(|p| p[0])
+                    .ok_or_else(|| format!("option `{opt}`: one pixels-per-column count"))
+                    .map(Some)?
+            }
             _ => {
                 return Err(format!(
-                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2)"
+                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2, pixels, lower, upper)"
                 ));
             }
         }
+    }
+    if im2col_opts {
+        let p = pixels.ok_or("an im2col map (lower=/upper=) needs pixels=")?;
+        t.im2col = Some((lower, upper, p));
     }
     Ok(t)
 }
 
 /// Encodes a `tmap:` argument (`t`) over the memory at `addr`.
 fn tmap_encode(t: &TmapSpec, addr: u64) -> Result<ptxvm_vm::TensorMapBytes, String> {
+    if let Some((lower, upper, pixels)) = &t.im2col {
+        return ptxvm_vm::tensor_map_encode_im2col(&ptxvm_vm::ops::tma::Im2col {
+            data_type: t.dtype,
+            addr,
+            dims: &t.dims,
+            strides: &t.strides,
+            lower,
+            upper,
+            channels: t.boxdim.first().copied().unwrap_or(0),
+            pixels: *pixels,
+            estrides: &t.estrides,
+            interleave: t.interleave,
+            swizzle: t.swizzle,
+            l2: t.l2,
+            fill: t.fill,
+        })
+        .map_err(|e| e.to_string());
+    }
     ptxvm_vm::tensor_map_encode_tiled(&ptxvm_vm::ops::tma::Tiled {
         data_type: t.dtype,
         addr,
@@ -888,6 +947,18 @@ mod tests {
         assert_eq!(
             (t.dims, t.strides, t.boxdim, t.estrides),
             (vec![64, 32], vec![256], vec![32, 8], vec![1, 2])
+        );
+        let t = parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:pixels=64:lower=-1,-1").unwrap();
+        assert_eq!(t.im2col, Some((vec![-1, -1], vec![0, 0], 64)));
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:lower=-1,-1")
+                .unwrap_err()
+                .contains("needs pixels=")
+        );
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32,8:pixels=4")
+                .unwrap_err()
+                .contains("channels per pixel")
         );
         let t = parse_tmap("tmap:a.npy:bf16:100:-:64").unwrap();
         assert_eq!((t.buffer, t.dtype), (TmapBuf::Npy("a.npy".into()), 9));

@@ -59,6 +59,8 @@ pub enum TmaInst {
         /// The tensor map's address (generic, or a `.param`/`.const`/`.global` variable).
         map: Addr,
         coords: Vec<Src>,
+        /// `.im2col`: the im2col offsets (16-bit, innermost first); empty in tile mode.
+        im2col: Option<Vec<Src>>,
     },
     /// `tensormap.replace`: `shared` for `.shared::cta`, `generic` when no space is named.
     Replace {
@@ -88,10 +90,14 @@ impl TmaInst {
         };
         match self {
             TmaInst::Copy {
-                kind, map, coords, ..
+                kind,
+                map,
+                coords,
+                im2col,
+                ..
             } => {
                 a(map);
-                for c in coords {
+                for c in coords.iter().chain(im2col.iter().flatten()) {
                     s(c, &mut regs);
                 }
                 match kind {
@@ -312,7 +318,19 @@ pub struct TensorMap {
     pub interleave: u8,
     pub swizzle: u8,
     pub fill_nan: bool,
-    pub im2col: bool,
+    /// The im2col fields of an im2col map (`None`: a tiled map).
+    pub im2col: Option<Im2colBox>,
+}
+
+/// The im2col part of a map: the pixel bounding box's corners per spatial dimension
+/// (`lower[d - 1]` for dimension `d` = 1 (W), 2 (H), 3 (D), innermost first), the channels
+/// loaded per pixel and the pixels per column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Im2colBox {
+    pub lower: [i32; 3],
+    pub upper: [i32; 3],
+    pub channels: u32,
+    pub pixels: u32,
 }
 
 impl TensorMap {
@@ -336,9 +354,65 @@ impl TensorMap {
         }
     }
 
-    /// Elements of the box (at most 256^5, so no overflow).
+    /// Elements of the box (at most 256^5, so no overflow): in im2col mode, the pixels per
+    /// column times the channels per pixel.
     pub fn box_elems(&self) -> u64 {
-        (0..self.rank).map(|i| self.extent(i)).product()
+        match &self.im2col {
+            Some(b) => u64::from(b.pixels) * u64::from(b.channels),
+            None => (0..self.rank).map(|i| self.extent(i)).product(),
+        }
+    }
+
+    /// The im2col traversal (PTX ISA "Im2col mode"): the global coordinates of the
+    /// `pixels` × `channels` elements a load at coordinates `c` with im2col offsets `off`
+    /// (innermost first, one per spatial dimension) reads, in shared-memory order (pixel by
+    /// pixel, each pixel's channels contiguous), to `f`. Spatial dimension `d` (1 = W .. rank−2)
+    /// is traversed in the window `[lower[d] + off[d], dims[d] + upper[d] + off[d])` with its
+    /// element stride, starting at `c[d] + off[d]`; past the window's end it wraps to the
+    /// window's start and the next dimension steps, and past the last spatial dimension the
+    /// batch dimension (rank−1) steps by its element stride.
+    pub fn for_each_im2col<E>(
+        &self,
+        c: &[i64; MAX_RANK],
+        off: &[i64; 3],
+        mut f: impl FnMut(&[i64; MAX_RANK]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some(b) = &self.im2col else {
+            return Ok(());
+        };
+        let r = self.rank;
+        let spatial = r.saturating_sub(2);
+        let mut lo = [0i64; MAX_RANK];
+        let mut hi = [0i64; MAX_RANK];
+        let mut p = *c;
+        for d in 1..=spatial {
+            lo[d] = i64::from(b.lower[d - 1]) + off[d - 1];
+            hi[d] = self.dims[d] as i64 + i64::from(b.upper[d - 1]) + off[d - 1];
+            p[d] = c[d] + off[d - 1];
+        }
+        let mut g = [0i64; MAX_RANK];
+        for _ in 0..b.pixels {
+            g[..r].copy_from_slice(&p[..r]);
+            for ch in 0..i64::from(b.channels) {
+                g[0] = c[0] + ch;
+                f(&g)?;
+            }
+            // Step to the next pixel.
+            let mut d = 1;
+            loop {
+                if d > spatial {
+                    p[r - 1] += i64::from(self.estrides[r - 1]);
+                    break;
+                }
+                p[d] += i64::from(self.estrides[d]);
+                if p[d] < hi[d] {
+                    break;
+                }
+                p[d] = lo[d];
+                d += 1;
+            }
+        }
+        Ok(())
     }
 
     /// Bytes of the box in shared memory (the transaction bytes of a load).
@@ -457,8 +531,8 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     if mode > 1 {
         return Err(format!("mode {mode} (0 tile, 1 im2col)"));
     }
-    if mode == 1 {
-        return Err("im2col tensor maps are not supported by ptxvm yet".into());
+    if mode == 1 && !(3..=MAX_RANK).contains(&rank) {
+        return Err(format!("an im2col map has rank {rank} (3 to 5)"));
     }
     if b[111] != 0
         || b[80..OFF_BOX].iter().any(|&x| x != 0)
@@ -494,17 +568,47 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
             }
             strides[i] = s;
         }
-        let bx = u16_at(b, OFF_BOX + 2 * i);
-        if bx == 0 || bx > 256 {
-            return Err(format!("box dimension {i} is {bx} (1 to 256)"));
+        if mode == 0 {
+            let bx = u16_at(b, OFF_BOX + 2 * i);
+            if bx == 0 || bx > 256 {
+                return Err(format!("box dimension {i} is {bx} (1 to 256)"));
+            }
+            boxdim[i] = u32::from(bx);
         }
-        boxdim[i] = u32::from(bx);
         let e = b[OFF_ESTRIDE + i];
         if e == 0 || e > 8 {
             return Err(format!("element stride {i} is {e} (1 to 8)"));
         }
         estrides[i] = u32::from(e);
     }
+    let im2col = if mode == 1 {
+        let channels = u32::from(u16_at(b, OFF_CHANNELS));
+        let pixels = u32::from(u16_at(b, OFF_PIXELS));
+        if channels == 0 || channels > 256 {
+            return Err(format!("channels per pixel is {channels} (1 to 256)"));
+        }
+        if pixels == 0 || pixels > 1024 {
+            return Err(format!("pixels per column is {pixels} (1 to 1024)"));
+        }
+        // The corners are stored in the driver's order ({D, H, W}: outermost first).
+        let spatial = rank - 2;
+        let (mut lower, mut upper) = ([0i32; 3], [0i32; 3]);
+        for j in 0..spatial {
+            let d = spatial - j; // dimension 1 (W) .. rank-2
+            let at = |o: usize| i32::from(i16::from_le_bytes([b[o + 2 * j], b[o + 2 * j + 1]]));
+            lower[d - 1] = at(OFF_LOWER);
+            upper[d - 1] = at(OFF_UPPER);
+        }
+        boxdim[0] = channels;
+        Some(Im2colBox {
+            lower,
+            upper,
+            channels,
+            pixels,
+        })
+    } else {
+        None
+    };
     let inner = u64::from(boxdim[0]) * esize;
     if interleave == 0 {
         if !inner.is_multiple_of(16) {
@@ -538,7 +642,7 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
         interleave,
         swizzle,
         fill_nan: fill == 1,
-        im2col: mode == 1,
+        im2col,
     })
 }
 
@@ -730,7 +834,6 @@ pub struct Im2col<'a> {
 }
 
 /// `cuTensorMapEncodeIm2col`: the map's bytes, or which argument breaks the driver's rules.
-/// (ptxvm's copies do not implement the im2col mode yet: a copy with such a map faults.)
 pub fn encode_im2col(a: &Im2col) -> Result<[u8; TMAP_BYTES], String> {
     let rank = a.dims.len();
     if !(3..=MAX_RANK).contains(&rank) {
@@ -932,7 +1035,13 @@ mod tests {
             ..Default::default()
         };
         let b = encode_im2col(&a).unwrap();
-        assert!(decode(&b).unwrap_err().contains("im2col"));
+        let m = decode(&b).unwrap();
+        let ib = m.im2col.unwrap();
+        assert_eq!(
+            (ib.lower, ib.upper, ib.channels, ib.pixels),
+            ([-1, -1, 0], [1, 1, 0], 16, 64)
+        );
+        assert_eq!(m.box_bytes(), 16 * 64 * 2);
         a.lower = &[-200, 0];
         assert!(encode_im2col(&a).unwrap_err().contains("[-128, 127]"));
         a.lower = &[-1, -1];

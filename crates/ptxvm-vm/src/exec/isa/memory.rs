@@ -436,11 +436,24 @@ impl Dx<'_> {
         let mods: &[&str] = &inst.mods;
         let has = |m: &str| mods.contains(&m);
         let op = |k: usize| inst.operands.get(k);
+        // `.im2col::w`/`::w::128` (sm_100a), `.im2col_no_offs` stores and reductions, the
+        // gather/scatter tile modes and `.cta_group` are not implemented.
         if mods.iter().any(|m| {
-            m.starts_with(".im2col") || m.starts_with(".tile::") || m.starts_with(".cta_group")
+            (m.starts_with(".im2col") && *m != ".im2col")
+                || m.starts_with(".tile::")
+                || m.starts_with(".cta_group")
         }) {
             return None;
         }
+        let im2col = has(".im2col");
+        // The im2col offsets: a vector of 16-bit values after the map operand (loads: after
+        // the mbarrier; prefetches: right after the map).
+        let offsets = |k: usize| -> Option<Vec<Src>> {
+            match op(k)? {
+                Op::Vector(v) => v.iter().map(|x| self.src(x)).collect(),
+                _ => None,
+            }
+        };
         let rank = mods.iter().find_map(|m| match *m {
             ".1d" => Some(1),
             ".2d" => Some(2),
@@ -449,7 +462,11 @@ impl Dx<'_> {
             ".5d" => Some(5),
             _ => None,
         })?;
+        let mut im2col_offsets = None;
         let (kind, tm) = if has(".prefetch") {
+            if im2col {
+                im2col_offsets = Some(offsets(1)?);
+            }
             (CopyKind::Prefetch, op(0)?)
         } else if has(".reduce") {
             let rop = mods.iter().find_map(|m| {
@@ -480,12 +497,18 @@ impl Dx<'_> {
                 op(0)?,
             )
         } else {
+            let after = if im2col {
+                im2col_offsets = Some(offsets(3)?);
+                4
+            } else {
+                3
+            };
             (
                 CopyKind::Load {
                     dst: self.addr(op(0)?)?,
                     mbar: self.addr(op(2)?)?,
                     ctamask: if has(".multicast::cluster") {
-                        Some(self.src(op(3)?)?)
+                        Some(self.src(op(after)?)?)
                     } else {
                         None
                     },
@@ -493,8 +516,11 @@ impl Dx<'_> {
                 op(1)?,
             )
         };
+        if im2col && !matches!(kind, CopyKind::Load { .. } | CopyKind::Prefetch) {
+            return None;
+        }
         let (map, coords) = self.tma_operand(tm)?;
-        if coords.len() != rank {
+        if coords.len() != rank || im2col_offsets.as_ref().is_some_and(|o| o.len() + 2 != rank) {
             return None;
         }
         Some(Exec::Tma(Box::new(TmaInst::Copy {
@@ -502,6 +528,7 @@ impl Dx<'_> {
             rank,
             map,
             coords,
+            im2col: im2col_offsets,
         })))
     }
 
@@ -1042,6 +1069,7 @@ impl Cta<'_> {
                 rank,
                 map,
                 coords,
+                im2col,
             } => {
                 let what = match kind {
                     CopyKind::Load { .. } => "cp.async.bulk.tensor",
@@ -1071,11 +1099,30 @@ impl Cta<'_> {
                         ),
                     ));
                 }
+                if m.im2col.is_some() != im2col.is_some() {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: a {} copy with {} tensor map",
+                            if im2col.is_some() { ".im2col" } else { ".tile" },
+                            if m.im2col.is_some() {
+                                "an im2col"
+                            } else {
+                                "a tiled"
+                            }
+                        ),
+                    ));
+                }
                 let mut c = [0i64; tma::MAX_RANK];
                 for (i, s) in coords.iter().enumerate().take(tma::MAX_RANK) {
                     c[i] = i64::from(self.src(t, *s) as u32 as i32);
                 }
-                self.tma_copy(t, what, kind, &m, &c, mem, budget)?;
+                let mut off = [0i64; 3];
+                for (i, s) in im2col.iter().flatten().enumerate().take(3) {
+                    off[i] = i64::from(self.src(t, *s) as u16 as i16);
+                }
+                self.tma_copy(t, what, kind, &m, &c, &off, mem, budget)?;
             }
         }
         Ok(())
@@ -1090,6 +1137,7 @@ impl Cta<'_> {
         kind: &tma::CopyKind,
         m: &tma::TensorMap,
         c: &[i64; tma::MAX_RANK],
+        off: &[i64; 3],
         mem: &AddressSpace,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
@@ -1155,18 +1203,31 @@ impl Cta<'_> {
                 self.charge_work(t, budget, n)?;
                 let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
                 let mut buf = [0u8; 8];
-                tma::for_each_box(m.rank, &ext, |k| {
-                    let (g, off) = at(k);
-                    match m.global_addr(&g) {
+                // One element: global coordinates `g` to byte `off` of the dense box.
+                let mut element = |this: &mut Self, g: &[i64; tma::MAX_RANK], off: u64| {
+                    match m.global_addr(g) {
                         Some(ga) => {
                             buf = [0; 8];
-                            self.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
+                            this.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
                             buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
                         }
                         None => buf = fill.to_le_bytes(),
                     }
-                    self.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
-                })?;
+                    this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
+                };
+                if m.im2col.is_some() {
+                    let mut off_b = 0u64;
+                    m.for_each_im2col(c, off, |g| {
+                        element(self, g, off_b)?;
+                        off_b += es;
+                        Ok::<(), Box<Fault>>(())
+                    })?;
+                } else {
+                    tma::for_each_box(m.rank, &ext, |k| {
+                        let (g, off) = at(k);
+                        element(self, &g, off)
+                    })?;
+                }
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
                 self.mbar_update(t, ms, ma, mem, |_, wd| MBar::tx(wd, -(n as i64)).map(Some))?;
             }
