@@ -5053,6 +5053,20 @@ def cases_tma():
           T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
           S("s64", 1), S("s32", M), S("s32", N), S("s32", K)] + TRITON_SCRATCH,
          {10: out(C, why=why + "; persistent TMA-fed wgmma, mbarrier phases carried across tiles")}, shared=65536)
+    # Gluon im2col: a host-side im2col descriptor over an NHWC [2, 4, 4, 32] f32 tensor with the
+    # pixel box corners (-1, -1), (-1, -1) (window [-1, 3) per image, as in Triton's tutorial
+    # 13-tma-im2col example 3); the load at (n, h, w, c) = (1, -1, -1, 0) with the compiled
+    # offsets (1, 1) reads all 16 pixels of image 1, and a tiled store writes the [16, 32] block.
+    # The four values after each map (the descriptor's block shape and strides) are unused by
+    # the kernel (not loaded in the PTX).
+    img = (np.arange(2 * 4 * 4)[:, None] + 1 + np.arange(32)[None, :] / 64).astype(f32).reshape(2, 4, 4, 32)
+    case("triton_tma_gluon_im2col", "triton/tma.gluon_im2col_f32_16x32.sm_90.ptx", "gluon_im2col_kernel", [1], [32],
+         [T(img, "f32:32,4,4,2:128,512,2048:32:pixels=16:lower=-1,-1:upper=-1,-1:swizzle=128"),
+          S("s32", 16), S("s32", 32), S("s64", 32), S("s64", 1),
+          T(np.zeros((16, 32), f32), "f32:32,16:128:32,16:swizzle=128"), S("s32", 16), S("s32", 32), S("s64", 32),
+          S("s64", 1), S("s32", 1), S("s32", -1), S("s32", -1), S("s32", 0)] + TRITON_SCRATCH,
+         {5: out(img[1].reshape(16, 32), why="data movement: image 1's 16 pixels in im2col order (row-major H, W)")},
+         shared=2056)
     # CUDA C++ with inline PTX (fixtures-src/cuda/tma_sm90.cu): maps as __grid_constant__
     # parameters over buffers the kernel never names; box {32, 16} f32, no swizzle; a 40 x 72
     # tensor (3 x 3 CTAs: the last row and column of boxes hang past the edges).

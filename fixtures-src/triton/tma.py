@@ -73,6 +73,34 @@ def persistent_matmul_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.conste
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc)
 
 
+
+# A Gluon kernel loading in TMA im2col mode (imports here keep the line numbers, and so the
+# `.loc` lines, of the kernels above).
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as ttgl  # noqa: E402
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma  # noqa: E402
+
+
+@gluon.jit
+def gluon_im2col_kernel(in_desc, out_desc, coord_n: int, coord_h: int, coord_w: int, coord_c: int,
+                        offset_h: tl.constexpr, offset_w: tl.constexpr):
+    """Gluon: one TMA im2col load (16 pixels x 32 channels, host-side im2col descriptor) into
+    shared memory, then a tiled TMA store of the [16, 32] block (after Triton's Gluon tutorial
+    13-tma-im2col)."""
+    smem = ttgl.allocate_shared_memory(in_desc.dtype, in_desc.block_shape, in_desc.layout)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, in_desc.block_type.nbytes)
+    tma.async_load_im2col(in_desc, [coord_n, coord_h, coord_w, coord_c],
+                          [ttgl.to_tensor(offset_h).to(ttgl.int16), ttgl.to_tensor(offset_w).to(ttgl.int16)], bar, smem)
+    mbarrier.wait(bar, phase=0)
+    mbarrier.invalidate(bar)
+    tma.async_store(out_desc, [0, 0], smem)
+    tma.store_wait(pendings=0)
+
+
+_L128 = repr(ttgl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=32, rank=2))
+
 FIXTURES = [
     dict(name="copy_host_desc_f32_16x32", fn=tma_copy_kernel,
          signature={"in_desc": "tensordesc<fp32[16, 32]>", "out_desc": "tensordesc<fp32[16, 32]>",
@@ -98,4 +126,9 @@ FIXTURES = [
                     "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "NUM_SMS": "constexpr"},
          constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "NUM_SMS": 2},
          options={"num_warps": 4, "num_stages": 3}, archs=[90]),
+    dict(name="gluon_im2col_f32_16x32", fn=gluon_im2col_kernel,
+         signature={"in_desc": f"tensordesc_im2col<fp32[16,32],{_L128}>", "out_desc": f"tensordesc<fp32[16,32],{_L128}>",
+                    "coord_n": "i32", "coord_h": "i32", "coord_w": "i32", "coord_c": "i32",
+                    "offset_h": "constexpr", "offset_w": "constexpr"},
+         constexprs={"offset_h": 1, "offset_w": 1}, options={"num_warps": 1}, archs=[90]),
 ]
