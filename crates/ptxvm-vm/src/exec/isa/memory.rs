@@ -1185,6 +1185,22 @@ impl Cta<'_> {
             CopyKind::Load { dst, mbar, ctamask } => {
                 if let Some(cm) = ctamask {
                     let mask = self.src(t, *cm) & 0xffff;
+                    // The cluster's size as `%cluster_nctarank` reads it: a multicast into a
+                    // cluster of more than one CTA is not implemented (a mask of rank 0 in a
+                    // 1-CTA cluster is a plain copy).
+                    let nranks = ptxvm_ir::ir::SREGS
+                        .iter()
+                        .position(|s| s.0 == "%cluster_nctarank")
+                        .map_or(1, |i| self.sreg(t, i as u16, 0));
+                    if nranks > 1 {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Unsupported,
+                            format!(
+                                "{what}.multicast::cluster in a cluster of {nranks} CTAs is not supported: ptxvm multicasts tensor copies only within 1-CTA clusters"
+                            ),
+                        ));
+                    }
                     if mask & !1 != 0 {
                         return Err(self.fault(
                             t,
