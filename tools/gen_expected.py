@@ -331,6 +331,11 @@ class Z:  # zero-filled buffer
         self.spec = f"{dt}:{n}"
 
 
+class T:  # a TMA tensor map over a new buffer holding `arr` (`ptxvm run --arg tmap:PATH.npy:REST`)
+    def __init__(self, arr, rest):
+        self.arr, self.rest = np.ascontiguousarray(arr), rest
+
+
 class H:  # raw parameter bytes
     def __init__(self, b):
         self.b = bytes(b)
@@ -1803,6 +1808,7 @@ def main():
     cases_triton_more()
     cases_numba_more()
     cases_tensor()
+    cases_tma()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1840,6 +1846,9 @@ def write_case(c):
             args.append({"zeros": a.spec})
         elif isinstance(a, H):
             args.append({"hex": a.b.hex()})
+        elif isinstance(a, T):
+            np.save(os.path.join(d, f"in{i}.npy"), a.arr.reshape(-1))
+            args.append({"tmap": f"in{i}.npy:{a.rest}"})
         else:
             arr = np.ascontiguousarray(a)
             if arr.dtype.kind == "V" or arr.dtype == np.bool_:
@@ -1971,6 +1980,8 @@ def check_case(c, binary):
                 cmd += ["--arg", a["scalar"]]
             elif "zeros" in a:
                 cmd += ["--arg", "zeros:" + a["zeros"]]
+            elif "tmap" in a:
+                cmd += ["--arg", "tmap:" + os.path.join(d, a["tmap"])]
             else:
                 cmd += ["--arg", "hex:" + a["hex"]]
         for sy in j.get("symbols", []):
@@ -5073,6 +5084,90 @@ def cases_triton_more():
          note=f"out = randn + float(randint) with the same Philox c0: the u32 randint dominates the sum, so the normal sample "
               f"changes the f32 result for {vis} of {e.size} elements (those with small randints); the rest check Philox and "
               f"cvt.rn.f32.u32")
+
+
+
+def cases_tma():
+    """Triton sm_90 kernels fed by TMA (fixtures-src/triton/tma.py). Host-side descriptors: each
+    `tensordesc` parameter is a tensor map (`T`: `--arg tmap:` over a new buffer, written back as
+    arg<i>.npy) followed by the shape (i32) and the strides (i64, elements); the box and the
+    swizzle are Triton's compile metadata for the fixture (`tensordesc_meta`: block_size, reversed
+    to innermost-first, and swizzle 2 = 64 B, 3 = 128 B). Device-side descriptors
+    (`tl.make_tensor_descriptor`) are built in the global scratch buffer, `global_scratch_size`
+    bytes per CTA (256 for the copy, 384 for the GEMM). Sizes are not multiples of the blocks, so
+    loads fill out-of-bounds elements with zero and stores skip them."""
+    r = rng(130)
+    why = "integer-valued data: every product and partial sum is exact in f32"
+    # copy: out = x * 2 + 1 (f32, exact for these small integers), host descriptors
+    m, n = 40, 72
+    x = r.integers(-1000, 1000, (m, n)).astype(f32)
+    rest = f"{n},{m}:{n * 4}:32,16:swizzle=128"
+    case("triton_tma_copy_host_desc", "triton/tma.copy_host_desc_f32_16x32.sm_90.ptx", "tma_copy_kernel",
+         [-(-m // 16), -(-n // 32)], [128],
+         [T(x, "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1),
+          T(np.zeros((m, n), f32), "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1)] + TRITON_SCRATCH,
+         {5: out(x * f32(2) + f32(1), why=why + " (x * 2 + 1, fused to fma.rn: exact)")}, shared=2056)
+    # copy: out = x - 3, device descriptors
+    grid = [-(-m // 16), -(-n // 32)]
+    case("triton_tma_copy_dev_desc", "triton/tma.copy_dev_desc_f32_16x32.sm_90.ptx", "dev_desc_copy_kernel",
+         grid, [128], [x, Z("f32", m * n), S("s32", m), S("s32", n), Z("u8", 256 * grid[0] * grid[1]), U64(0)],
+         {1: out(x - f32(3), why=why + " (x - 3)")}, shared=2056)
+    # GEMM: C = A @ B, fp16 inputs, f32 accumulation through wgmma, M/N/K not multiples of the blocks
+    M, N, K = 100, 96, 80
+    A = r.integers(-4, 5, (M, K)).astype(f16)
+    B = r.integers(-4, 5, (K, N)).astype(f16)
+    C = (A.astype(f32) @ B.astype(f32)).astype(f32)
+    grid = [-(-M // 64), -(-N // 64)]
+    case("triton_tma_matmul_host_desc", "triton/tma.matmul_host_desc_fp16_64x64x32_s3.sm_90.ptx", "tma_matmul_kernel",
+         grid, [128],
+         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+          S("s64", 1), S("s32", K)] + TRITON_SCRATCH,
+         {10: out(C, why=why + "; TMA-fed wgmma (K tail and M/N edges out of bounds: zero fill, skipped stores)")},
+         shared=24600)
+    case("triton_tma_matmul_dev_desc", "triton/tma.matmul_dev_desc_fp16_64x64x32.sm_90.ptx", "dev_desc_matmul_kernel",
+         grid, [128], [A, B, Z("f32", M * N), S("s32", M), S("s32", N), S("s32", K),
+                       Z("u8", 384 * grid[0] * grid[1]), U64(0)],
+         {2: out(C, why=why + "; descriptors built with tensormap.replace, TMA-fed wgmma")}, shared=16400)
+
+    # persistent: 2 programs loop over the 2 x 2 output tiles (dynamic shared memory: more than
+    # the kernel's 3-stage pipeline needs)
+    case("triton_tma_matmul_persistent", "triton/tma.matmul_persistent_fp16_64x64x32_s3.sm_90.ptx",
+         "persistent_matmul_kernel", [2], [128],
+         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+          S("s64", 1), S("s32", M), S("s32", N), S("s32", K)] + TRITON_SCRATCH,
+         {10: out(C, why=why + "; persistent TMA-fed wgmma, mbarrier phases carried across tiles")}, shared=65536)
+    # Gluon im2col: a host-side im2col descriptor over an NHWC [2, 4, 4, 32] f32 tensor with the
+    # pixel box corners (-1, -1), (-1, -1) (window [-1, 3) per image, as in Triton's tutorial
+    # 13-tma-im2col example 3); the load at (n, h, w, c) = (1, -1, -1, 0) with the compiled
+    # offsets (1, 1) reads all 16 pixels of image 1, and a tiled store writes the [16, 32] block.
+    # The four values after each map (the descriptor's block shape and strides) are unused by
+    # the kernel (not loaded in the PTX).
+    img = (np.arange(2 * 4 * 4)[:, None] + 1 + np.arange(32)[None, :] / 64).astype(f32).reshape(2, 4, 4, 32)
+    case("triton_tma_gluon_im2col", "triton/tma.gluon_im2col_f32_16x32.sm_90.ptx", "gluon_im2col_kernel", [1], [32],
+         [T(img, "f32:32,4,4,2:128,512,2048:32:pixels=16:lower=-1,-1:upper=-1,-1:swizzle=128"),
+          S("s32", 16), S("s32", 32), S("s64", 32), S("s64", 1),
+          T(np.zeros((16, 32), f32), "f32:32,16:128:32,16:swizzle=128"), S("s32", 16), S("s32", 32), S("s64", 32),
+          S("s64", 1), S("s32", 1), S("s32", -1), S("s32", -1), S("s32", 0)] + TRITON_SCRATCH,
+         {5: out(img[1].reshape(16, 32), why="data movement: image 1's 16 pixels in im2col order (row-major H, W)")},
+         shared=2056)
+    # CUDA C++ with inline PTX (fixtures-src/cuda/tma_sm90.cu): maps as __grid_constant__
+    # parameters over buffers the kernel never names; box {32, 16} f32, no swizzle; a 40 x 72
+    # tensor (3 x 3 CTAs: the last row and column of boxes hang past the edges).
+    m, n = 40, 72
+    x = r.integers(-1000, 1000, (m, n)).astype(f32)
+    acc = r.integers(-1000, 1000, (m, n)).astype(f32)
+    rest = f"f32:{n},{m}:{n * 4}:32,16"
+    for nv in ("nvrtc12", "nvrtc13"):
+        case(f"{nv}_tma_scale_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_scale_tile", [3, 3], [128],
+             [T(x, rest), T(np.zeros((m, n), f32), rest), S("f32", "0.5")],
+             {1: out(x * f32(0.5), why=why + " (x * 0.5); the tensor store skips elements past the edges")})
+        case(f"{nv}_tma_accumulate_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_accumulate_tile", [3, 3], [128],
+             [T(x, rest), T(acc, rest)],
+             {1: out(acc + x, why=why + " (acc + x through cp.reduce.async.bulk.tensor .add.f32)")})
 
 
 if __name__ == "__main__":

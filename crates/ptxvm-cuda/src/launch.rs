@@ -208,6 +208,7 @@ pub fn fault_code(kind: &FaultKind, message: &str) -> CUresult {
         FaultKind::MemberMask => CUDA_ERROR_ILLEGAL_INSTRUCTION,
         FaultKind::StepLimit => CUDA_ERROR_LAUNCH_TIMEOUT,
         FaultKind::Unsupported => CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        FaultKind::TensorMap => CUDA_ERROR_ILLEGAL_INSTRUCTION,
         FaultKind::StackOverflow => CUDA_ERROR_HARDWARE_STACK_ERROR,
     }
 }

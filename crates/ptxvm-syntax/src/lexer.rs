@@ -11,8 +11,11 @@ use logos::Logos;
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
 pub enum Tok {
-    /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier.
+    /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier; also the
+    /// dimension modifiers that start with a digit (`.1d` … `.5d` of `cp.async.bulk.tensor`,
+    /// `.2dms` of `tex`), which are longer than the float `.1` they begin with.
     #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
+    #[regex(r"\.[0-9]d(ms)?")]
     Dot,
     /// An identifier (§4.4): `[a-zA-Z]{followsym}*` or `[_$%]{followsym}+`.
     #[regex(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")]
@@ -180,6 +183,12 @@ mod tests {
         );
         assert_eq!(kinds("ld.shared::cta"), vec![Ident, Dot, Eof]);
         assert_eq!(kinds("_"), vec![Underscore, Eof]);
+        assert_eq!(
+            kinds("cp.async.bulk.tensor.2d.global tex.2dms x+.5"),
+            vec![
+                Ident, Dot, Dot, Dot, Dot, Dot, Ident, Dot, Ident, Plus, DecFloat, Eof
+            ]
+        );
     }
 
     #[test]

@@ -887,6 +887,37 @@ pub fn host_cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// A tensor map's bytes (`CUtensorMap`, 128 bytes, ptxvm's encoding: `docs/tma.md`).
+pub type TensorMapBytes = [u8; crate::ops::tma::TMAP_BYTES];
+
+/// `cuTensorMapEncodeTiled`: encodes a tiled tensor map with the driver's argument rules
+/// (`crate::ops::tma::Tiled` holds the arguments as `CUtensorMap*` enum values); a broken rule
+/// is a [`VmError::Usage`] naming the argument. The address is not checked against
+/// allocations (a map may describe memory allocated later, as with the driver).
+pub fn tensor_map_encode_tiled(a: &crate::ops::tma::Tiled) -> Result<TensorMapBytes, VmError> {
+    crate::error::catch(|| {
+        crate::ops::tma::encode_tiled(a)
+            .map_err(|e| VmError::Usage(format!("cuTensorMapEncodeTiled: {e}")))
+    })
+}
+
+/// `cuTensorMapEncodeIm2col` (see [`tensor_map_encode_tiled`]): a map for `.im2col` loads.
+pub fn tensor_map_encode_im2col(a: &crate::ops::tma::Im2col) -> Result<TensorMapBytes, VmError> {
+    crate::error::catch(|| {
+        crate::ops::tma::encode_im2col(a)
+            .map_err(|e| VmError::Usage(format!("cuTensorMapEncodeIm2col: {e}")))
+    })
+}
+
+/// `cuTensorMapReplaceAddress`: the map with its global address replaced (the address must
+/// keep the map's alignment rule).
+pub fn tensor_map_replace_address(map: &mut TensorMapBytes, addr: u64) -> Result<(), VmError> {
+    crate::error::catch(|| {
+        crate::ops::tma::replace_address(map, addr)
+            .map_err(|e| VmError::Usage(format!("cuTensorMapReplaceAddress: {e}")))
+    })
+}
+
 fn kernel_names(l: &Loaded) -> Vec<String> {
     l.checked.kernel_names()
 }

@@ -36,6 +36,9 @@ pub enum FaultKind {
     /// An access to state an asynchronous operation still owns: a register of a
     /// `wgmma.mma_async` result before the `wgmma.wait_group` that completes it.
     AsyncHazard,
+    /// A TMA copy or `tensormap.replace` on an invalid tensor map, or a copy the map does not
+    /// allow (rank, alignment of the shared box).
+    TensorMap,
 }
 
 /// Where in the guest a fault happened.

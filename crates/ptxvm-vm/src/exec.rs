@@ -1471,6 +1471,7 @@ impl<'a> Cta<'a> {
             | Exec::CpAsync { .. }
             | Exec::CpBulk { .. }
             | Exec::CpReduceBulk { .. }
+            | Exec::Tma(_)
             | Exec::Mapa { .. }
             | Exec::GetCtaRank { .. }
             | Exec::CpBulkMulticast { .. } => self.exec_memory(t, inst, mem, budget),

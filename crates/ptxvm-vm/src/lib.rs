@@ -19,6 +19,9 @@ pub use device::{
     CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,
     ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
+pub use device::{
+    TensorMapBytes, tensor_map_encode_im2col, tensor_map_encode_tiled, tensor_map_replace_address,
+};
 pub use error::{Fault, FaultKind, Located, Site, VmError, catch};
 pub use exec::{Engine, Stats};
 pub use ptxvm_ir::CheckOptions;

@@ -850,6 +850,9 @@ pub enum Exec {
         rets: Vec<VarLoc>,
     },
     Unsupported(String),
+    /// TMA: `cp.async.bulk.tensor` and its reduce and prefetch forms, `tensormap.replace`,
+    /// `tensormap.cp_fenceproxy` (`crate::ops::tma`; executed in `exec/isa/memory.rs`).
+    Tma(Box<crate::ops::tma::TmaInst>),
     /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
     /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
     WgmmaChecked(Box<DInst>),
@@ -1242,6 +1245,7 @@ impl Exec {
             }
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
+            Exec::Tma(x) => x.each_reg(visit),
             Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
         }
     }
@@ -2167,7 +2171,7 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" => {
+            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" | "tensormap" => {
                 self.decode_memory(inst)
             }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"

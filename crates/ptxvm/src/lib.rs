@@ -49,7 +49,7 @@ enum Cmd {
     Fmt { file: PathBuf },
     /// Run a kernel on the CPU.
     #[command(
-        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
+        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\ntmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPT=VAL]... encodes a TMA tensor map (cuTensorMapEncodeTiled) over\n  buffer argument BUF (its parameter index; an earlier --arg), or over a new buffer with the bytes\n  of BUF=PATH.npy (written back by --out as arg<i>.npy, i the map's index), for a `.param .align 64 .b8 [128]`\n  parameter. DTYPE: u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz. DIMS: the\n  global dimensions in elements, innermost first (x,y,...; 1 to 5 of them). STRIDES: the byte\n  strides of dimensions 1..rank-1 (x,y,...; `-` or empty for rank 1). BOX: the box in elements\n  per dimension. Options: estrides=E,... (element strides, 1 to 8; default all 1),\n  swizzle=none|32|64|128, interleave=none|16|32, fill=zero|nan (out-of-bounds fill; nan is\n  OOB_FILL_NAN_REQUEST_ZERO_FMA), l2=none|64|128|256. pixels=P[:lower=L,..][:upper=U,..] makes an\n  im2col map (cuTensorMapEncodeIm2col: P pixels per column, the pixel box corners in {D,H,W} order,\n  default 0; BOX is then the channels per pixel). E.g. tmap:0:f32:64,32:256:32,8:swizzle=128\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
     )]
     Run(run::RunOpts),
     /// Summarise a module: version, target, kernels and functions with their parameters,
@@ -159,7 +159,11 @@ pub fn parse_only(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<
     };
     let mut n = 0;
     for a in &o.args {
-        run::parse_spec(a)?;
+        if a.starts_with("tmap:") {
+            run::parse_tmap(a)?;
+        } else {
+            run::parse_spec(a)?;
+        }
         n += 1;
     }
     for s in &o.symbols {

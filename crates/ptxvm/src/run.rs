@@ -248,6 +248,243 @@ pub fn parse_spec(spec: &str) -> Result<Spec, String> {
     ))
 }
 
+/// The memory a `tmap:` argument describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TmapBuf {
+    /// An earlier buffer argument, by parameter index.
+    Arg(usize),
+    /// A new buffer with the `.npy` file's bytes (written back as `arg<i>.npy` by `--out`,
+    /// `i` the tensor map's parameter index): for kernels that get only the map, as Triton's
+    /// host-side tensor descriptors.
+    Npy(PathBuf),
+}
+
+/// A parsed `tmap:` argument (see [`tmap_arg`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TmapSpec {
+    pub buffer: TmapBuf,
+    pub dtype: u32,
+    pub dims: Vec<u64>,
+    pub strides: Vec<u64>,
+    pub boxdim: Vec<u32>,
+    pub estrides: Vec<u32>,
+    pub swizzle: u32,
+    pub interleave: u32,
+    pub fill: u32,
+    pub l2: u32,
+    /// An im2col map (`pixels=` given): the pixel box's lower and upper corners (the driver's
+    /// {D, H, W} order, rank − 2 each) and the pixels per column; BOX is then the channels per
+    /// pixel alone.
+    pub im2col: Option<(Vec<i32>, Vec<i32>, u32)>,
+}
+
+/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
+/// [:interleave=none|16|32][:fill=zero|nan][:l2=none|64|128|256]` (the grammar of
+/// `ptxvm run --help`). Nothing is checked against the buffers here.
+pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
+    let rest = spec
+        .strip_prefix("tmap:")
+        .ok_or("expected tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPTION=VALUE]...")?;
+    let parts: Vec<&str> = rest.split(':').collect();
+    if parts.len() < 5 {
+        return Err("expected tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:OPTION=VALUE]...".into());
+    }
+    let buffer = if parts[0].ends_with(".npy") {
+        TmapBuf::Npy(PathBuf::from(parts[0]))
+    } else {
+        TmapBuf::Arg(parts[0].parse().map_err(|_| {
+            format!(
+                "BUF `{}` is neither a parameter index nor a PATH.npy",
+                parts[0]
+            )
+        })?)
+    };
+    let dtype = ptxvm_vm::ops::tma::Elem::from_name(parts[1]).ok_or_else(|| {
+        format!(
+            "unknown DTYPE `{}` (u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz)",
+            parts[1]
+        )
+    })?;
+    // The CUtensorMapDataType value of the element type.
+    let dtype = (0..13u32)
+        .find(|&c| ptxvm_vm::ops::tma::Elem::from_cuda(c) == Some(dtype))
+        .ok_or("internal: no CUtensorMapDataType")?;
+    fn list<T: std::str::FromStr>(what: &str, s: &str, max: u64) -> Result<Vec<T>, String> {
+        if s.is_empty() || s == "-" {
+            return Ok(Vec::new());
+        }
+        s.split(',')
+            .map(|x| {
+                let v = parse_int(x).map_err(|e| format!("{what}: {e}"))?;
+                if v < 0 || v as u128 > u128::from(max) {
+                    return Err(format!("{what}: {x} is out of range (0 to {max})"));
+                }
+                v.to_string()
+                    .parse::<T>()
+                    .map_err(|_| format!("{what}: {x} is out of range"))
+            })
+            .collect()
+    }
+    let dims: Vec<u64> = list("DIMS", parts[2], u64::MAX)?;
+    let strides: Vec<u64> = list("STRIDES", parts[3], u64::MAX)?;
+    let boxdim: Vec<u32> = list("BOX", parts[4], u64::from(u32::MAX))?;
+    let rank = dims.len();
+    if rank == 0 || rank > 5 {
+        return Err(format!("DIMS has {rank} dimensions (1 to 5)"));
+    }
+    if strides.len() + 1 != rank {
+        return Err(format!(
+            "STRIDES has {} entries; a rank-{rank} map takes {} (the byte strides of dimensions 1..{}; `-` for none)",
+            strides.len(),
+            rank - 1,
+            rank - 1
+        ));
+    }
+    let im2col_opts = parts[5..]
+        .iter()
+        .any(|o| o.starts_with("pixels=") || o.starts_with("lower=") || o.starts_with("upper="));
+    if im2col_opts {
+        if boxdim.len() != 1 {
+            return Err(format!(
+                "BOX has {} entries; an im2col map (pixels=) takes one, the channels per pixel",
+                boxdim.len()
+            ));
+        }
+    } else if boxdim.len() != rank {
+        return Err(format!("BOX has {} entries, DIMS {rank}", boxdim.len()));
+    }
+    let mut t = TmapSpec {
+        buffer,
+        dtype,
+        dims,
+        strides,
+        boxdim,
+        estrides: vec![1; rank],
+        swizzle: 0,
+        interleave: 0,
+        fill: 0,
+        l2: 0,
+        im2col: None,
+    };
+    let (mut lower, mut upper, mut pixels) = (
+        vec![0i32; rank.saturating_sub(2)],
+        vec![0i32; rank.saturating_sub(2)],
+        None,
+    );
+    fn corner(what: &str, v: &str) -> Result<Vec<i32>, String> {
+        v.split(',')
+            .map(|x| {
+                let n = parse_int(x).map_err(|e| format!("{what}: {e}"))?;
+                i32::try_from(n).map_err(|_| format!("{what}: {x} is out of range"))
+            })
+            .collect()
+    }
+    for opt in &parts[5..] {
+        let (k, v) = opt
+            .split_once('=')
+            .ok_or_else(|| format!("option `{opt}`: expected KEY=VALUE"))?;
+        let bad = || format!("option `{opt}`: unknown value `{v}`");
+        match k {
+            "estrides" => {
+                t.estrides = list("estrides", v, u64::from(u32::MAX))?;
+                if t.estrides.len() != rank {
+                    return Err(format!(
+                        "estrides has {} entries, DIMS {rank}",
+                        t.estrides.len()
+                    ));
+                }
+            }
+            "swizzle" => {
+                t.swizzle = match v {
+                    "none" | "0" => 0,
+                    "32" | "32B" => 1,
+                    "64" | "64B" => 2,
+                    "128" | "128B" => 3,
+                    _ => return Err(bad()),
+                }
+            }
+            "interleave" => {
+                t.interleave = match v {
+                    "none" | "0" => 0,
+                    "16" | "16B" => 1,
+                    "32" | "32B" => 2,
+                    _ => return Err(bad()),
+                }
+            }
+            "fill" => {
+                t.fill = match v {
+                    "zero" | "none" => 0,
+                    "nan" => 1,
+                    _ => return Err(bad()),
+                }
+            }
+            "l2" => {
+                t.l2 = match v {
+                    "none" | "0" => 0,
+                    "64" | "64B" => 1,
+                    "128" | "128B" => 2,
+                    "256" | "256B" => 3,
+                    _ => return Err(bad()),
+                }
+            }
+            "lower" => lower = corner("lower", v)?,
+            "upper" => upper = corner("upper", v)?,
+            "pixels" => {
+                pixels = Some(list::<u32>("pixels", v, u64::from(u32::MAX))?)
+                    .filter(|p| p.len() == 1)
+                    .map(|p| p[0])
+                    .ok_or_else(|| format!("option `{opt}`: one pixels-per-column count"))
+                    .map(Some)?
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2, pixels, lower, upper)"
+                ));
+            }
+        }
+    }
+    if im2col_opts {
+        let p = pixels.ok_or("an im2col map (lower=/upper=) needs pixels=")?;
+        t.im2col = Some((lower, upper, p));
+    }
+    Ok(t)
+}
+
+/// Encodes a `tmap:` argument (`t`) over the memory at `addr`.
+fn tmap_encode(t: &TmapSpec, addr: u64) -> Result<ptxvm_vm::TensorMapBytes, String> {
+    if let Some((lower, upper, pixels)) = &t.im2col {
+        return ptxvm_vm::tensor_map_encode_im2col(&ptxvm_vm::ops::tma::Im2col {
+            data_type: t.dtype,
+            addr,
+            dims: &t.dims,
+            strides: &t.strides,
+            lower,
+            upper,
+            channels: t.boxdim.first().copied().unwrap_or(0),
+            pixels: *pixels,
+            estrides: &t.estrides,
+            interleave: t.interleave,
+            swizzle: t.swizzle,
+            l2: t.l2,
+            fill: t.fill,
+        })
+        .map_err(|e| e.to_string());
+    }
+    ptxvm_vm::tensor_map_encode_tiled(&ptxvm_vm::ops::tma::Tiled {
+        data_type: t.dtype,
+        addr,
+        dims: &t.dims,
+        strides: &t.strides,
+        boxdim: &t.boxdim,
+        estrides: &t.estrides,
+        interleave: t.interleave,
+        swizzle: t.swizzle,
+        l2: t.l2,
+        fill: t.fill,
+    })
+    .map_err(|e| e.to_string())
+}
+
 /// Options of `ptxvm run` (the CLI's argument definitions).
 #[derive(clap::Args)]
 pub struct RunOpts {
@@ -504,8 +741,48 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
         .map_err(|e| RunError::usage(e.to_string()))?;
     let mut bytes: Vec<Vec<u8>> = Vec::new();
     let mut dumps: Vec<Dump> = Vec::new();
+    // The device address of each buffer argument (for `tmap:`).
+    let mut buffers: Vec<Option<u64>> = Vec::new();
     for (i, (text, p)) in o.args.iter().zip(&params).enumerate() {
+        if text.starts_with("tmap:") {
+            let bad = |e: String| RunError::usage(format!("--arg {i}: `{text}`: {e}"));
+            let t = parse_tmap(text).map_err(bad)?;
+            let addr = match &t.buffer {
+                TmapBuf::Arg(b) => match buffers.get(*b) {
+                    Some(Some(a)) => *a,
+                    Some(None) => return Err(bad(format!("argument {b} is not a buffer"))),
+                    None => {
+                        return Err(bad(format!(
+                            "BUF {b} is not an earlier argument (a tensor map comes after its buffer)"
+                        )));
+                    }
+                },
+                TmapBuf::Npy(path) => {
+                    let spec = Spec::Npy(path.clone());
+                    let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
+                        .ok_or_else(|| bad("not a buffer".into()))?;
+                    let a = d.addr;
+                    dumps.push(d);
+                    a
+                }
+            };
+            let map = tmap_encode(&t, addr).map_err(bad)?;
+            if p.size as usize != map.len() || p.align < 64 {
+                return Err(RunError::usage(format!(
+                    "--arg {i} (`{text}`) is a 128-byte tensor map, but parameter {i} `{}` ({}{}, {} bytes, aligned to {}) is not a `.param .align 64 .b8 [128]`",
+                    p.name,
+                    p.ty,
+                    if p.is_array { " array" } else { "" },
+                    p.size,
+                    p.align
+                )));
+            }
+            bytes.push(map.to_vec());
+            buffers.push(None);
+            continue;
+        }
         let spec = parse_spec(text).map_err(|e| RunError::usage(format!("--arg {i}: {e}")))?;
+        buffers.push(None);
         match &spec {
             Spec::Bytes(b, what) => {
                 if b.len() != p.size as usize {
@@ -530,6 +807,9 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
                     .ok_or_else(|| RunError::usage(format!("--arg {i}: not a buffer")))?;
                 bytes.push(d.addr.to_le_bytes().to_vec());
+                if let Some(b) = buffers.last_mut() {
+                    *b = Some(d.addr);
+                }
                 dumps.push(d);
             }
         }
@@ -669,6 +949,47 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tmap_specs() {
+        let t = parse_tmap("tmap:0:f32:64,32:256:32,8:swizzle=128:fill=nan:estrides=1,2").unwrap();
+        assert_eq!(t.buffer, TmapBuf::Arg(0));
+        assert_eq!((t.dtype, t.swizzle, t.fill), (7, 3, 1));
+        assert_eq!(
+            (t.dims, t.strides, t.boxdim, t.estrides),
+            (vec![64, 32], vec![256], vec![32, 8], vec![1, 2])
+        );
+        let t = parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:pixels=64:lower=-1,-1").unwrap();
+        assert_eq!(t.im2col, Some((vec![-1, -1], vec![0, 0], 64)));
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:lower=-1,-1")
+                .unwrap_err()
+                .contains("needs pixels=")
+        );
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32,8:pixels=4")
+                .unwrap_err()
+                .contains("channels per pixel")
+        );
+        let t = parse_tmap("tmap:a.npy:bf16:100:-:64").unwrap();
+        assert_eq!((t.buffer, t.dtype), (TmapBuf::Npy("a.npy".into()), 9));
+        for (bad, why) in [
+            ("tmap:0:f32:64,32:256", "expected tmap:"),
+            ("tmap:x:f32:64:-:16", "neither a parameter index"),
+            ("tmap:0:f8:64:-:16", "unknown DTYPE"),
+            ("tmap:0:f32:1,2,3,4,5,6:1,2,3,4,5:1,1,1,1,1,1", "1 to 5"),
+            ("tmap:0:f32:64,32::32,8", "STRIDES has 0 entries"),
+            ("tmap:0:f32:64,32:256:32", "BOX has 1 entries"),
+            ("tmap:0:f32:64,32:256:32,8:swizzle=16", "unknown value"),
+            ("tmap:0:f32:64,32:256:32,8:bogus=1", "unknown option"),
+            ("tmap:0:f32:64,32:256:32,8:estrides=1", "estrides has 1"),
+            ("tmap:0:f32:-64:-:16", "out of range"),
+            ("tmap:0:f32:64:-:99999999999", "out of range"),
+        ] {
+            let e = parse_tmap(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn specs_are_parsed_strictly() {

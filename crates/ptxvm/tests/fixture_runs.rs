@@ -414,6 +414,9 @@ fn run_case(
             format!("zeros:{z}")
         } else if let Some(h) = a["hex"].as_str() {
             format!("hex:{h}")
+        } else if let Some(t) = a["tmap"].as_str() {
+            // `in<i>.npy:DTYPE:...`: a tensor map over a new buffer with the file's bytes.
+            format!("tmap:{}", dir.join(t).display())
         } else {
             return Err(format!("bad arg {a}"));
         };

@@ -237,9 +237,15 @@ impl<'a> Cx<'a> {
         let space = mods.iter().find_map(|m| Space::from_dot(m));
         // A copy between two spaces (`cp.async.ca.shared.global`,
         // `cp.reduce.async.bulk.global.shared::cta`, …) names the destination's space, then
-        // the source's: its second operand is in the second space. (A tensor copy's second
-        // operand is the tensor map, in whatever space holds it.)
-        let src_space = if opcode == "cp" && !mods.contains(&".tensor") {
+        // the source's: its second operand is in the second space. (A tensor load's second
+        // operand is the `[tensorMap, {coords}]` pair, in whatever space holds the map, and
+        // its first the shared destination; a tensor store's or reduction's second is its
+        // shared source, in the second space as for the others; so is
+        // `tensormap.cp_fenceproxy.global.shared::cta`'s.)
+        let tensor_load = mods.contains(&".tensor") && !mods.contains(&".bulk_group");
+        let two_space = (opcode == "cp" && !tensor_load)
+            || (opcode == "tensormap" && mods.contains(&".cp_fenceproxy"));
+        let src_space = if two_space {
             mods.iter().filter_map(|m| Space::from_dot(m)).nth(1)
         } else {
             None

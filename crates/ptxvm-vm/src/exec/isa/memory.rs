@@ -7,6 +7,7 @@
 //! execution (`Cta::exec_memory`).
 
 use crate::exec::*;
+use crate::ops::tma;
 use ptxvm_ir::ir::{self, Op};
 use ptxvm_ir::types::Space;
 
@@ -210,6 +211,8 @@ impl Dx<'_> {
                 d: Dst::Sink,
                 a: Src::Imm(1),
             },
+            "cp" if has(".tensor") => return self.decode_tma_copy(inst),
+            "tensormap" => return self.decode_tensormap(inst),
             "cp" if has(".reduce") && has(".bulk") && !has(".tensor") => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 let rop = mods.iter().find_map(|m| {
@@ -427,6 +430,161 @@ impl Dx<'_> {
                 c: Src::Imm(0),
             })
         }
+    }
+    /// The `[tensorMap, {coords}]` operand: the map's address and the coordinates.
+    fn tma_operand(&self, o: &Op) -> Option<(Addr, Vec<Src>)> {
+        let Op::TexAddr(parts) = o else { return None };
+        let [m, Op::Vector(cs)] = parts.as_slice() else {
+            return None;
+        };
+        let map = match m {
+            Op::Reg(r) => Addr::Reg(*r, 0),
+            Op::Sym { var, offset, .. } => Addr::Var(self.var(*var), *offset),
+            o => self.addr(o)?,
+        };
+        let coords = cs.iter().map(|c| self.src(c)).collect::<Option<Vec<_>>>()?;
+        Some((map, coords))
+    }
+
+    /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`
+    /// in tile mode (`None`, so `Exec::Unsupported`, for the im2col and gather/scatter modes).
+    fn decode_tma_copy(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tma::{CopyKind, TmaInst};
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let op = |k: usize| inst.operands.get(k);
+        // `.im2col::w`/`::w::128` (sm_100a), `.im2col_no_offs` stores and reductions, the
+        // gather/scatter tile modes and `.cta_group` are not implemented.
+        if mods.iter().any(|m| {
+            (m.starts_with(".im2col") && *m != ".im2col")
+                || m.starts_with(".tile::")
+                || m.starts_with(".cta_group")
+        }) {
+            return None;
+        }
+        let im2col = has(".im2col");
+        // The im2col offsets: a vector of 16-bit values after the map operand (loads: after
+        // the mbarrier; prefetches: right after the map).
+        let offsets = |k: usize| -> Option<Vec<Src>> {
+            match op(k)? {
+                Op::Vector(v) => v.iter().map(|x| self.src(x)).collect(),
+                _ => None,
+            }
+        };
+        let rank = mods.iter().find_map(|m| match *m {
+            ".1d" => Some(1),
+            ".2d" => Some(2),
+            ".3d" => Some(3),
+            ".4d" => Some(4),
+            ".5d" => Some(5),
+            _ => None,
+        })?;
+        let mut im2col_offsets = None;
+        let (kind, tm) = if has(".prefetch") {
+            if im2col {
+                im2col_offsets = Some(offsets(1)?);
+            }
+            (CopyKind::Prefetch, op(0)?)
+        } else if has(".reduce") {
+            let rop = mods.iter().find_map(|m| {
+                Some(match *m {
+                    ".add" => AtomOp::Add,
+                    ".min" => AtomOp::Min,
+                    ".max" => AtomOp::Max,
+                    ".inc" => AtomOp::Inc,
+                    ".dec" => AtomOp::Dec,
+                    ".and" => AtomOp::And,
+                    ".or" => AtomOp::Or,
+                    ".xor" => AtomOp::Xor,
+                    _ => return None,
+                })
+            })?;
+            (
+                CopyKind::Reduce {
+                    op: rop,
+                    src: self.addr(op(1)?)?,
+                },
+                op(0)?,
+            )
+        } else if has(".bulk_group") {
+            (
+                CopyKind::Store {
+                    src: self.addr(op(1)?)?,
+                },
+                op(0)?,
+            )
+        } else {
+            let after = if im2col {
+                im2col_offsets = Some(offsets(3)?);
+                4
+            } else {
+                3
+            };
+            (
+                CopyKind::Load {
+                    dst: self.addr(op(0)?)?,
+                    mbar: self.addr(op(2)?)?,
+                    ctamask: if has(".multicast::cluster") {
+                        Some(self.src(op(after)?)?)
+                    } else {
+                        None
+                    },
+                },
+                op(1)?,
+            )
+        };
+        if im2col && !matches!(kind, CopyKind::Load { .. } | CopyKind::Prefetch) {
+            return None;
+        }
+        let (map, coords) = self.tma_operand(tm)?;
+        if coords.len() != rank || im2col_offsets.as_ref().is_some_and(|o| o.len() + 2 != rank) {
+            return None;
+        }
+        Some(Exec::Tma(Box::new(TmaInst::Copy {
+            kind,
+            rank,
+            map,
+            coords,
+            im2col: im2col_offsets,
+        })))
+    }
+
+    /// `tensormap.replace` and `tensormap.cp_fenceproxy`.
+    fn decode_tensormap(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tma::{Field, TmaInst};
+        let mods: &[&str] = &inst.mods;
+        let op = |k: usize| inst.operands.get(k);
+        if mods.contains(&".cp_fenceproxy") {
+            return Some(Exec::Tma(Box::new(TmaInst::CpFenceProxy {
+                dst: self.addr(op(0)?)?,
+                src: self.addr(op(1)?)?,
+            })));
+        }
+        let field = mods.iter().find_map(|m| Field::from_dot(m))?;
+        let space = if mods.contains(&".shared::cta") {
+            MemSpace::Shared
+        } else if mods.contains(&".global") {
+            MemSpace::Global
+        } else {
+            MemSpace::Generic
+        };
+        let with_ord = matches!(
+            field,
+            Field::BoxDim | Field::GlobalDim | Field::GlobalStride | Field::ElementStride
+        );
+        let (ord, val) = if with_ord {
+            let Op::Imm(o) = op(1)? else { return None };
+            (*o, self.src(op(2)?)?)
+        } else {
+            (0, self.src(op(1)?)?)
+        };
+        Some(Exec::Tma(Box::new(TmaInst::Replace {
+            field,
+            space,
+            addr: self.addr(op(0)?)?,
+            ord,
+            val,
+        })))
     }
 }
 
@@ -893,6 +1051,7 @@ impl Cta<'_> {
                 let (r, _) = self.cluster_address_of(t, *a, *generic, "getctarank")?;
                 self.write(t, *d, r as u64);
             }
+            Exec::Tma(x) => self.exec_tma(t, x, mem, budget)?,
             other => return Err(self.misrouted(t, other)),
         }
         self.threads[t].pc = next;
@@ -925,6 +1084,346 @@ impl Cta<'_> {
         };
         self.cluster_split(sh)
             .map_err(|e| self.access_fault(t, "address", MemSpace::Shared, sh, 0, e))
+    }
+
+    /// Reads the 128-byte tensor map at (`sp`, `at`), which must be 64-byte aligned, in two
+    /// aligned halves.
+    fn read_tmap(
+        &self,
+        t: usize,
+        what: &str,
+        sp: MemSpace,
+        at: u64,
+        mem: &AddressSpace,
+    ) -> Result<[u8; tma::TMAP_BYTES], Box<Fault>> {
+        if !(at & !KPARAM_TAG).is_multiple_of(tma::TMAP_ALIGN) {
+            return Err(self.fault(
+                t,
+                FaultKind::Misaligned,
+                format!(
+                    "{what}: the tensor map at {:#x} is not 64-byte aligned",
+                    at & !KPARAM_TAG
+                ),
+            ));
+        }
+        let mut b = [0u8; tma::TMAP_BYTES];
+        let (lo, hi) = b.split_at_mut(64);
+        self.load(t, sp, at, lo, mem)?;
+        self.load(t, sp, at.wrapping_add(64), hi, mem)?;
+        Ok(b)
+    }
+
+    /// Writes a tensor map (see [`Self::read_tmap`]).
+    fn write_tmap(
+        &mut self,
+        t: usize,
+        sp: MemSpace,
+        at: u64,
+        b: &[u8; tma::TMAP_BYTES],
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        self.store(t, sp, at, &b[..64], mem)?;
+        self.store(t, sp, at.wrapping_add(64), &b[64..], mem)
+    }
+
+    /// The reference step of a TMA instruction (`ops/tma.rs`). Copies complete at once, like
+    /// the other bulk copies: a load completes its box's bytes on the mbarrier as it issues,
+    /// and a bulk group's copies are done before `cp.async.bulk.commit_group`.
+    fn exec_tma(
+        &mut self,
+        t: usize,
+        x: &tma::TmaInst,
+        mem: &AddressSpace,
+        budget: &mut Budget,
+    ) -> Result<(), Box<Fault>> {
+        use tma::{CopyKind, TmaInst};
+        match x {
+            TmaInst::Replace {
+                field,
+                space,
+                addr,
+                ord,
+                val,
+            } => {
+                let (sp, at) = self.resolve(t, *space, *addr);
+                if !matches!(sp, MemSpace::Global | MemSpace::Shared) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "tensormap.replace: the tensor map at {at:#x} is in {} memory; it must be in global or shared::cta memory",
+                            space_name(sp)
+                        ),
+                    ));
+                }
+                let mut b = self.read_tmap(t, "tensormap.replace", sp, at, mem)?;
+                let v = self.src(t, *val);
+                let v = if matches!(field, tma::Field::GlobalAddress | tma::Field::GlobalStride) {
+                    v
+                } else {
+                    v & 0xffff_ffff
+                };
+                tma::replace(&mut b, *field, *ord, v).map_err(|e| {
+                    self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!("tensormap.replace of {field:?} at {at:#x}: {e}"),
+                    )
+                })?;
+                self.write_tmap(t, sp, at, &b, mem)?;
+            }
+            TmaInst::CpFenceProxy { dst, src } => {
+                let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
+                let (ds, da) = self.resolve(t, MemSpace::Global, *dst);
+                let b = self.read_tmap(t, "tensormap.cp_fenceproxy", ss, sa, mem)?;
+                if !da.is_multiple_of(tma::TMAP_ALIGN) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "tensormap.cp_fenceproxy: the destination {da:#x} is not 64-byte aligned"
+                        ),
+                    ));
+                }
+                self.write_tmap(t, ds, da, &b, mem)?;
+            }
+            TmaInst::Copy {
+                kind,
+                rank,
+                map,
+                coords,
+                im2col,
+            } => {
+                let what = match kind {
+                    CopyKind::Load { .. } => "cp.async.bulk.tensor",
+                    CopyKind::Store { .. } => "cp.async.bulk.tensor (shared to global)",
+                    CopyKind::Reduce { .. } => "cp.reduce.async.bulk.tensor",
+                    CopyKind::Prefetch => "cp.async.bulk.prefetch.tensor",
+                };
+                let (msp, mat) = self.resolve(t, MemSpace::Generic, *map);
+                let b = self.read_tmap(t, what, msp, mat, mem)?;
+                let m = tma::decode(&b).map_err(|e| {
+                    self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: invalid tensor map at {:#x}: {e}",
+                            mat & !KPARAM_TAG
+                        ),
+                    )
+                })?;
+                if m.rank != *rank {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: a .{rank}d copy with a tensor map of rank {}",
+                            m.rank
+                        ),
+                    ));
+                }
+                if m.im2col.is_some() != im2col.is_some() {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: a {} copy with {} tensor map",
+                            if im2col.is_some() { ".im2col" } else { ".tile" },
+                            if m.im2col.is_some() {
+                                "an im2col"
+                            } else {
+                                "a tiled"
+                            }
+                        ),
+                    ));
+                }
+                let mut c = [0i64; tma::MAX_RANK];
+                for (i, s) in coords.iter().enumerate().take(tma::MAX_RANK) {
+                    c[i] = i64::from(self.src(t, *s) as u32 as i32);
+                }
+                let mut off = [0i64; 3];
+                for (i, s) in im2col.iter().flatten().enumerate().take(3) {
+                    off[i] = i64::from(self.src(t, *s) as u16 as i16);
+                }
+                self.tma_copy(t, what, kind, &m, &c, &off, mem, budget)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the box of `m` at coordinates `c` (see [`Self::exec_tma`]).
+    #[allow(clippy::too_many_arguments)]
+    fn tma_copy(
+        &mut self,
+        t: usize,
+        what: &str,
+        kind: &tma::CopyKind,
+        m: &tma::TensorMap,
+        c: &[i64; tma::MAX_RANK],
+        off: &[i64; 3],
+        mem: &AddressSpace,
+        budget: &mut Budget,
+    ) -> Result<(), Box<Fault>> {
+        use tma::CopyKind;
+        let mut ext = [1u64; tma::MAX_RANK];
+        for (i, e) in ext.iter_mut().enumerate().take(m.rank) {
+            *e = m.extent(i);
+        }
+        let es = m.elem.bytes();
+        let w = es as usize;
+        // The global coordinates of box element `k` (dimension 0 fastest) and its byte offset
+        // in the dense box.
+        let at = |k: &[u64; tma::MAX_RANK]| {
+            let mut g = [0i64; tma::MAX_RANK];
+            let mut lin = 0u64;
+            for i in (0..m.rank).rev() {
+                g[i] = c[i] + (k[i] * m.step(i)) as i64;
+                lin = lin * ext[i] + k[i];
+            }
+            (g, lin * es)
+        };
+        let shared = |this: &Self, a: Addr, role: &str| -> Result<u64, Box<Fault>> {
+            let (sp, sa) = this.resolve(t, MemSpace::Shared, a);
+            if sp != MemSpace::Shared {
+                return Err(this.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "{what}: the {role} {sa:#x} is in {} memory, not shared",
+                        space_name(sp)
+                    ),
+                ));
+            }
+            if !sa.is_multiple_of(128) {
+                return Err(this.fault(
+                    t,
+                    FaultKind::Misaligned,
+                    format!("{what}: the shared-memory {role} {sa:#x} is not 128-byte aligned"),
+                ));
+            }
+            Ok(sa)
+        };
+        match kind {
+            CopyKind::Prefetch => {}
+            CopyKind::Load { dst, mbar, ctamask } => {
+                if let Some(cm) = ctamask {
+                    let mask = self.src(t, *cm) & 0xffff;
+                    // The cluster's size as `%cluster_nctarank` reads it: a multicast into a
+                    // cluster of more than one CTA is not implemented (a mask of rank 0 in a
+                    // 1-CTA cluster is a plain copy).
+                    let nranks = ptxvm_ir::ir::SREGS
+                        .iter()
+                        .position(|s| s.0 == "%cluster_nctarank")
+                        .map_or(1, |i| self.sreg(t, i as u16, 0));
+                    if nranks > 1 {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Unsupported,
+                            format!(
+                                "{what}.multicast::cluster in a cluster of {nranks} CTAs is not supported: ptxvm multicasts tensor copies only within 1-CTA clusters"
+                            ),
+                        ));
+                    }
+                    if mask & !1 != 0 {
+                        return Err(self.fault(
+                            t,
+                            FaultKind::Unsupported,
+                            format!(
+                                "{what}.multicast::cluster with CTA mask {mask:#x}: ptxvm runs 1-CTA clusters, so only rank 0 can receive the box"
+                            ),
+                        ));
+                    }
+                    if mask == 0 {
+                        return Ok(());
+                    }
+                }
+                let da = shared(self, *dst, "destination")?;
+                let n = m.box_bytes();
+                self.charge_work(t, budget, n)?;
+                let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
+                let mut buf = [0u8; 8];
+                // One element: global coordinates `g` to byte `off` of the dense box.
+                let mut element = |this: &mut Self, g: &[i64; tma::MAX_RANK], off: u64| {
+                    match m.global_addr(g) {
+                        Some(ga) => {
+                            buf = [0; 8];
+                            this.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
+                            buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
+                        }
+                        None => buf = fill.to_le_bytes(),
+                    }
+                    this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
+                };
+                if m.im2col.is_some() {
+                    let mut off_b = 0u64;
+                    m.for_each_im2col(c, off, |g| {
+                        element(self, g, off_b)?;
+                        off_b += es;
+                        Ok::<(), Box<Fault>>(())
+                    })?;
+                } else {
+                    tma::for_each_box(m.rank, &ext, |k| {
+                        let (g, off) = at(k);
+                        element(self, &g, off)
+                    })?;
+                }
+                let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
+                self.mbar_update(t, ms, ma, mem, |_, wd| MBar::tx(wd, -(n as i64)).map(Some))?;
+            }
+            CopyKind::Store { src } => {
+                let sa = shared(self, *src, "source")?;
+                self.charge_work(t, budget, m.box_bytes())?;
+                let mut buf = [0u8; 8];
+                tma::for_each_box(m.rank, &ext, |k| {
+                    let (g, off) = at(k);
+                    let Some(ga) = m.global_addr(&g) else {
+                        return Ok(());
+                    };
+                    self.load(
+                        t,
+                        MemSpace::Shared,
+                        m.shared_addr(sa, off),
+                        &mut buf[..w],
+                        mem,
+                    )?;
+                    self.store(t, MemSpace::Global, ga, &buf[..w], mem)
+                })?;
+            }
+            CopyKind::Reduce { op, src } => {
+                let ty = tma_reduce_type(*op, m.elem).ok_or_else(|| {
+                    self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: .{} is not defined for the tensor map's element type .{}",
+                            format!("{op:?}").to_lowercase(),
+                            m.elem.name()
+                        ),
+                    )
+                })?;
+                let sa = shared(self, *src, "source")?;
+                self.charge_work(t, budget, m.box_bytes())?;
+                let mut buf = [0u8; 8];
+                tma::for_each_box(m.rank, &ext, |k| {
+                    let (g, off) = at(k);
+                    let Some(ga) = m.global_addr(&g) else {
+                        return Ok(());
+                    };
+                    buf = [0; 8];
+                    self.load(
+                        t,
+                        MemSpace::Shared,
+                        m.shared_addr(sa, off),
+                        &mut buf[..w],
+                        mem,
+                    )?;
+                    let v = u64::from_le_bytes(buf);
+                    self.atomic(t, MemSpace::Global, ga, *op, ty, v, 0, mem)
+                        .map(|_| ())
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The address of `red.async`/`st.async` (`what`): in the `.shared::cluster` window (the
@@ -1252,4 +1751,28 @@ impl Cta<'_> {
         let v = crate::ops::printf::read_cstr(&mut read, addr, crate::ops::printf::MAX_STR)?;
         Ok(String::from_utf8_lossy(&v).into_owned())
     }
+}
+
+/// The `atom` type a `cp.reduce.async.bulk.tensor` reduction of `op` uses on elements of
+/// `e`, where the manual defines it: `.add` on .u32/.s32/.u64/.f32/.f16/.bf16, `.min`/`.max`
+/// on .u32/.s32/.u64/.s64/.f16/.bf16, `.inc`/`.dec` on .u32, `.and`/`.or`/`.xor` on
+/// .u32/.s32/.u64/.s64 (as .b32/.b64).
+fn tma_reduce_type(op: AtomOp, e: tma::Elem) -> Option<Type> {
+    use tma::Elem as E;
+    Some(match (op, e) {
+        (AtomOp::Add, E::U32) => Type::U32,
+        (AtomOp::Add, E::S32) => Type::S32,
+        (AtomOp::Add, E::U64) => Type::U64,
+        (AtomOp::Add, E::F32 | E::F32Ftz) => Type::F32,
+        (AtomOp::Add | AtomOp::Min | AtomOp::Max, E::F16) => Type::F16,
+        (AtomOp::Add | AtomOp::Min | AtomOp::Max, E::Bf16) => Type::Bf16,
+        (AtomOp::Min | AtomOp::Max, E::U32) => Type::U32,
+        (AtomOp::Min | AtomOp::Max, E::S32) => Type::S32,
+        (AtomOp::Min | AtomOp::Max, E::U64) => Type::U64,
+        (AtomOp::Min | AtomOp::Max, E::S64) => Type::S64,
+        (AtomOp::Inc | AtomOp::Dec, E::U32) => Type::U32,
+        (AtomOp::And | AtomOp::Or | AtomOp::Xor, E::U32 | E::S32) => Type::B32,
+        (AtomOp::And | AtomOp::Or | AtomOp::Xor, E::U64 | E::S64) => Type::B64,
+        _ => return None,
+    })
 }

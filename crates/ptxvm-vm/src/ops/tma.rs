@@ -1,0 +1,1062 @@
+//! Tensor maps (the 128-byte `CUtensorMap` object of TMA) and the box traversal of
+//! `cp.async.bulk.tensor`: ptxvm's own encoding of the map's fields in the 128 bytes
+//! (`docs/tma.md`), the driver's encoders (`cuTensorMapEncodeTiled`/`Im2col` argument
+//! rules), `tensormap.replace` of one field, and the decoding that validates a map before a
+//! copy uses it. Pure functions of bytes; nothing here touches guest memory.
+//!
+//! Layout (little-endian, every other byte zero): a zero-filled map in which
+//! `tensormap.replace` wrote each field is a valid map, as Triton builds them on the device.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | global address |
+//! | 8 | 5 × 8 | global dimensions (elements) |
+//! | 48 | 4 × 8 | global strides of dimensions 1..4 (bytes) |
+//! | 80 | 8 | reserved |
+//! | 88 | 5 × 2 | box dimensions (elements) |
+//! | 98 | 5 × 1 | element strides |
+//! | 103 | 1 | rank − 1 |
+//! | 104 | 1 | element type (`tensormap.replace`'s code) |
+//! | 105 | 1 | interleave layout (0 none, 1 16 B, 2 32 B) |
+//! | 106 | 1 | swizzle mode (0 none, 1 32 B, 2 64 B, 3 128 B, 4 96 B) |
+//! | 107 | 1 | swizzle atomicity (0 16 B, 1 32 B, 2 32 B + 8 B flip, 3 64 B) |
+//! | 108 | 1 | fill mode (0 zero, 1 NaN-request-zero-FMA) |
+//! | 109 | 1 | L2 promotion (0 none, 1 64 B, 2 128 B, 3 256 B) |
+//! | 110 | 1 | mode (0 tile, 1 im2col) |
+//! | 111 | 1 | reserved |
+//! | 112 | 3 × 2 | im2col pixel box lower corner (signed) |
+//! | 118 | 3 × 2 | im2col pixel box upper corner (signed) |
+//! | 124 | 2 | im2col channels per pixel |
+//! | 126 | 2 | im2col pixels per column |
+
+use crate::program::{Addr, AtomOp, Src};
+
+/// What a tensor copy does with the box.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CopyKind {
+    /// Global → shared (`.shared::cluster`/`.shared::cta`), completing the box's bytes on
+    /// the mbarrier; `ctamask` of `.multicast::cluster`.
+    Load {
+        dst: Addr,
+        mbar: Addr,
+        ctamask: Option<Src>,
+    },
+    /// Shared → global (`.bulk_group`): out-of-bounds elements are skipped.
+    Store { src: Addr },
+    /// `cp.reduce.async.bulk.tensor`: each in-bounds element reduced into global memory.
+    Reduce { op: AtomOp, src: Addr },
+    /// `cp.async.bulk.prefetch.tensor`: no memory effect; the map is validated.
+    Prefetch,
+}
+
+/// A decoded TMA instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TmaInst {
+    Copy {
+        kind: CopyKind,
+        /// The instruction's `.Nd`.
+        rank: usize,
+        /// The tensor map's address (generic, or a `.param`/`.const`/`.global` variable).
+        map: Addr,
+        coords: Vec<Src>,
+        /// `.im2col`: the im2col offsets (16-bit, innermost first); empty in tile mode.
+        im2col: Option<Vec<Src>>,
+    },
+    /// `tensormap.replace`: `shared` for `.shared::cta`, `generic` when no space is named.
+    Replace {
+        field: Field,
+        space: crate::program::MemSpace,
+        addr: Addr,
+        ord: u64,
+        val: Src,
+    },
+    /// `tensormap.cp_fenceproxy`: the 128 bytes at `src` (shared) copied to `dst` (global).
+    CpFenceProxy { dst: Addr, src: Addr },
+}
+
+impl TmaInst {
+    /// Every register the instruction names.
+    pub fn each_reg(&self, visit: &mut dyn FnMut(u32)) {
+        let mut a = |x: &Addr| {
+            if let Addr::Reg(r, _) = x {
+                visit(*r);
+            }
+        };
+        let mut regs: Vec<u32> = Vec::new();
+        let s = |x: &Src, regs: &mut Vec<u32>| {
+            if let Src::Reg(r) | Src::Pred(r, _) = x {
+                regs.push(*r);
+            }
+        };
+        match self {
+            TmaInst::Copy {
+                kind,
+                map,
+                coords,
+                im2col,
+                ..
+            } => {
+                a(map);
+                for c in coords.iter().chain(im2col.iter().flatten()) {
+                    s(c, &mut regs);
+                }
+                match kind {
+                    CopyKind::Load { dst, mbar, ctamask } => {
+                        a(dst);
+                        a(mbar);
+                        if let Some(m) = ctamask {
+                            s(m, &mut regs);
+                        }
+                    }
+                    CopyKind::Store { src } | CopyKind::Reduce { src, .. } => a(src),
+                    CopyKind::Prefetch => {}
+                }
+            }
+            TmaInst::Replace { addr, val, .. } => {
+                a(addr);
+                s(val, &mut regs);
+            }
+            TmaInst::CpFenceProxy { dst, src } => {
+                a(dst);
+                a(src);
+            }
+        }
+        for r in regs {
+            visit(r);
+        }
+    }
+}
+
+/// Size of a tensor map in bytes.
+pub const TMAP_BYTES: usize = 128;
+/// Required alignment of a tensor map.
+pub const TMAP_ALIGN: u64 = 64;
+/// Most dimensions of a tensor.
+pub const MAX_RANK: usize = 5;
+
+const OFF_ADDR: usize = 0;
+const OFF_DIM: usize = 8;
+const OFF_STRIDE: usize = 48;
+const OFF_BOX: usize = 88;
+const OFF_ESTRIDE: usize = 98;
+const OFF_RANK: usize = 103;
+const OFF_ELEM: usize = 104;
+const OFF_INTERLEAVE: usize = 105;
+const OFF_SWIZZLE: usize = 106;
+const OFF_ATOM: usize = 107;
+const OFF_FILL: usize = 108;
+const OFF_L2: usize = 109;
+const OFF_MODE: usize = 110;
+const OFF_LOWER: usize = 112;
+const OFF_UPPER: usize = 118;
+const OFF_CHANNELS: usize = 124;
+const OFF_PIXELS: usize = 126;
+
+/// Element types in `tensormap.replace.elemtype`'s numbering (PTX ISA, "Tensormap new_val
+/// validity"), which differs from `CUtensorMapDataType` from `.bf16` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    U8 = 0,
+    U16 = 1,
+    U32 = 2,
+    S32 = 3,
+    U64 = 4,
+    S64 = 5,
+    F16 = 6,
+    F32 = 7,
+    F32Ftz = 8,
+    F64 = 9,
+    Bf16 = 10,
+    Tf32 = 11,
+    Tf32Ftz = 12,
+}
+
+impl Elem {
+    /// The element type of a `tensormap.replace` code (13..15, the packed sub-byte types,
+    /// are not modelled).
+    pub fn from_code(c: u8) -> Option<Elem> {
+        use Elem::*;
+        Some(match c {
+            0 => U8,
+            1 => U16,
+            2 => U32,
+            3 => S32,
+            4 => U64,
+            5 => S64,
+            6 => F16,
+            7 => F32,
+            8 => F32Ftz,
+            9 => F64,
+            10 => Bf16,
+            11 => Tf32,
+            12 => Tf32Ftz,
+            _ => return None,
+        })
+    }
+
+    /// The element type of a `CUtensorMapDataType` value.
+    pub fn from_cuda(c: u32) -> Option<Elem> {
+        use Elem::*;
+        Some(match c {
+            0 => U8,
+            1 => U16,
+            2 => U32,
+            3 => S32,
+            4 => U64,
+            5 => S64,
+            6 => F16,
+            7 => F32,
+            8 => F64,
+            9 => Bf16,
+            10 => F32Ftz,
+            11 => Tf32,
+            12 => Tf32Ftz,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> u64 {
+        use Elem::*;
+        match self {
+            U8 => 1,
+            U16 | F16 | Bf16 => 2,
+            U32 | S32 | F32 | F32Ftz | Tf32 | Tf32Ftz => 4,
+            U64 | S64 | F64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        !matches!(
+            self,
+            Elem::U8 | Elem::U16 | Elem::U32 | Elem::S32 | Elem::U64 | Elem::S64
+        )
+    }
+
+    /// The bits an out-of-bounds element gets with the NaN-request fill: the type's canonical
+    /// NaN (the all-ones quiet NaN every ptxvm engine produces).
+    pub fn nan_bits(self) -> u64 {
+        match self.bytes() {
+            2 => 0x7fff,
+            4 => 0x7fff_ffff,
+            _ => 0x7fff_ffff_ffff_ffff,
+        }
+    }
+
+    /// The value a load from global memory stores in shared memory for an element with bits
+    /// `bits`: the f32 bits as they are, except that `.tf32`/`.tf32.ftz` round them to tf32
+    /// (to nearest even at 10 fraction bits, as `cvt.rn.tf32.f32`; infinities and NaNs left
+    /// alone), and `.f32.ftz`/`.tf32.ftz` flush subnormals to a zero of the same sign first.
+    /// NVIDIA documents the rounding through Triton's `round_f32_to_tf32` descriptors; the
+    /// flush is ptxvm's reading of the `FTZ` type names (`docs/tma.md`).
+    pub fn load_bits(self, bits: u64) -> u64 {
+        let ftz = matches!(self, Elem::F32Ftz | Elem::Tf32Ftz);
+        let tf32 = matches!(self, Elem::Tf32 | Elem::Tf32Ftz);
+        let mut b = bits as u32;
+        if ftz && b & 0x7f80_0000 == 0 {
+            b &= 0x8000_0000;
+        }
+        let f = f32::from_bits(b);
+        if tf32 && f.is_finite() {
+            b = ptxvm_fp::convert::cvt_f32_to_tf32(f, ptxvm_fp::Rnd::Rn, false, false);
+        }
+        if ftz || tf32 { u64::from(b) } else { bits }
+    }
+
+    pub fn name(self) -> &'static str {
+        use Elem::*;
+        match self {
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            S32 => "s32",
+            U64 => "u64",
+            S64 => "s64",
+            F16 => "f16",
+            F32 => "f32",
+            F32Ftz => "f32.ftz",
+            F64 => "f64",
+            Bf16 => "bf16",
+            Tf32 => "tf32",
+            Tf32Ftz => "tf32.ftz",
+        }
+    }
+
+    /// The element type named by the CLI's `DTYPE` (`f32`, `float16`, …).
+    pub fn from_name(s: &str) -> Option<Elem> {
+        use Elem::*;
+        Some(match s {
+            "u8" | "uint8" => U8,
+            "u16" | "uint16" => U16,
+            "u32" | "uint32" => U32,
+            "s32" | "i32" | "int32" => S32,
+            "u64" | "uint64" => U64,
+            "s64" | "i64" | "int64" => S64,
+            "f16" | "float16" => F16,
+            "f32" | "float32" => F32,
+            "f32.ftz" => F32Ftz,
+            "f64" | "float64" => F64,
+            "bf16" | "bfloat16" => Bf16,
+            "tf32" => Tf32,
+            "tf32.ftz" => Tf32Ftz,
+            _ => return None,
+        })
+    }
+}
+
+/// A decoded, validated tensor map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMap {
+    pub addr: u64,
+    pub rank: usize,
+    pub dims: [u64; MAX_RANK],
+    /// Byte strides; `strides[0]` is the element size.
+    pub strides: [u64; MAX_RANK],
+    pub boxdim: [u32; MAX_RANK],
+    pub estrides: [u32; MAX_RANK],
+    pub elem: Elem,
+    pub interleave: u8,
+    pub swizzle: u8,
+    pub fill_nan: bool,
+    /// The im2col fields of an im2col map (`None`: a tiled map).
+    pub im2col: Option<Im2colBox>,
+}
+
+/// The im2col part of a map: the pixel bounding box's corners per spatial dimension
+/// (`lower[d - 1]` for dimension `d` = 1 (W), 2 (H), 3 (D), innermost first), the channels
+/// loaded per pixel and the pixels per column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Im2colBox {
+    pub lower: [i32; 3],
+    pub upper: [i32; 3],
+    pub channels: u32,
+    pub pixels: u32,
+}
+
+impl TensorMap {
+    /// Elements of the box along dimension `i`: `ceil(box / element stride)`, except
+    /// dimension 0 without interleave, which TMA always traverses with stride 1.
+    pub fn extent(&self, i: usize) -> u64 {
+        let e = if i == 0 && self.interleave == 0 {
+            1
+        } else {
+            self.estrides[i].max(1)
+        };
+        u64::from(self.boxdim[i]).div_ceil(u64::from(e))
+    }
+
+    /// The traversal step along dimension `i`.
+    pub fn step(&self, i: usize) -> u64 {
+        if i == 0 && self.interleave == 0 {
+            1
+        } else {
+            u64::from(self.estrides[i].max(1))
+        }
+    }
+
+    /// Elements of the box (at most 256^5, so no overflow): in im2col mode, the pixels per
+    /// column times the channels per pixel.
+    pub fn box_elems(&self) -> u64 {
+        match &self.im2col {
+            Some(b) => u64::from(b.pixels) * u64::from(b.channels),
+            None => (0..self.rank).map(|i| self.extent(i)).product(),
+        }
+    }
+
+    /// The im2col traversal (PTX ISA "Im2col mode"): the global coordinates of the
+    /// `pixels` × `channels` elements a load at coordinates `c` with im2col offsets `off`
+    /// (innermost first, one per spatial dimension) reads, in shared-memory order (pixel by
+    /// pixel, each pixel's channels contiguous), to `f`. Spatial dimension `d` (1 = W .. rank−2)
+    /// is traversed in the window `[lower[d] + off[d], dims[d] + upper[d] + off[d])` with its
+    /// element stride, starting at `c[d] + off[d]`; past the window's end it wraps to the
+    /// window's start and the next dimension steps, and past the last spatial dimension the
+    /// batch dimension (rank−1) steps by its element stride.
+    pub fn for_each_im2col<E>(
+        &self,
+        c: &[i64; MAX_RANK],
+        off: &[i64; 3],
+        mut f: impl FnMut(&[i64; MAX_RANK]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some(b) = &self.im2col else {
+            return Ok(());
+        };
+        let r = self.rank;
+        let spatial = r.saturating_sub(2);
+        let mut lo = [0i64; MAX_RANK];
+        let mut hi = [0i64; MAX_RANK];
+        let mut p = *c;
+        for d in 1..=spatial {
+            lo[d] = i64::from(b.lower[d - 1]) + off[d - 1];
+            hi[d] = self.dims[d] as i64 + i64::from(b.upper[d - 1]) + off[d - 1];
+            p[d] = c[d] + off[d - 1];
+        }
+        let mut g = [0i64; MAX_RANK];
+        for _ in 0..b.pixels {
+            g[..r].copy_from_slice(&p[..r]);
+            for ch in 0..i64::from(b.channels) {
+                g[0] = c[0] + ch;
+                f(&g)?;
+            }
+            // Step to the next pixel.
+            let mut d = 1;
+            loop {
+                if d > spatial {
+                    p[r - 1] += i64::from(self.estrides[r - 1]);
+                    break;
+                }
+                p[d] += i64::from(self.estrides[d]);
+                if p[d] < hi[d] {
+                    break;
+                }
+                p[d] = lo[d];
+                d += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of the box in shared memory (the transaction bytes of a load).
+    pub fn box_bytes(&self) -> u64 {
+        self.box_elems() * self.elem.bytes()
+    }
+
+    /// The swizzle's width in 16-byte units (1 = none).
+    pub fn swizzle_units(&self) -> u64 {
+        match self.swizzle {
+            1 => 2,
+            2 => 4,
+            3 => 8,
+            _ => 1,
+        }
+    }
+
+    /// The shared address of byte offset `off` of the dense box at `base`: with a swizzle of
+    /// W 16-byte units, address bits 4.. (log2 W of them) are exchanged with bits 7.. (the
+    /// pattern `wgmma`'s matrix descriptors read; it repeats every 8 rows of W × 16 bytes
+    /// and is a function of the absolute shared address).
+    pub fn shared_addr(&self, base: u64, off: u64) -> u64 {
+        let a = base.wrapping_add(off);
+        let w = self.swizzle_units();
+        if w > 1 {
+            a ^ (((a >> 7) & (w - 1)) << 4)
+        } else {
+            a
+        }
+    }
+
+    /// The global byte address of element `g` (all coordinates in bounds), or `None` when
+    /// one is out of bounds.
+    pub fn global_addr(&self, g: &[i64; MAX_RANK]) -> Option<u64> {
+        let mut a = self.addr;
+        for ((&gi, &d), &s) in g.iter().zip(&self.dims).zip(&self.strides).take(self.rank) {
+            let c = u64::try_from(gi).ok()?;
+            if c >= d {
+                return None;
+            }
+            a = a.checked_add(c.checked_mul(s)?)?;
+        }
+        Some(a)
+    }
+}
+
+fn u64_at(b: &[u8; TMAP_BYTES], off: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[off..off + 8]);
+    u64::from_le_bytes(x)
+}
+
+fn u16_at(b: &[u8; TMAP_BYTES], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
+}
+
+/// Decodes and validates a tensor map (the rules of `cuTensorMapEncodeTiled`, which a map
+/// built by `tensormap.replace` must meet too). The error says which field is wrong.
+pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
+    let rank = usize::from(b[OFF_RANK]) + 1;
+    if rank > MAX_RANK {
+        return Err(format!("rank {rank} (at most {MAX_RANK})"));
+    }
+    let code = b[OFF_ELEM];
+    let elem = Elem::from_code(code).ok_or_else(|| match code {
+        13..=15 => {
+            format!("element type {code} (a packed sub-byte type) is not supported by ptxvm")
+        }
+        _ => format!("element type {code} is not a tensor-map element type"),
+    })?;
+    let esize = elem.bytes();
+    let interleave = b[OFF_INTERLEAVE];
+    let swizzle = b[OFF_SWIZZLE];
+    let atom = b[OFF_ATOM];
+    let fill = b[OFF_FILL];
+    let l2 = b[OFF_L2];
+    let mode = b[OFF_MODE];
+    if interleave > 2 {
+        return Err(format!("interleave layout {interleave} (0, 1 or 2)"));
+    }
+    if interleave != 0 && rank < 3 {
+        return Err(format!(
+            "an interleaved layout needs rank 3 or more, the map has rank {rank}"
+        ));
+    }
+    match swizzle {
+        0..=3 => {}
+        4 => return Err("the 96-byte swizzle mode is not supported by ptxvm".into()),
+        s => return Err(format!("swizzle mode {s} (0 to 4)")),
+    }
+    match atom {
+        0 => {}
+        1..=3 => {
+            return Err(format!(
+                "swizzle atomicity {} is not supported by ptxvm (only 16-byte atoms)",
+                ["16B", "32B", "32B with 8B flip", "64B"][usize::from(atom)]
+            ));
+        }
+        a => return Err(format!("swizzle atomicity {a} (0 to 3)")),
+    }
+    if interleave == 2 && swizzle != 1 {
+        return Err("the 32-byte interleave needs the 32-byte swizzle".into());
+    }
+    if fill > 1 {
+        return Err(format!("fill mode {fill} (0 or 1)"));
+    }
+    if fill == 1 && !elem.is_float() {
+        return Err(format!(
+            "the NaN fill needs a floating-point element type, not .{}",
+            elem.name()
+        ));
+    }
+    if l2 > 3 {
+        return Err(format!("L2 promotion {l2} (0 to 3)"));
+    }
+    if mode > 1 {
+        return Err(format!("mode {mode} (0 tile, 1 im2col)"));
+    }
+    if mode == 1 && !(3..=MAX_RANK).contains(&rank) {
+        return Err(format!("an im2col map has rank {rank} (3 to 5)"));
+    }
+    if b[111] != 0
+        || b[80..OFF_BOX].iter().any(|&x| x != 0)
+        || (mode == 0 && b[OFF_LOWER..TMAP_BYTES].iter().any(|&x| x != 0))
+    {
+        return Err("reserved bytes are not zero (not a map ptxvm encoded)".into());
+    }
+    let addr = u64_at(b, OFF_ADDR);
+    let align = if interleave == 2 { 32 } else { 16 };
+    if !addr.is_multiple_of(align) {
+        return Err(format!(
+            "global address {addr:#x} is not {align}-byte aligned"
+        ));
+    }
+    let mut dims = [1u64; MAX_RANK];
+    let mut strides = [0u64; MAX_RANK];
+    let mut boxdim = [1u32; MAX_RANK];
+    let mut estrides = [1u32; MAX_RANK];
+    strides[0] = esize;
+    for i in 0..rank {
+        let d = u64_at(b, OFF_DIM + 8 * i);
+        if d == 0 || d > 1 << 31 {
+            return Err(format!("global dimension {i} is {d} (1 to 2^31)"));
+        }
+        dims[i] = d;
+        if i > 0 {
+            let s = u64_at(b, OFF_STRIDE + 8 * (i - 1));
+            if !s.is_multiple_of(align) || s == 0 || s >= 1 << 40 {
+                return Err(format!(
+                    "global stride {} is {s} bytes (a non-zero multiple of {align} below 2^40)",
+                    i - 1
+                ));
+            }
+            strides[i] = s;
+        }
+        if mode == 0 {
+            let bx = u16_at(b, OFF_BOX + 2 * i);
+            if bx == 0 || bx > 256 {
+                return Err(format!("box dimension {i} is {bx} (1 to 256)"));
+            }
+            boxdim[i] = u32::from(bx);
+        }
+        let e = b[OFF_ESTRIDE + i];
+        if e == 0 || e > 8 {
+            return Err(format!("element stride {i} is {e} (1 to 8)"));
+        }
+        estrides[i] = u32::from(e);
+    }
+    let im2col = if mode == 1 {
+        let channels = u32::from(u16_at(b, OFF_CHANNELS));
+        let pixels = u32::from(u16_at(b, OFF_PIXELS));
+        if channels == 0 || channels > 256 {
+            return Err(format!("channels per pixel is {channels} (1 to 256)"));
+        }
+        if pixels == 0 || pixels > 1024 {
+            return Err(format!("pixels per column is {pixels} (1 to 1024)"));
+        }
+        // The corners are stored in the driver's order ({D, H, W}: outermost first).
+        let spatial = rank - 2;
+        let (mut lower, mut upper) = ([0i32; 3], [0i32; 3]);
+        for j in 0..spatial {
+            let d = spatial - j; // dimension 1 (W) .. rank-2
+            let at = |o: usize| i32::from(i16::from_le_bytes([b[o + 2 * j], b[o + 2 * j + 1]]));
+            lower[d - 1] = at(OFF_LOWER);
+            upper[d - 1] = at(OFF_UPPER);
+        }
+        boxdim[0] = channels;
+        Some(Im2colBox {
+            lower,
+            upper,
+            channels,
+            pixels,
+        })
+    } else {
+        None
+    };
+    let inner = u64::from(boxdim[0]) * esize;
+    if interleave == 0 {
+        if !inner.is_multiple_of(16) {
+            return Err(format!(
+                "the box's inner dimension is {inner} bytes ({} × {esize}); it must be a multiple of 16",
+                boxdim[0]
+            ));
+        }
+        let span = [0, 32, 64, 128][usize::from(swizzle)];
+        if swizzle != 0 && inner > span {
+            return Err(format!(
+                "the box's inner dimension is {inner} bytes, more than the {span}-byte swizzle span"
+            ));
+        }
+    } else {
+        let span = if interleave == 1 { 16 } else { 32 };
+        if inner > span {
+            return Err(format!(
+                "the box's inner dimension is {inner} bytes, more than the {span}-byte interleave"
+            ));
+        }
+    }
+    Ok(TensorMap {
+        addr,
+        rank,
+        dims,
+        strides,
+        boxdim,
+        estrides,
+        elem,
+        interleave,
+        swizzle,
+        fill_nan: fill == 1,
+        im2col,
+    })
+}
+
+/// A field `tensormap.replace` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    GlobalAddress,
+    Rank,
+    BoxDim,
+    GlobalDim,
+    GlobalStride,
+    ElementStride,
+    ElemType,
+    Interleave,
+    SwizzleMode,
+    SwizzleAtomicity,
+    FillMode,
+}
+
+impl Field {
+    pub fn from_dot(m: &str) -> Option<Field> {
+        use Field::*;
+        Some(match m {
+            ".global_address" => GlobalAddress,
+            ".rank" => Rank,
+            ".box_dim" => BoxDim,
+            ".global_dim" => GlobalDim,
+            ".global_stride" => GlobalStride,
+            ".element_stride" => ElementStride,
+            ".elemtype" => ElemType,
+            ".interleave_layout" => Interleave,
+            ".swizzle_mode" => SwizzleMode,
+            ".swizzle_atomicity" => SwizzleAtomicity,
+            ".fill_mode" => FillMode,
+            _ => return None,
+        })
+    }
+}
+
+/// `tensormap.replace`: writes `val` into field `f` (ordinal `ord` for the per-dimension
+/// fields) of the map. Values are stored as given (`.rank` is the rank minus one, as the
+/// instruction takes it); the ranges are checked when a copy decodes the map. A value wider
+/// than the field's storage, or an ordinal beyond the rank limit, is an error here.
+pub fn replace(b: &mut [u8; TMAP_BYTES], f: Field, ord: u64, val: u64) -> Result<(), String> {
+    use Field::*;
+    let ord_max = match f {
+        GlobalStride => MAX_RANK - 1,
+        BoxDim | GlobalDim | ElementStride => MAX_RANK,
+        _ => 1,
+    } as u64;
+    if ord >= ord_max {
+        return Err(format!("ordinal {ord} (below {ord_max})"));
+    }
+    let o = ord as usize;
+    let (off, width) = match f {
+        GlobalAddress => (OFF_ADDR, 8),
+        Rank => (OFF_RANK, 1),
+        BoxDim => (OFF_BOX + 2 * o, 2),
+        GlobalDim => (OFF_DIM + 8 * o, 8),
+        GlobalStride => (OFF_STRIDE + 8 * o, 8),
+        ElementStride => (OFF_ESTRIDE + o, 1),
+        ElemType => (OFF_ELEM, 1),
+        Interleave => (OFF_INTERLEAVE, 1),
+        SwizzleMode => (OFF_SWIZZLE, 1),
+        SwizzleAtomicity => (OFF_ATOM, 1),
+        FillMode => (OFF_FILL, 1),
+    };
+    if width < 8 && val >> (8 * width) != 0 {
+        return Err(format!("value {val} does not fit the field"));
+    }
+    b[off..off + width].copy_from_slice(&val.to_le_bytes()[..width]);
+    Ok(())
+}
+
+/// Replaces the global address (`cuTensorMapReplaceAddress`): it must keep the map's
+/// alignment rule.
+pub fn replace_address(b: &mut [u8; TMAP_BYTES], addr: u64) -> Result<(), String> {
+    let align = if b[OFF_INTERLEAVE] == 2 { 32 } else { 16 };
+    if !addr.is_multiple_of(align) {
+        return Err(format!(
+            "global address {addr:#x} is not {align}-byte aligned"
+        ));
+    }
+    b[OFF_ADDR..OFF_ADDR + 8].copy_from_slice(&addr.to_le_bytes());
+    Ok(())
+}
+
+/// The arguments of `cuTensorMapEncodeTiled` (in `CUtensorMap*` enum values).
+#[derive(Debug, Clone, Default)]
+pub struct Tiled<'a> {
+    pub data_type: u32,
+    pub addr: u64,
+    pub dims: &'a [u64],
+    /// Strides of dimensions 1..rank, in bytes (`rank - 1` of them).
+    pub strides: &'a [u64],
+    pub boxdim: &'a [u32],
+    pub estrides: &'a [u32],
+    pub interleave: u32,
+    pub swizzle: u32,
+    pub l2: u32,
+    pub fill: u32,
+}
+
+/// `cuTensorMapEncodeTiled`: the map's bytes, or which argument breaks the driver's rules.
+pub fn encode_tiled(a: &Tiled) -> Result<[u8; TMAP_BYTES], String> {
+    let rank = a.dims.len();
+    if rank == 0 || rank > MAX_RANK {
+        return Err(format!("tensorRank {rank} (1 to {MAX_RANK})"));
+    }
+    if a.strides.len() + 1 != rank || a.boxdim.len() != rank || a.estrides.len() != rank {
+        return Err("globalStrides needs rank-1 entries, boxDim and elementStrides rank".into());
+    }
+    let elem = Elem::from_cuda(a.data_type).ok_or_else(|| {
+        format!(
+            "tensorDataType {} is not supported (0 to 12; the packed 4/6-bit types are not modelled)",
+            a.data_type
+        )
+    })?;
+    if a.interleave > 2 {
+        return Err(format!("interleave {} (0 to 2)", a.interleave));
+    }
+    if a.swizzle > 6 {
+        return Err(format!("swizzle {} (0 to 6)", a.swizzle));
+    }
+    if a.l2 > 3 {
+        return Err(format!("l2Promotion {} (0 to 3)", a.l2));
+    }
+    if a.fill > 1 {
+        return Err(format!("oobFill {} (0 or 1)", a.fill));
+    }
+    // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*: 128-byte span, 32/32+flip/64-byte atoms.
+    let (mode, atom) = match a.swizzle {
+        s @ 0..=3 => (s as u8, 0u8),
+        s => (3, (s - 3) as u8),
+    };
+    let mut b = [0u8; TMAP_BYTES];
+    b[OFF_ADDR..OFF_ADDR + 8].copy_from_slice(&a.addr.to_le_bytes());
+    for i in 0..rank {
+        b[OFF_DIM + 8 * i..OFF_DIM + 8 * i + 8].copy_from_slice(&a.dims[i].to_le_bytes());
+        if i > 0 {
+            let o = OFF_STRIDE + 8 * (i - 1);
+            b[o..o + 8].copy_from_slice(&a.strides[i - 1].to_le_bytes());
+        }
+        let bx = u16::try_from(a.boxdim[i])
+            .map_err(|_| format!("boxDim[{i}] is {} (1 to 256)", a.boxdim[i]))?;
+        b[OFF_BOX + 2 * i..OFF_BOX + 2 * i + 2].copy_from_slice(&bx.to_le_bytes());
+        b[OFF_ESTRIDE + i] = u8::try_from(a.estrides[i])
+            .map_err(|_| format!("elementStrides[{i}] is {} (1 to 8)", a.estrides[i]))?;
+    }
+    b[OFF_RANK] = (rank - 1) as u8;
+    b[OFF_ELEM] = elem as u8;
+    b[OFF_INTERLEAVE] = a.interleave as u8;
+    b[OFF_SWIZZLE] = mode;
+    b[OFF_ATOM] = atom;
+    b[OFF_FILL] = a.fill as u8;
+    b[OFF_L2] = a.l2 as u8;
+    // The encoder accepts what the driver accepts; the atom-size swizzles are valid maps that
+    // ptxvm's copies do not model, so they pass here and fault when a copy uses them.
+    let mut check = b;
+    check[OFF_ATOM] = 0;
+    decode(&check).map_err(|e| {
+        // Name the driver's arguments rather than the map's fields where they differ.
+        e.replace("global stride", "globalStrides")
+            .replace("global dimension", "globalDim")
+            .replace("box dimension", "boxDim")
+            .replace("element stride", "elementStrides")
+    })?;
+    Ok(b)
+}
+
+/// The arguments of `cuTensorMapEncodeIm2col` (in `CUtensorMap*` enum values).
+#[derive(Debug, Clone, Default)]
+pub struct Im2col<'a> {
+    pub data_type: u32,
+    pub addr: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    /// `pixelBoxLowerCorner`/`UpperCorner`: rank − 2 offsets each ({D, H, W} order of the
+    /// spatial dimensions, as the driver takes them).
+    pub lower: &'a [i32],
+    pub upper: &'a [i32],
+    pub channels: u32,
+    pub pixels: u32,
+    pub estrides: &'a [u32],
+    pub interleave: u32,
+    pub swizzle: u32,
+    pub l2: u32,
+    pub fill: u32,
+}
+
+/// `cuTensorMapEncodeIm2col`: the map's bytes, or which argument breaks the driver's rules.
+pub fn encode_im2col(a: &Im2col) -> Result<[u8; TMAP_BYTES], String> {
+    let rank = a.dims.len();
+    if !(3..=MAX_RANK).contains(&rank) {
+        return Err(format!("tensorRank {rank} (3 to 5 for im2col)"));
+    }
+    if a.lower.len() != rank - 2 || a.upper.len() != rank - 2 {
+        return Err("pixelBoxLowerCorner and pixelBoxUpperCorner need rank-2 entries".into());
+    }
+    let lim = [1i32 << 15, 1 << 7, 1 << 4][rank - 3];
+    for (what, c) in [
+        ("pixelBoxLowerCorner", a.lower),
+        ("pixelBoxUpperCorner", a.upper),
+    ] {
+        if let Some(v) = c.iter().find(|&&v| v < -lim || v >= lim) {
+            return Err(format!(
+                "{what} offset {v} is outside [{}, {}] for rank {rank}",
+                -lim,
+                lim - 1
+            ));
+        }
+    }
+    // The bounding box along each spatial dimension runs from the lower corner to the
+    // dimension's end plus the upper corner: it must not be empty.
+    for i in 0..rank - 2 {
+        let d = i64::try_from(a.dims[rank - 2 - i]).unwrap_or(i64::MAX);
+        if d.saturating_add(i64::from(a.upper[i])) - i64::from(a.lower[i]) <= 0 {
+            return Err("the pixel bounding box has zero area".into());
+        }
+    }
+    if a.channels == 0 || a.channels > 256 {
+        return Err(format!("channelsPerPixel {} (1 to 256)", a.channels));
+    }
+    if a.pixels == 0 || a.pixels > 1024 {
+        return Err(format!("pixelsPerColumn {} (1 to 1024)", a.pixels));
+    }
+    // Everything else follows the tiled rules with a box of one pixel of `channels`.
+    let mut boxdim = [1u32; MAX_RANK];
+    boxdim[0] = a.channels;
+    let mut b = encode_tiled(&Tiled {
+        data_type: a.data_type,
+        addr: a.addr,
+        dims: a.dims,
+        strides: a.strides,
+        boxdim: &boxdim[..rank],
+        estrides: a.estrides,
+        interleave: a.interleave,
+        swizzle: a.swizzle,
+        l2: a.l2,
+        fill: a.fill,
+    })
+    .map_err(|e| {
+        e.replace("boxDim 0", "channelsPerPixel").replace(
+            "the box's inner dimension",
+            "channelsPerPixel × the element size",
+        )
+    })?;
+    b[OFF_BOX..OFF_BOX + 2 * MAX_RANK].fill(0);
+    b[OFF_MODE] = 1;
+    for i in 0..rank - 2 {
+        b[OFF_LOWER + 2 * i..OFF_LOWER + 2 * i + 2]
+            .copy_from_slice(&(a.lower[i] as i16).to_le_bytes());
+        b[OFF_UPPER + 2 * i..OFF_UPPER + 2 * i + 2]
+            .copy_from_slice(&(a.upper[i] as i16).to_le_bytes());
+    }
+    b[OFF_CHANNELS..OFF_CHANNELS + 2].copy_from_slice(&(a.channels as u16).to_le_bytes());
+    b[OFF_PIXELS..OFF_PIXELS + 2].copy_from_slice(&(a.pixels as u16).to_le_bytes());
+    Ok(b)
+}
+
+/// The index of every element of a box of `extents` (dimension 0 fastest), by visitor: `k`
+/// is the element's position along each dimension. Stops at the first error.
+pub fn for_each_box<E>(
+    rank: usize,
+    extents: &[u64; MAX_RANK],
+    mut f: impl FnMut(&[u64; MAX_RANK]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut k = [0u64; MAX_RANK];
+    if (0..rank).any(|i| extents[i] == 0) {
+        return Ok(());
+    }
+    loop {
+        f(&k)?;
+        let mut i = 0;
+        loop {
+            if i == rank {
+                return Ok(());
+            }
+            k[i] += 1;
+            if k[i] < extents[i] {
+                break;
+            }
+            k[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiled(dims: &[u64], strides: &[u64], boxdim: &[u32], swizzle: u32) -> Tiled<'static> {
+        Tiled {
+            data_type: 7,
+            addr: 0x1000,
+            dims: Box::leak(dims.to_vec().into_boxed_slice()),
+            strides: Box::leak(strides.to_vec().into_boxed_slice()),
+            boxdim: Box::leak(boxdim.to_vec().into_boxed_slice()),
+            estrides: Box::leak(vec![1; dims.len()].into_boxed_slice()),
+            swizzle,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let b = encode_tiled(&tiled(&[64, 32], &[256], &[32, 8], 3)).unwrap();
+        let m = decode(&b).unwrap();
+        assert_eq!(m.rank, 2);
+        assert_eq!(m.dims[..2], [64, 32]);
+        assert_eq!(m.strides[..2], [4, 256]);
+        assert_eq!(m.box_bytes(), 32 * 8 * 4);
+        assert_eq!(m.elem, Elem::F32);
+    }
+
+    #[test]
+    fn zeroed_map_plus_replace_is_valid() {
+        let mut b = [0u8; TMAP_BYTES];
+        replace(&mut b, Field::GlobalAddress, 0, 0x2000).unwrap();
+        replace(&mut b, Field::Rank, 0, 1).unwrap();
+        replace(&mut b, Field::BoxDim, 0, 32).unwrap();
+        replace(&mut b, Field::BoxDim, 1, 16).unwrap();
+        replace(&mut b, Field::GlobalDim, 0, 100).unwrap();
+        replace(&mut b, Field::GlobalDim, 1, 7).unwrap();
+        replace(&mut b, Field::GlobalStride, 0, 400).unwrap();
+        replace(&mut b, Field::ElementStride, 0, 1).unwrap();
+        replace(&mut b, Field::ElementStride, 1, 1).unwrap();
+        replace(&mut b, Field::ElemType, 0, 7).unwrap();
+        replace(&mut b, Field::SwizzleMode, 0, 3).unwrap();
+        let m = decode(&b).unwrap();
+        assert_eq!(
+            (m.rank, m.dims[0], m.dims[1], m.strides[1]),
+            (2, 100, 7, 400)
+        );
+        // Without the element strides the map is invalid.
+        let mut c = b;
+        replace(&mut c, Field::ElementStride, 1, 0).unwrap();
+        assert!(decode(&c).unwrap_err().contains("element stride 1"));
+        assert!(replace(&mut c, Field::BoxDim, 5, 1).is_err());
+        assert!(replace(&mut c, Field::ElementStride, 0, 256).is_err());
+    }
+
+    #[test]
+    fn driver_rules() {
+        assert!(encode_tiled(&tiled(&[64, 32], &[250], &[32, 8], 0)).is_err());
+        assert!(encode_tiled(&tiled(&[64, 32], &[256], &[3, 8], 0)).is_err());
+        assert!(encode_tiled(&tiled(&[64, 32], &[256], &[64, 8], 3)).is_err());
+        assert!(encode_tiled(&tiled(&[64, 32], &[256], &[32, 257], 0)).is_err());
+        assert!(encode_tiled(&tiled(&[], &[], &[], 0)).is_err());
+        let mut t = tiled(&[64, 32], &[256], &[32, 8], 0);
+        t.addr = 0x1008;
+        assert!(encode_tiled(&t).is_err());
+        t.addr = 0x1000;
+        t.data_type = 9;
+        t.fill = 1;
+        assert_eq!(decode(&encode_tiled(&t).unwrap()).unwrap().elem, Elem::Bf16);
+        t.data_type = 2;
+        assert!(encode_tiled(&t).is_err());
+    }
+
+    #[test]
+    fn tf32_and_ftz_loads() {
+        let t = |e: Elem, b: u32| e.load_bits(u64::from(b)) as u32;
+        assert_eq!(t(Elem::Tf32, 0x3f80_0fff), 0x3f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x3f80_1000), 0x3f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x3f80_3000), 0x3f80_4000);
+        assert_eq!(t(Elem::Tf32, 0x7f7f_ffff), 0x7f80_0000);
+        assert_eq!(t(Elem::Tf32, 0x7fc0_0001), 0x7fc0_0001);
+        assert_eq!(t(Elem::F32Ftz, 0x8040_0000), 0x8000_0000);
+        assert_eq!(t(Elem::F32Ftz, 0x3f80_0fff), 0x3f80_0fff);
+        assert_eq!(t(Elem::Tf32Ftz, 0x0000_1fff), 0);
+        assert_eq!(t(Elem::F32, 0x0000_1fff), 0x1fff);
+    }
+
+    #[test]
+    fn im2col_encoder_rules() {
+        let dims = [16u64, 8, 8, 2];
+        let strides = [32u64, 256, 2048];
+        let mut a = Im2col {
+            data_type: 6,
+            addr: 0x1000,
+            dims: &dims,
+            strides: &strides,
+            lower: &[-1, -1],
+            upper: &[1, 1],
+            channels: 16,
+            pixels: 64,
+            estrides: &[1, 1, 1, 1],
+            ..Default::default()
+        };
+        let b = encode_im2col(&a).unwrap();
+        let m = decode(&b).unwrap();
+        let ib = m.im2col.unwrap();
+        assert_eq!(
+            (ib.lower, ib.upper, ib.channels, ib.pixels),
+            ([-1, -1, 0], [1, 1, 0], 16, 64)
+        );
+        assert_eq!(m.box_bytes(), 16 * 64 * 2);
+        a.lower = &[-200, 0];
+        assert!(encode_im2col(&a).unwrap_err().contains("[-128, 127]"));
+        a.lower = &[-1, -1];
+        a.channels = 300;
+        assert!(encode_im2col(&a).is_err());
+        a.channels = 4;
+        assert!(encode_im2col(&a).unwrap_err().contains("channelsPerPixel"));
+    }
+
+    #[test]
+    fn swizzle_exchanges_bits() {
+        let b = encode_tiled(&tiled(&[64, 32], &[256], &[32, 8], 3)).unwrap();
+        let m = decode(&b).unwrap();
+        // Row 1 (offset 128), chunk 0 -> chunk 1.
+        assert_eq!(m.shared_addr(0x400, 128), 0x400 + 128 + 16);
+        assert_eq!(m.shared_addr(0x400, 7 * 128 + 16), 0x400 + 7 * 128 + 6 * 16);
+    }
+}

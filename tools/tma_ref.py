@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""Generates the TMA run tests ``tests/run/tma/*.ptx`` with their expected values.
+
+Each case is a one-thread kernel over a tensor map passed with ``--arg tmap:...``
+(``ptxvm run --help``). The expected values are computed here, independently of ptxvm,
+from the rules of the PTX ISA ("Tensor Data", bounding box, traversal stride,
+out-of-bounds access, swizzling modes) and of ``cuTensorMapEncodeTiled``:
+
+* the box at coordinates ``c`` covers, along dimension ``i``, the elements
+  ``c[i] + k * estride[i]`` for ``k < ceil(box[i] / estride[i])`` (dimension 0 always
+  with stride 1 when the layout is not interleaved: the driver ignores elementStrides[0]);
+* in shared memory the box is dense, dimension 0 fastest; an element outside the tensor
+  (any coordinate < 0 or >= its dimension) is loaded as zero, or as a NaN with the
+  NaN-request fill, and is not written by a store or reduction;
+* a swizzle of W 16-byte units (32 B: 2, 64 B: 4, 128 B: 8) moves byte address ``a`` of
+  shared memory to ``a ^ (((a >> 7) & (W - 1)) << 4)`` (16-byte chunk index XOR the row
+  index within a repeating block of 8 rows of W x 16 bytes; the box is 1024-aligned).
+
+Load cases copy the whole shared box (rounded up to 128 bytes, zeroed first) to ``out``;
+store and reduce cases fill the shared box from an input buffer and check the tensor.
+
+Usage: python3 tools/tma_ref.py   (writes tests/run/tma/, from the repository root)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "run", "tma")
+
+# element type -> (ptxvm tmap DTYPE, harness DTYPE of the raw words, bytes)
+TYPES = {
+    "u8": ("u8", "u8", 1),
+    "u16": ("u16", "u16", 2),
+    "u32": ("u32", "u32", 4),
+    "u64": ("u64", "u64", 8),
+    "f32": ("f32", "f32", 4),
+    "s32": ("s32", "i32", 4),
+}
+SW = {"none": 1, "32": 2, "64": 4, "128": 8}
+
+
+def swz(a: int, w: int) -> int:
+    return a ^ (((a >> 7) & (w - 1)) << 4) if w > 1 else a
+
+
+def extents(box, est):
+    return [box[0]] + [math.ceil(b / e) for b, e in zip(box[1:], est[1:])]
+
+
+def box_elems(dims, strides_b, es, box, est, coords):
+    """Yields (dense index, global element index or None) in shared order."""
+    ext = extents(box, est)
+    rank = len(dims)
+    steps = [1] + est[1:]
+    elem_strides = [1] + [s // es for s in strides_b]
+    n = math.prod(ext)
+    for lin in range(n):
+        k, r = [], lin
+        for i in range(rank):
+            k.append(r % ext[i])
+            r //= ext[i]
+        g = [coords[i] + k[i] * steps[i] for i in range(rank)]
+        if all(0 <= g[i] < dims[i] for i in range(rank)):
+            yield lin, sum(g[i] * elem_strides[i] for i in range(rank))
+        else:
+            yield lin, None
+
+
+def tensor_len(dims, strides_b, es):
+    if len(dims) == 1:
+        return dims[0]
+    return strides_b[-1] // es * dims[-1]
+
+
+def tmap_arg(c):
+    dt = TYPES[c["ty"]][0]
+    strides = ",".join(map(str, c["strides"])) or "-"
+    s = f"tmap:0:{dt}:{','.join(map(str, c['dims']))}:{strides}:{','.join(map(str, c['box']))}"
+    if any(e != 1 for e in c["est"]):
+        s += ":estrides=" + ",".join(map(str, c["est"]))
+    if c.get("swizzle", "none") != "none":
+        s += f":swizzle={c['swizzle']}"
+    if c.get("fill"):
+        s += f":fill={c['fill']}"
+    if c.get("interleave"):
+        s += f":interleave={c['interleave']}"
+    return s
+
+
+HEADER = """.version 8.0
+.target sm_90a
+.address_size 64
+"""
+
+
+def coords_ptx(coords):
+    return "{" + ", ".join(str(x) for x in coords) + "}"
+
+
+def load_kernel(c, nbytes, shared_bytes):
+    rank = len(c["dims"])
+    tm = "[tmap" if c.get("direct") else "[%rd3"
+    getmap = "" if c.get("direct") else "\tmov.u64 %rd9, tmap;\n\tcvta.param.u64 %rd3, %rd9;\n"
+    coords = coords_ptx(c['coords'])
+    if c.get("hint"):
+        inst = ("\tcreatepolicy.fractional.L2::evict_last.b64 %rd10, 1.0;\n"
+                f"\tcp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+                f" [box], {tm}, {coords}], [bar], %rd10;")
+    else:
+        inst = (f"\tcp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                f" [box], {tm}, {coords}], [bar];")
+    return HEADER + f"""
+.visible .entry k(.param .u64 src, .param .u64 out, .param .align 64 .b8 tmap[128])
+{{
+\t.shared .align 1024 .b8 box[{shared_bytes}];
+\t.shared .align 8 .b64 bar;
+\t.reg .pred %p<4>;
+\t.reg .b32 %r<16>;
+\t.reg .b64 %rd<16>;
+\tld.param.u64 %rd2, [out];
+{getmap}\tmov.u32 %r1, box;
+\tmov.u32 %r2, 0;
+\tmov.u32 %r3, 0;
+ZERO:
+\tadd.u32 %r4, %r1, %r2;
+\tst.shared.u32 [%r4], %r3;
+\tadd.u32 %r2, %r2, 4;
+\tsetp.lt.u32 %p1, %r2, {shared_bytes};
+\t@%p1 bra ZERO;
+\tfence.proxy.async.shared::cta;
+\tmbarrier.init.shared::cta.b64 [bar], 1;
+\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], {nbytes};
+{inst}
+WAIT:
+\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+\t@!%p2 bra WAIT;
+\tmov.u32 %r2, 0;
+COPY:
+\tadd.u32 %r4, %r1, %r2;
+\tld.shared.u32 %r5, [%r4];
+\tcvt.u64.u32 %rd4, %r2;
+\tadd.s64 %rd5, %rd2, %rd4;
+\tst.global.u32 [%rd5], %r5;
+\tadd.u32 %r2, %r2, 4;
+\tsetp.lt.u32 %p1, %r2, {shared_bytes};
+\t@%p1 bra COPY;
+\tret;
+}}
+"""
+
+
+def store_kernel(c, shared_bytes, op):
+    rank = len(c["dims"])
+    if op == "store":
+        inst = f"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group"
+    else:
+        inst = f"cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{op}.tile.bulk_group"
+    return HEADER + f"""
+.visible .entry k(.param .u64 dst, .param .u64 in, .param .align 64 .b8 tmap[128])
+{{
+\t.shared .align 1024 .b8 box[{shared_bytes}];
+\t.reg .pred %p<4>;
+\t.reg .b32 %r<16>;
+\t.reg .b64 %rd<16>;
+\tld.param.u64 %rd2, [in];
+\tmov.u64 %rd9, tmap;
+\tcvta.param.u64 %rd3, %rd9;
+\tmov.u32 %r1, box;
+\tmov.u32 %r2, 0;
+FILL:
+\tcvt.u64.u32 %rd4, %r2;
+\tadd.s64 %rd5, %rd2, %rd4;
+\tld.global.u32 %r5, [%rd5];
+\tadd.u32 %r4, %r1, %r2;
+\tst.shared.u32 [%r4], %r5;
+\tadd.u32 %r2, %r2, 4;
+\tsetp.lt.u32 %p1, %r2, {shared_bytes};
+\t@%p1 bra FILL;
+\tfence.proxy.async.shared::cta;
+\t{inst} [%rd3, {coords_ptx(c['coords'])}], [box];
+\tcp.async.bulk.commit_group;
+\tcp.async.bulk.wait_group 0;
+\tret;
+}}
+"""
+
+
+def fmt(vals):
+    return "[" + ", ".join(vals) + "]"
+
+
+def words_of(shared: bytearray, es: int):
+    return [int.from_bytes(shared[i:i + es], "little") for i in range(0, len(shared), es)]
+
+
+def gen_load(c):
+    ty, hdt, es = TYPES[c["ty"]]
+    dims, strides, box, est = c["dims"], c["strides"], c["box"], c["est"]
+    w = SW[c.get("swizzle", "none")]
+    n = tensor_len(dims, strides, es)
+    nbytes = math.prod(extents(box, est)) * es
+    shared_bytes = -(-nbytes // 128) * 128
+    shared = bytearray(shared_bytes)
+    is_f = c["ty"] == "f32"
+    nan_slots = set()
+    for lin, g in box_elems(dims, strides, es, box, est, c["coords"]):
+        off = swz(lin * es, w)
+        if g is None:
+            if c.get("fill") == "nan":
+                nan_slots.add(off // es)
+                v = 0x7FC00000  # any NaN matches `nan` below
+            else:
+                v = 0
+        else:
+            v = struct.unpack("<I", struct.pack("<f", float(g)))[0] if is_f else g + 1
+        shared[off:off + es] = (v % (1 << (8 * es))).to_bytes(es, "little")
+    words = words_of(shared, es)
+    if is_f:
+        exp = []
+        for i, v in enumerate(words):
+            exp.append("nan" if i in nan_slots else repr(struct.unpack("<f", struct.pack("<I", v))[0]))
+        inp = f"f32[{n}] = i"
+    else:
+        exp = [str(v) for v in words]
+        inp = f"{hdt}[{n}] = i + 1" if es > 1 else f"{hdt}[{n}] = (i + 1) & 255"
+    # u8 tensors: the element values wrap at 256
+    if es == 1:
+        exp = [str(int(v)) for v in words]
+    head = [f"// {l}" for l in c["doc"]]
+    head += [
+        f"// The box ({box}, element strides {est}, swizzle {c.get('swizzle', 'none')}) at {c['coords']} of a",
+        f"// {dims} tensor (byte strides {strides}) of .{ty} holding its element index"
+        + (" (as f32)" if is_f else " + 1") + "; out = the shared box as stored.",
+        "// Expected values: tools/tma_ref.py (a Python model of the box, OOB fill and swizzle).",
+        "// run: --grid 1 --block 1 --arch sm_90",
+        f"// arg: {inp}",
+        f"// arg: zeros:{hdt if hdt != 'i32' else 'i32'}:{shared_bytes // es}",
+        f"// arg: {tmap_arg(c)}",
+        f"// expect arg1: {fmt(exp)}",
+    ]
+    return "\n".join(head) + "\n" + load_kernel(c, nbytes, shared_bytes)
+
+
+def gen_store(c, op):
+    ty, hdt, es = TYPES[c["ty"]]
+    assert es == 4
+    dims, strides, box, est = c["dims"], c["strides"], c["box"], c["est"]
+    w = SW[c.get("swizzle", "none")]
+    n = tensor_len(dims, strides, es)
+    nbytes = math.prod(extents(box, est)) * es
+    shared_bytes = -(-nbytes // 128) * 128
+    # the shared image: word j = 1000 + j (as stored, swizzled positions included)
+    image = [1000 + j for j in range(shared_bytes // 4)]
+    tensor = [0xDEAD0000 + i for i in range(n)] if op == "store" else [i for i in range(n)]
+    for lin, g in box_elems(dims, strides, es, box, est, c["coords"]):
+        if g is None:
+            continue
+        v = image[swz(lin * es, w) // 4]
+        if op == "store":
+            tensor[g] = v
+        elif op == "add":
+            tensor[g] = (tensor[g] + v) & 0xFFFFFFFF
+        elif op == "max":
+            tensor[g] = max(tensor[g], v)
+        elif op == "xor":
+            tensor[g] ^= v
+        elif op == "inc":  # inc(r, s) = r >= s ? 0 : r + 1 (PTX ISA, atom)
+            tensor[g] = 0 if tensor[g] >= v else tensor[g] + 1
+    head = [f"// {l}" for l in c["doc"]]
+    init = "0xdead0000 + i" if op == "store" else "i"
+    head += [
+        f"// The box ({box}, element strides {est}, swizzle {c.get('swizzle', 'none')}) at {c['coords']} of a",
+        f"// {dims} tensor (byte strides {strides}) of .{ty} = [{init}]; the shared box holds 1000 + its",
+        f"// word index; {'a tensor store' if op == 'store' else 'a reduction .' + op} writes only the elements inside the tensor.",
+        "// Expected values: tools/tma_ref.py (a Python model of the box, OOB skip and swizzle).",
+        "// run: --grid 1 --block 1 --arch sm_90",
+        f"// arg: {hdt}[{n}] = {init}",
+        f"// arg: u32[{shared_bytes // 4}] = 1000 + i",
+        f"// arg: {tmap_arg(c)}",
+        f"// expect arg0: {fmt([str(v) for v in tensor])}",
+    ]
+    return "\n".join(head) + "\n" + store_kernel(c, shared_bytes, op)
+
+
+LOADS = {
+    "load_1d": dict(ty="u32", dims=[40], strides=[], box=[16], est=[1], coords=[8],
+                    doc=["cp.async.bulk.tensor.1d tile load (PTX 8.0, sm_90)."]),
+    "load_1d_oob": dict(ty="u32", dims=[20], strides=[], box=[16], est=[1], coords=[12],
+                        doc=["1D load whose box ends past the tensor: elements 20.. are filled with zero."]),
+    "load_2d": dict(ty="u32", dims=[12, 6], strides=[64], box=[8, 4], est=[1, 1], coords=[4, 1],
+                    doc=["2D tile load; rows of the tensor are 64 bytes apart (12 elements + padding)."]),
+    "load_2d_hint": dict(ty="u32", dims=[12, 6], strides=[64], box=[8, 4], est=[1, 1], coords=[4, 1], hint=True,
+                         doc=["load_2d with .L2::cache_hint and a createpolicy cache policy (a hint: same result)."]),
+    "load_2d_neg": dict(ty="u32", dims=[12, 6], strides=[48], box=[8, 4], est=[1, 1], coords=[-3, -2],
+                        doc=["2D load at negative coordinates: elements left of / above the tensor are zero."]),
+    "load_3d": dict(ty="u16", dims=[16, 5, 3], strides=[32, 160], box=[8, 3, 2], est=[1, 1, 1], coords=[8, 3, 2],
+                    doc=["3D load of .u16 elements; the box hangs past dimensions 1 and 2."]),
+    "load_4d": dict(ty="u32", dims=[4, 3, 2, 3], strides=[16, 48, 96], box=[4, 2, 2, 2], est=[1, 1, 1, 1],
+                    coords=[0, 1, 0, 1], doc=["4D tile load."]),
+    "load_5d": dict(ty="u8", dims=[16, 2, 2, 2, 3], strides=[16, 32, 64, 128], box=[16, 2, 1, 2, 2],
+                    est=[1, 1, 1, 1, 1], coords=[0, 0, 1, 1, 2], doc=["5D tile load of .u8 elements."]),
+    "load_estride": dict(ty="u32", dims=[8, 10], strides=[32], box=[4, 6], est=[3, 2], coords=[0, 1],
+                         doc=["Element strides: dimension 1 traversed with stride 2 (ceil(6 / 2) = 3 rows);",
+                              "elementStrides[0] is ignored without interleave (TMA loads dimension 0 densely)."]),
+    "load_swz32": dict(ty="u32", dims=[8, 16], strides=[32], box=[8, 16], est=[1, 1], coords=[0, 0], swizzle="32",
+                       doc=["32-byte swizzle: 16-byte chunk bit 4 ^= address bit 7."]),
+    "load_swz64": dict(ty="u32", dims=[16, 16], strides=[64], box=[16, 16], est=[1, 1], coords=[0, 0], swizzle="64",
+                       doc=["64-byte swizzle: address bits 4-5 ^= bits 7-8."]),
+    "load_swz128": dict(ty="u32", dims=[32, 16], strides=[128], box=[32, 16], est=[1, 1], coords=[0, 0], swizzle="128",
+                        doc=["128-byte swizzle: address bits 4-6 ^= bits 7-9 (8 rows of 128 bytes)."]),
+    "load_swz128_oob": dict(ty="u16", dims=[40, 9], strides=[96], box=[64, 12], est=[1, 1], coords=[8, 2],
+                            swizzle="128", doc=["128-byte swizzle with out-of-bounds zero fill in both dimensions."]),
+    "load_interleave16": dict(ty="u16", dims=[8, 5, 3], strides=[16, 80], box=[8, 4, 2], est=[1, 1, 1], coords=[0, 2, 1],
+                              interleave="16",
+                              doc=["16-byte interleave (rank 3, 8 .u16 channels = 16 bytes per pixel): the box is traversed",
+                                   "and stored as without interleave; rows 2..5 of the 5 hang past the edge."]),
+    "load_fill_nan": dict(ty="f32", dims=[6, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[2, 1], fill="nan",
+                          doc=["OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds f32 elements are loaded as NaN."]),
+}
+
+STORES = {
+    "store_2d": (dict(ty="u32", dims=[10, 5], strides=[48], box=[4, 4], est=[1, 1], coords=[8, 3],
+                      doc=["cp.async.bulk.tensor.2d shared to global (.bulk_group): out-of-bounds elements skipped."]),
+                 "store"),
+    "store_3d_swz64": (dict(ty="u32", dims=[16, 3, 2], strides=[64, 192], box=[16, 4, 1], est=[1, 1, 1],
+                            coords=[0, 0, 1], swizzle="64",
+                            doc=["3D tensor store from a 64-byte swizzled shared box."]), "store"),
+    "store_2d_swz128": (dict(ty="u32", dims=[40, 5], strides=[160], box=[32, 8], est=[1, 1], coords=[16, 0],
+                             swizzle="128",
+                             doc=["Tensor store from a 128-byte swizzled shared box: columns 40.. and rows 5.. are skipped."]),
+                        "store"),
+    "reduce_add": (dict(ty="u32", dims=[8, 4], strides=[32], box=[4, 4], est=[1, 1], coords=[6, -1],
+                        doc=["cp.reduce.async.bulk.tensor.2d .add.u32 (tile): each in-bounds element += shared."]),
+                   "add"),
+    "reduce_max_s32": (dict(ty="s32", dims=[8, 2], strides=[32], box=[8, 2], est=[1, 1], coords=[0, 0],
+                            doc=["cp.reduce.async.bulk.tensor .max on an .s32 map."]), "max"),
+    "reduce_inc": (dict(ty="u32", dims=[8, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[0, 0],
+                        doc=["cp.reduce.async.bulk.tensor .inc (.u32): inc(r, s) = r >= s ? 0 : r + 1; row 3 is outside."]),
+                   "inc"),
+    "reduce_xor": (dict(ty="u32", dims=[4, 4], strides=[16], box=[4, 2], est=[1, 1], coords=[0, 3],
+                        doc=["cp.reduce.async.bulk.tensor .xor (as .b32)."]), "xor"),
+}
+
+
+
+# im2col loads (rank 4, NHWC: dims innermost first C, W, H, N). Each tensor element holds
+# pixel + 1 + channel / 64 (pixel = the row-major index of (n, h, w)), so an output row names
+# the pixel it came from and every channel is checked. The pixel order of the first four
+# cases is the one NVIDIA's hardware produced in Triton's Gluon tutorial 13-tma-im2col.py
+# (examples 2-5, asserted on Hopper there); the stride case follows the window/stride rule that
+# tutorial's convolution relies on (element_strides = [1, stride, stride, 1], window
+# (out - 1) * stride + 1 pixels from the lower corner).
+IM2COL = {
+    "im2col_padded": dict(n=1, w=4, h=4, lower=[-1, -1], upper=[-1, -1], start=(-1, -1, 0), off=(0, 0), est=(1, 1),
+                          pixels=[0, 0, 0, 0, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11],
+                          doc="lower/upper corners (-1, -1): the window H, W in [-1, 3); pixels outside the tensor are zero."),
+    "im2col_offsets": dict(n=1, w=4, h=4, lower=[-1, -1], upper=[-1, -1], start=(-1, -1, 0), off=(1, 1), est=(1, 1),
+                           pixels=list(range(1, 17)),
+                           doc="the same map with im2col offsets (1, 1): start and window shift to [0, 4), the whole image."),
+    "im2col_batches": dict(n=2, w=4, h=4, lower=[0, 0], upper=[0, 0], start=(3, 1, 0), off=(0, 0), est=(1, 1),
+                           pixels=list(range(8, 24)),
+                           doc="starting at (n, h, w) = (0, 1, 3): the traversal wraps W, then H, then into image 1."),
+    "im2col_batches_padded": dict(n=2, w=4, h=4, lower=[-1, -1], upper=[-1, -1], start=(2, 1, 0), off=(0, 0), est=(1, 1),
+                                  pixels=[7, 0, 9, 10, 11, 0, 0, 0, 0, 0, 17, 18, 19, 0, 21, 22],
+                                  doc="window [-1, 3) per image, starting at (0, 1, 2): each image restarts at the window's corner."),
+    "im2col_stride": dict(n=1, w=5, h=3, lower=[0, 0], upper=[0, 0], start=(0, 0, 0), off=(0, 0), est=(2, 2), npix=8,
+                          pixels=[1, 3, 5, 11, 13, 15, 0, 0],
+                          doc="element strides 2 in W and H (a stride-2 convolution): W 0, 2, 4 then H + 2; past H the\n"
+                              "batch steps to image 1, outside the tensor (zero)."),
+}
+
+
+def gen_im2col(name, c):
+    C, ch0, cpp = 32, 8, 8
+    n, w, h = c["n"], c["w"], c["h"]
+    npix = c.get("npix", 16)
+    total = n * h * w * C
+    vals = []
+    for p in c["pixels"]:
+        for j in range(cpp):
+            vals.append(repr(float(p + (ch0 + j) / 64)) if p else "0")
+    sw, sh, sn = c["start"]
+    ow, oh = c["off"]
+    ew, eh = c["est"]
+    shared_bytes = npix * cpp * 4
+    doc = [f"cp.async.bulk.tensor.4d .im2col: {c['doc']}".replace("\n", "\n// "),
+           f"Tensor NHWC {n}x{h}x{w}x{C} f32, element = pixel + 1 + channel / 64; {npix} pixels x {cpp} channels",
+           f"from channel {ch0}; lower {c['lower']}, upper {c['upper']} ({{H, W}}), start (w, h, n) = {c['start']},",
+           f"offsets (w, h) = {c['off']}, element strides (w, h) = {c['est']}. Expected pixels: {c['pixels']} (0 = fill).",
+           "Generated by tools/tma_ref.py."]
+    head = "\n".join("// " + l for l in "\n".join(doc).split("\n")) + "\n"
+    head += "// run: --grid 1 --block 1 --arch sm_90\n"
+    head += f"// arg: f32[{total}] = (i / {C}) + 1 + (i % {C}) / 64.0\n"
+    head += f"// arg: zeros:f32:{shared_bytes // 4}\n"
+    est = f":estrides=1,{ew},{eh},1" if (ew, eh) != (1, 1) else ""
+    head += (f"// arg: tmap:0:f32:{C},{w},{h},{n}:{C * 4},{C * 4 * w},{C * 4 * w * h}:{cpp}"
+             f":pixels={npix}:lower={','.join(map(str, c['lower']))}:upper={','.join(map(str, c['upper']))}{est}\n")
+    head += "// expect arg1: [" + ", ".join(vals) + "]\n"
+    body = HEADER + f"""
+.visible .entry k(.param .u64 src, .param .u64 out, .param .align 64 .b8 tmap[128])
+{{
+\t.shared .align 1024 .b8 box[{shared_bytes}];
+\t.shared .align 8 .b64 bar;
+\t.reg .pred %p<4>;
+\t.reg .b16 %rs<4>;
+\t.reg .b32 %r<16>;
+\t.reg .b64 %rd<16>;
+\tld.param.u64 %rd2, [out];
+\tmov.u64 %rd9, tmap;
+\tcvta.param.u64 %rd3, %rd9;
+\tmov.b16 %rs1, {ow};
+\tmov.b16 %rs2, {oh};
+\tmbarrier.init.shared::cta.b64 [bar], 1;
+\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], {shared_bytes};
+\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [box], [%rd3, {{{ch0}, {sw}, {sh}, {sn}}}], [bar], {{%rs1, %rs2}};
+WAIT:
+\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+\t@!%p2 bra WAIT;
+\tmov.u32 %r1, box;
+\tmov.u32 %r2, 0;
+COPY:
+\tadd.u32 %r4, %r1, %r2;
+\tld.shared.u32 %r5, [%r4];
+\tcvt.u64.u32 %rd4, %r2;
+\tadd.s64 %rd5, %rd2, %rd4;
+\tst.global.u32 [%rd5], %r5;
+\tadd.u32 %r2, %r2, 4;
+\tsetp.lt.u32 %p1, %r2, {shared_bytes};
+\t@%p1 bra COPY;
+\tret;
+}}
+"""
+    return head + body
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, c in LOADS.items():
+        with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+            f.write(gen_load(c))
+    for name, c in IM2COL.items():
+        with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+            f.write(gen_im2col(name, c))
+    for name, (c, op) in STORES.items():
+        with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+            f.write(gen_store(c, op))
+
+
+if __name__ == "__main__":
+    main()
