@@ -1306,69 +1306,75 @@ impl Cta<'_> {
         match kind {
             CopyKind::Prefetch => {}
             CopyKind::Load { dst, mbar, ctamask } => {
-                if let Some(cm) = ctamask {
-                    let mask = self.src(t, *cm) & 0xffff;
-                    // The cluster's size as `%cluster_nctarank` reads it: a multicast into a
-                    // cluster of more than one CTA is not implemented (a mask of rank 0 in a
-                    // 1-CTA cluster is a plain copy).
-                    let nranks = ptxvm_ir::ir::SREGS
-                        .iter()
-                        .position(|s| s.0 == "%cluster_nctarank")
-                        .map_or(1, |i| self.sreg(t, i as u16, 0));
-                    if nranks > 1 {
-                        return Err(self.fault(
-                            t,
-                            FaultKind::Unsupported,
-                            format!(
-                                "{what}.multicast::cluster in a cluster of {nranks} CTAs is not supported: ptxvm multicasts tensor copies only within 1-CTA clusters"
-                            ),
-                        ));
-                    }
-                    if mask & !1 != 0 {
-                        return Err(self.fault(
-                            t,
-                            FaultKind::Unsupported,
-                            format!(
-                                "{what}.multicast::cluster with CTA mask {mask:#x}: ptxvm runs 1-CTA clusters, so only rank 0 can receive the box"
-                            ),
-                        ));
-                    }
-                    if mask == 0 {
-                        return Ok(());
-                    }
-                }
                 let da = shared(self, *dst, "destination")?;
-                let n = m.box_bytes();
-                self.charge_work(t, budget, n)?;
-                let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
-                let mut buf = [0u8; 8];
-                // One element: global coordinates `g` to byte `off` of the dense box.
-                let mut element = |this: &mut Self, g: &[i64; tma::MAX_RANK], off: u64| {
-                    match m.global_addr(g) {
-                        Some(ga) => {
-                            buf = [0; 8];
-                            this.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
-                            buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
-                        }
-                        None => buf = fill.to_le_bytes(),
-                    }
-                    this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
-                };
-                if m.im2col.is_some() {
-                    let mut off_b = 0u64;
-                    m.for_each_im2col(c, off, |g| {
-                        element(self, g, off_b)?;
-                        off_b += es;
-                        Ok::<(), Box<Fault>>(())
-                    })?;
-                } else {
-                    tma::for_each_box(m.rank, &ext, |k| {
-                        let (g, off) = at(k);
-                        element(self, &g, off)
-                    })?;
-                }
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
-                self.mbar_update(t, ms, ma, mem, |_, wd| MBar::tx(wd, -(n as i64)).map(Some))?;
+                // The destinations (box, mbarrier): the one named, or with .multicast::cluster
+                // the same offsets in every CTA of the mask (as `cp.async.bulk`'s multicast).
+                let dests: Vec<(u64, MemSpace, u64)> = match ctamask {
+                    None => vec![(da, ms, ma)],
+                    Some(cm) => {
+                        let mask = self.src(t, *cm) & 0xffff;
+                        let ctas = self.cluster_ctas();
+                        if mask >> ctas != 0 {
+                            return Err(self.fault(
+                                t,
+                                FaultKind::OutOfBounds,
+                                format!(
+                                    "{what}.multicast::cluster with CTA mask {mask:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
+                                    ctas - 1
+                                ),
+                            ));
+                        }
+                        let split = |a: u64| {
+                            self.cluster_split(a).map_err(|e| {
+                                self.access_fault(t, "write", MemSpace::Shared, a, 16, e)
+                            })
+                        };
+                        let ((_, doff), (_, moff)) = (split(da)?, split(ma)?);
+                        fast::lanes(mask as u32)
+                            .map(|r| {
+                                (
+                                    self.cluster_addr(r as u32, doff),
+                                    MemSpace::Shared,
+                                    self.cluster_addr(r as u32, moff),
+                                )
+                            })
+                            .collect()
+                    }
+                };
+                let n = m.box_bytes();
+                // Each destination is a copy of its own: it costs its bytes.
+                self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
+                let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
+                for (da, ms, ma) in dests {
+                    let mut buf = [0u8; 8];
+                    // One element: global coordinates `g` to byte `off` of the dense box.
+                    let mut element = |this: &mut Self, g: &[i64; tma::MAX_RANK], off: u64| {
+                        match m.global_addr(g) {
+                            Some(ga) => {
+                                buf = [0; 8];
+                                this.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
+                                buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
+                            }
+                            None => buf = fill.to_le_bytes(),
+                        }
+                        this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
+                    };
+                    if m.im2col.is_some() {
+                        let mut off_b = 0u64;
+                        m.for_each_im2col(c, off, |g| {
+                            element(self, g, off_b)?;
+                            off_b += es;
+                            Ok::<(), Box<Fault>>(())
+                        })?;
+                    } else {
+                        tma::for_each_box(m.rank, &ext, |k| {
+                            let (g, off) = at(k);
+                            element(self, &g, off)
+                        })?;
+                    }
+                    self.mbar_update(t, ms, ma, mem, |_, wd| MBar::tx(wd, -(n as i64)).map(Some))?;
+                }
             }
             CopyKind::Store { src } => {
                 let sa = shared(self, *src, "source")?;
