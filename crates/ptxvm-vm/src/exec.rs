@@ -1081,9 +1081,11 @@ impl<'a> Cta<'a> {
                     continue;
                 };
                 let func = t.frames.last().map_or(0, |f| f.func);
-                let line = self.prog.funcs[func as usize]
-                    .code
-                    .get(t.pc.saturating_sub(1) as usize)
+                let line = self
+                    .prog
+                    .funcs
+                    .get(func as usize)
+                    .and_then(|f| f.code.get(t.pc.saturating_sub(1) as usize))
                     .map_or(0, |i| i.line);
                 warps.push(format!("warp {w} waits at {} (line {line})", bar_name(id)));
             }

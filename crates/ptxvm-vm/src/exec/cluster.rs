@@ -478,9 +478,11 @@ impl Cta<'_> {
             match th.state {
                 TState::Barrier(id) => {
                     let func = th.frames.last().map_or(0, |f| f.func);
-                    let line = self.prog.funcs[func as usize]
-                        .code
-                        .get(th.pc.saturating_sub(1) as usize)
+                    let line = self
+                        .prog
+                        .funcs
+                        .get(func as usize)
+                        .and_then(|f| f.code.get(th.pc.saturating_sub(1) as usize))
                         .map_or(0, |i| i.line);
                     *waits.entry((id, line)).or_default() += 1;
                 }
