@@ -11,8 +11,11 @@ use logos::Logos;
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
 pub enum Tok {
-    /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier.
+    /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier; also the
+    /// modifiers that start with digits (`.1d`, `.2d`, `.3d`, `.2dms` of the texture and tensor
+    /// instructions; a digit run followed by `e`/`E` stays a float such as `.5e3`).
     #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
+    #[regex(r"\.[0-9]+[A-DF-Za-df-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
     Dot,
     /// An identifier (§4.4): `[a-zA-Z]{followsym}*` or `[_$%]{followsym}+`.
     #[regex(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")]

@@ -800,6 +800,9 @@ pub enum Exec {
         rets: Vec<VarLoc>,
     },
     Unsupported(String),
+    /// A texture or surface instruction (`tex`, `tld4`, `txq`, `suq`, `suld`, `sust`,
+    /// `sured`, `istypep`): `exec/isa/texture.rs`.
+    Texture(Box<crate::ops::texture::TexInst>),
     /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
     /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
     WgmmaChecked(Box<DInst>),
@@ -1164,6 +1167,7 @@ impl Exec {
             }
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
+            Exec::Texture(x) => x.each_reg(visit),
             Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
         }
     }
@@ -2079,8 +2083,9 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" => {
-                self.decode_memory(inst)
+            | "isspacep" | "alloca" | "stacksave" | "stackrestore" => self.decode_memory(inst),
+            "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" | "sured" | "istypep" => {
+                self.decode_texture(inst)
             }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"
             | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {

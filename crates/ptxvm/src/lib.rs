@@ -16,6 +16,7 @@ mod info;
 pub mod npy;
 pub mod ptxas;
 pub mod run;
+pub mod texarg;
 
 #[derive(Parser)]
 #[command(
@@ -49,7 +50,7 @@ enum Cmd {
     Fmt { file: PathBuf },
     /// Run a kernel on the CPU.
     #[command(
-        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
+        after_help = "SPEC is TYPE:VALUE (u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64, e.g. u32:1024, f32:0.5, u64:0x10),\nPATH.npy (a device buffer with the array's bytes; the parameter gets its address),\nzeros:DTYPE:COUNT (a zero-filled buffer; f16 f32 f64 u8 u16 u32 u64 i8 i16 i32 i64),\nor hex:0011AABB (raw bytes for any parameter),\ntex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float]\n  (a texture object over the array; the parameter gets its 64-bit handle; a last dimension of 1, 2 or 4\n  is the channels, the others are (width), (height, width) or (depth, height, width); dtype u8 i8 u16 i16\n  u32 i32 f16 f32; defaults: filter=point, address=clamp, unnormalized, read=element; linear filtering\n  of integer arrays needs read=float), or surf:PATH.npy (a surface object over the array; --out writes\n  it back). --arg options come in parameter order.\n--out DIR writes buffer argument i to DIR/arg<i>.npy after the launch.\n--symbol NAME=SPEC fills a module .global/.const variable first (and --out writes DIR/NAME.npy).\n\nExample:\n  ptxvm run examples/vector_add.ptx --kernel vec_add_f32 --grid 4 --block 256 \\\n    --arg a.npy --arg b.npy --arg zeros:f32:1024 --arg u32:1024 --out out/"
     )]
     Run(run::RunOpts),
     /// Summarise a module: version, target, kernels and functions with their parameters,

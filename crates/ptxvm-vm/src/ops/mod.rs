@@ -9,5 +9,6 @@ pub mod int;
 pub mod mbarrier;
 pub mod printf;
 pub mod tensor;
+pub mod texture;
 pub mod video;
 pub mod wgmma;
