@@ -183,6 +183,10 @@ mod tests {
         );
         assert_eq!(kinds("ld.shared::cta"), vec![Ident, Dot, Eof]);
         assert_eq!(kinds("_"), vec![Underscore, Eof]);
+        // Modifiers that start with digits; `.5e3` stays a float.
+        assert_eq!(kinds("tld4.r.2d.v4"), vec![Ident, Dot, Dot, Dot, Eof]);
+        assert_eq!(kinds("tex.a2dms .3d"), vec![Ident, Dot, Dot, Eof]);
+        assert_eq!(kinds(".5e3 .5"), vec![DecFloat, DecFloat, Eof]);
     }
 
     #[test]
