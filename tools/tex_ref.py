@@ -307,5 +307,320 @@ def main():
                  t, "f32", co, op=G(comp))
 
 
+def surf_tests():
+    # suld.b with .clamp and .zero: per thread a (byte x, y) coordinate; out[2k] the .clamp
+    # load, out[2k+1] the .zero load. The surface is 4 wide, 3 high, u32 texels.
+    h, w = 3, 4
+    a = (np.arange(h * w, dtype=np.uint32) * 7 + 100).reshape(h, w, 1)
+    co = [(x * 4, y) for y in (-1, 0, 2, 3) for x in (-2, 0, 3, 4)] + [(-5 * 4, 9), (1 << 20, -(1 << 20))]
+    exp = []
+    for x, y in co:
+        inside = 0 <= x <= (w - 1) * 4 and 0 <= y < h
+        cx = min(max(x, 0), (w - 1) * 4) // 4
+        cy = min(max(y, 0), h - 1)
+        exp += [int(a[cy, cx, 0]), int(a[y, x // 4, 0]) if inside else 0]
+    n = len(co)
+    flat = []
+    for c in co:
+        flat += [c[0], c[1]]
+    text = f"""// suld.b.2d.b32 with .clamp (the nearest texel inside: byte x clamped to [0, 4*(W-1)],
+// y to [0, H-1]) and .zero (zeros outside); x is a byte offset (PTX ISA: suld.b's lowest
+// coordinate is not scaled).
+// Expected values: tools/tex_ref.py.
+// run: --grid 1 --block {n}
+// arg: surf:u32[{h},{w},1] = {vals(a.reshape(-1))}
+// arg: i32[{2 * n}] = {vals(flat)}
+// arg: zeros:u32:{2 * n}
+// expect arg2: u32 {vals(exp)}
+// expect arg0: u32 {vals(a.reshape(-1))}
+
+{HEAD}
+.visible .entry surf_suld_clamp_zero(.param .u64 s, .param .u64 c, .param .u64 o)
+{{
+  .reg .b64 %rd<10>;
+  .reg .b32 %r<10>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [c];
+  ld.param.u64 %rd3, [o];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  add.s64 %rd6, %rd3, %rd4;
+  ld.global.v2.b32 {{%r2, %r3}}, [%rd5];
+  suld.b.2d.b32.clamp %r4, [%rd1, {{%r2, %r3}}];
+  suld.b.2d.b32.zero %r5, [%rd1, {{%r2, %r3}}];
+  st.global.v2.b32 [%rd6], {{%r4, %r5}};
+  ret;
+}}
+"""
+    write("surf_suld_clamp_zero", text)
+
+    # sust.b.2d.b32.zero from every thread (inside: written; outside: dropped), then
+    # sust.b.1d.v2.b16.clamp from thread 0 at x = -100 (clamped to byte 0).
+    co = [(x * 4, y) for y in (-1, 0, 1) for x in (-1, 0, 1, 2, 3)]
+    res = np.zeros((2, 3, 1), dtype=np.uint32)
+    for k, (x, y) in enumerate(co):
+        if 0 <= x <= 8 and 0 <= y < 2:
+            res[y, x // 4, 0] = 1000 + k
+    flat = []
+    for c in co:
+        flat += [c[0], c[1]]
+    n = len(co)
+    text = f"""// sust.b.2d.b32.zero: stores outside the 3x2 surface are dropped; thread k stores 1000+k
+// at its (byte x, y).
+// Expected values: tools/tex_ref.py.
+// run: --grid 1 --block {n}
+// arg: surf:u32[2,3,1] = 0
+// arg: i32[{2 * n}] = {vals(flat)}
+// expect arg0: u32 {vals(res.reshape(-1))}
+
+{HEAD}
+.visible .entry surf_sust_zero(.param .u64 s, .param .u64 c)
+{{
+  .reg .b64 %rd<10>;
+  .reg .b32 %r<10>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [c];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.v2.b32 {{%r2, %r3}}, [%rd5];
+  add.u32 %r4, %r1, 1000;
+  sust.b.2d.b32.zero [%rd1, {{%r2, %r3}}], %r4;
+  ret;
+}}
+"""
+    write("surf_sust_zero", text)
+
+    text = f"""// sust.b.1d.v2.b16.clamp at byte x = -100 and x = 1000 on a 1D surface of 8 u16 texels:
+// the 4-byte access is clamped to the nearest whole location inside (bytes 0..3 and
+// 12..15). The v2.b16 stores write the low halves of their sources.
+// run: --grid 1 --block 1
+// arg: surf:u16[8] = 0
+// expect arg0: u16 [0x1111, 0x2222, 0, 0, 0, 0, 0x3333, 0x4444]
+
+{HEAD}
+.visible .entry surf_sust_clamp(.param .u64 s)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [s];
+  mov.b16 %h1, 0x1111;
+  mov.b16 %h2, 0x2222;
+  mov.u32 %r1, -100;
+  sust.b.1d.v2.b16.clamp [%rd1, {{%r1}}], {{%h1, %h2}};
+  mov.b16 %h1, 0x3333;
+  mov.b16 %h2, 0x4444;
+  mov.u32 %r1, 1000;
+  sust.b.1d.v2.b16.clamp [%rd1, {{%r1}}], {{%h1, %h2}};
+  ret;
+}}
+"""
+    write("surf_sust_clamp", text)
+
+    text = f"""// suld.b.2d.b32.trap outside the surface faults, naming the coordinates.
+// run: --grid 1 --block 1
+// arg: surf:u32[2,3,1] = 0
+// expect error: surface access out of range at byte x=12, y=1
+// expect error: the surface is 3×2×1 texels of 4 bytes
+
+{HEAD}
+.visible .entry surf_trap(.param .u64 s)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [s];
+  mov.u32 %r1, 12;
+  mov.u32 %r2, 1;
+  suld.b.2d.b32.trap %r3, [%rd1, {{%r1, %r2}}];
+  ret;
+}}
+"""
+    write("surf_trap", text)
+
+    # sust.p (formatted): f32 values into an f16 RGBA surface (rounded to nearest even) and
+    # integers into a u8 RG surface (low bits); texel coordinates, not bytes.
+    vals4 = [F(1.0), F(-2.5), F(0.1), F(65504.0)]
+    f16 = [np.float16(v) for v in vals4]
+    text = f"""// sust.p.2d.v4.b32 is a formatted store: x counts texels, and f32 sources are converted
+// to the f16 texels (round to nearest even: 0.1 -> {float(f16[2])!r}); the u8 RG surface
+// gets the low byte of each integer source (two channels: B and A are ignored).
+// Expected values: tools/tex_ref.py (numpy's float16 rounding).
+// run: --grid 1 --block 1
+// arg: surf:f16[2,2,4] = 0
+// arg: surf:u8[2,3,2] = 0
+// expect arg0: f16 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {', '.join(repr(float(v)) for v in f16)}]
+// expect arg1: u8 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x34, 0xff]
+
+{HEAD}
+.visible .entry surf_sust_p(.param .u64 s, .param .u64 u)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [u];
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 1;
+  mov.b32 %r3, {hex(F(vals4[0]).view(np.uint32))};
+  mov.b32 %r4, {hex(F(vals4[1]).view(np.uint32))};
+  mov.b32 %r5, {hex(F(vals4[2]).view(np.uint32))};
+  mov.b32 %r6, {hex(F(vals4[3]).view(np.uint32))};
+  sust.p.2d.v4.b32.trap [%rd1, {{%r1, %r2}}], {{%r3, %r4, %r5, %r6}};
+  mov.u32 %r1, 2;
+  mov.u32 %r3, 0x1234;
+  mov.u32 %r4, -1;
+  sust.p.2d.v2.b32.trap [%rd2, {{%r1, %r2}}], {{%r3, %r4}};
+  ret;
+}}
+"""
+    write("surf_sust_p", text)
+
+    # sured: 64 threads add to 4 u32 texels of a 1D surface, and take min over s32.
+    n = 64
+    add = [0] * 4
+    mn = [1 << 30] * 4
+    for t in range(n):
+        add[t % 4] += t
+        mn[t % 4] = min(mn[t % 4], (t * 37 % 101) - 50)
+    text = f"""// sured.b.add.1d.u32 and sured.b.min.1d.s32 from {n} threads onto 4 texels (byte x =
+// 4*(tid%4)): sums of tid and minima of (tid*37 % 101) - 50 per texel, computed in Python.
+// run: --grid 1 --block {n}
+// arg: surf:u32[4] = 0
+// arg: surf:i32[4] = {1 << 30}
+// expect arg0: u32 {vals(add)}
+// expect arg1: i32 {vals(mn)}
+
+{HEAD}
+.visible .entry surf_sured(.param .u64 s, .param .u64 m)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [m];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  shl.b32 %r2, %r2, 2;
+  sured.b.add.1d.u32.trap [%rd1, {{%r2}}], %r1;
+  mul.lo.u32 %r3, %r1, 37;
+  rem.u32 %r3, %r3, 101;
+  sub.s32 %r3, %r3, 50;
+  sured.b.min.1d.s32.trap [%rd2, {{%r2}}], %r3;
+  ret;
+}}
+"""
+    write("surf_sured", text)
+
+
+def query_tests():
+    text = f"""// txq and suq: a 3D f32 texture of 5x3x2 texels (linear, wrap, normalized) and a 2D u8
+// RGBA surface of 6x4. Values from the PTX ISA's tables (extents in elements; OpenCL 1.0
+// channel enums: CL_FLOAT 0x10DE, CL_R 0x10B0, CL_UNSIGNED_INT8 0x10DA, CL_RGBA 0x10B5) and
+// ptxvm's documented choices (docs/textures.md): filter mode 1 = linear, address mode
+// 0 = wrap (CUDA's enums), array_size 0 (not layered), 1 mipmap level, memory_layout 0
+// (an array); txq.level.width at level 1 is max(5 >> 1, 1) = 2.
+// run: --grid 1 --block 1
+// arg: tex,filter=linear,address=wrap,normalized:f32[2,3,5,1] = 0
+// arg: surf:u8[4,6,4] = 0
+// arg: zeros:u32:16
+// expect arg2: u32 [5, 3, 2, 0x10DE, 0x10B0, 1, 1, 0, 0, 1, 2, 6, 4, 0x10DA, 0x10B5, 0]
+
+{HEAD}
+.visible .entry queries(.param .u64 t, .param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<20>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [o];
+  txq.width.b32 %r1, [%rd1];
+  txq.height.b32 %r2, [%rd1];
+  txq.depth.b32 %r3, [%rd1];
+  txq.channel_data_type.b32 %r4, [%rd1];
+  txq.channel_order.b32 %r5, [%rd1];
+  txq.normalized_coords.b32 %r6, [%rd1];
+  txq.filter_mode.b32 %r7, [%rd1];
+  txq.addr_mode_0.b32 %r8, [%rd1];
+  txq.array_size.b32 %r9, [%rd1];
+  txq.num_mipmap_levels.b32 %r10, [%rd1];
+  txq.level.width.b32 %r11, [%rd1], 1;
+  suq.width.b32 %r12, [%rd2];
+  suq.height.b32 %r13, [%rd2];
+  suq.channel_data_type.b32 %r14, [%rd2];
+  suq.channel_order.b32 %r15, [%rd2];
+  suq.memory_layout.b32 %r16, [%rd2];
+  st.global.v4.b32 [%rd3], {{%r1, %r2, %r3, %r4}};
+  st.global.v4.b32 [%rd3+16], {{%r5, %r6, %r7, %r8}};
+  st.global.v4.b32 [%rd3+32], {{%r9, %r10, %r11, %r12}};
+  st.global.v4.b32 [%rd3+48], {{%r13, %r14, %r15, %r16}};
+  ret;
+}}
+"""
+    write("txq_suq", text)
+
+    text = f"""// istypep on real handles: a texture object is a .texref and not a .surfref, a surface
+// object the reverse; neither is a .samplerref (ptxvm has no independent samplers), and a
+// number that is no handle is none of them.
+// run: --grid 1 --block 1
+// arg: tex:f32[4] = 0
+// arg: surf:u32[4] = 0
+// arg: zeros:u32:8
+// expect arg2: u32 [1, 0, 0, 0, 1, 0, 0, 0]
+
+{HEAD}
+.visible .entry istypep_handles(.param .u64 t, .param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<5>;
+  .reg .b32 %r<9>;
+  .reg .pred %p<9>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [o];
+  mov.u64 %rd4, 12345;
+  istypep.texref %p1, %rd1;
+  istypep.surfref %p2, %rd1;
+  istypep.samplerref %p3, %rd1;
+  istypep.texref %p4, %rd2;
+  istypep.surfref %p5, %rd2;
+  istypep.samplerref %p6, %rd2;
+  istypep.texref %p7, %rd4;
+  istypep.surfref %p8, %rd4;
+  selp.u32 %r1, 1, 0, %p1;
+  selp.u32 %r2, 1, 0, %p2;
+  selp.u32 %r3, 1, 0, %p3;
+  selp.u32 %r4, 1, 0, %p4;
+  selp.u32 %r5, 1, 0, %p5;
+  selp.u32 %r6, 1, 0, %p6;
+  selp.u32 %r7, 1, 0, %p7;
+  selp.u32 %r8, 1, 0, %p8;
+  st.global.v4.b32 [%rd3], {{%r1, %r2, %r3, %r7}};
+  st.global.v4.b32 [%rd3+16], {{%r5, %r4, %r6, %r8}};
+  ret;
+}}
+"""
+    write("istypep_handles", text)
+
+    text = f"""// A texture instruction given a number that is no texture object faults, naming it.
+// run: --grid 1 --block 1
+// arg: u64:0x1234
+// expect error: `tex.1d.v4.f32.s32`: 0x1234 is not a texture or surface object
+
+{HEAD}
+.visible .entry bad_handle(.param .u64 t)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [t];
+  mov.u32 %r1, 0;
+  tex.1d.v4.f32.s32 {{%f0, %f1, %f2, %f3}}, [%rd1, {{%r1}}];
+  ret;
+}}
+"""
+    write("tex_bad_handle", text)
+
+
 if __name__ == "__main__":
     main()
+    surf_tests()
+    query_tests()
