@@ -3,6 +3,7 @@
 //! independently of the interpreter.
 
 mod families;
+mod texture;
 mod video;
 mod warp;
 
