@@ -145,7 +145,7 @@ impl Dx<'_> {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 x.op = TexOp::Suld {
                     geom: geom()?,
-                    size: t.bytes() as u32,
+                    size: t.bytes(),
                     oob: oob()?,
                 };
                 x.ds = dsts(op(0)?)?;
@@ -155,7 +155,7 @@ impl Dx<'_> {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
                 x.op = TexOp::Sust {
                     geom: geom()?,
-                    size: t.bytes() as u32,
+                    size: t.bytes(),
                     formatted: has(".p"),
                     oob: oob()?,
                 };
