@@ -620,7 +620,98 @@ def query_tests():
     write("tex_bad_handle", text)
 
 
+def form_tests():
+    # The mipmap forms read level 0 (an object has one level); f16 and f16x2 results are the
+    # f32 results rounded to f16. Texture: 2x2 RGBA f32, texel (x, y) channel c =
+    # 10y + 2x + c/4; the sample at (1.5, 0.5) (unnormalized, point) is texel (1, 0).
+    a = np.array([[[10 * y + 2 * x + c / 4 for c in range(4)] for x in range(2)] for y in range(2)],
+                 dtype=np.float32)
+    tx = [float(v) for v in a[0, 1]]
+    h = [int(np.float16(v).view(np.uint16)) for v in a[0, 1]]
+    text = f"""// tex.base, tex.level (lod 3.0) and tex.grad read level 0 of a texture with one level;
+// .v4.f16 results are the f32 results rounded to f16, .v2.f16x2 packs them in pairs (R in
+// the low half). Texel (1, 0) of a 2x2 RGBA f32 texture is {tx}.
+// run: --grid 1 --block 1
+// arg: tex:f32[2,2,4] = {vals(a.reshape(-1))}
+// arg: zeros:u32:20
+// expect arg1: u32 {vals([F(v).view(np.uint32) for v in tx] * 3 + h + [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0])}
+
+{HEAD}
+.visible .entry tex_forms(.param .u64 t, .param .u64 o)
+{{
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<16>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [o];
+  mov.f32 %f1, 0f3FC00000;
+  mov.f32 %f2, 0f3F000000;
+  mov.f32 %f3, 0f40400000;
+  mov.f32 %f4, 0f3F800000;
+  tex.base.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}];
+  st.global.v4.f32 [%rd2], {{%f5, %f6, %f7, %f8}};
+  tex.level.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}], %f3;
+  st.global.v4.f32 [%rd2+16], {{%f5, %f6, %f7, %f8}};
+  tex.grad.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}], {{%f4, %f3}}, {{%f3, %f4}};
+  st.global.v4.f32 [%rd2+32], {{%f5, %f6, %f7, %f8}};
+  tex.2d.v4.f16.f32 {{%h0, %h1, %h2, %h3}}, [%rd1, {{%f1, %f2}}];
+  cvt.u32.u16 %r0, %h0;
+  cvt.u32.u16 %r1, %h1;
+  cvt.u32.u16 %r2, %h2;
+  cvt.u32.u16 %r3, %h3;
+  st.global.v4.b32 [%rd2+48], {{%r0, %r1, %r2, %r3}};
+  tex.2d.v2.f16x2.f32 {{%r4, %r5}}, [%rd1, {{%f1, %f2}}];
+  st.global.v2.b32 [%rd2+64], {{%r4, %r5}};
+  ret;
+}}
+"""
+    write("tex_mip_f16_forms", text)
+
+    # Vector surface accesses and sured.p on a 1D u32 surface of 8 texels [0..7]*3.
+    a = [3 * i for i in range(8)]
+    exp_s = list(a)
+    exp_s[4:8] = [100, 101, 102, 103]   # sust.b.1d.v4.b32 at byte 16
+    exp_s[1] += 5                        # sured.p.add.1d.b32 at texel 1
+    text = f"""// Vector surface accesses: suld.b.1d.v4.b32 at byte 0 reads texels 0..3,
+// suld.b.1d.v2.b64 at byte 16 reads bytes 16..31 as two b64 (texels 4..7, stored back as
+// four words), sust.b.1d.v4.b32 at byte 16 writes texels 4..7, sured.p.add.1d.b32 at texel
+// 1 adds 5 (a u32 surface: unsigned). Surface texel i = 3i.
+// run: --grid 1 --block 1
+// arg: surf:u32[8] = {vals(a)}
+// arg: zeros:u32:8
+// expect arg0: u32 {vals(exp_s)}
+// expect arg1: u32 {vals(a[0:4] + a[4:8])}
+
+{HEAD}
+.visible .entry surf_forms(.param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<8>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [o];
+  mov.u32 %r0, 0;
+  suld.b.1d.v4.b32.trap {{%r1, %r2, %r3, %r4}}, [%rd1, {{%r0}}];
+  st.global.v4.b32 [%rd2], {{%r1, %r2, %r3, %r4}};
+  mov.u32 %r0, 16;
+  suld.b.1d.v2.b64.trap {{%rd3, %rd4}}, [%rd1, {{%r0}}];
+  st.global.v2.b64 [%rd2+16], {{%rd3, %rd4}};
+  mov.u32 %r5, 100;
+  mov.u32 %r6, 101;
+  mov.u32 %r7, 102;
+  mov.u32 %r8, 103;
+  sust.b.1d.v4.b32.trap [%rd1, {{%r0}}], {{%r5, %r6, %r7, %r8}};
+  mov.u32 %r0, 1;
+  mov.u32 %r9, 5;
+  sured.p.add.1d.b32.trap [%rd1, {{%r0}}], %r9;
+  ret;
+}}
+"""
+    write("surf_vector_forms", text)
+
+
 if __name__ == "__main__":
     main()
     surf_tests()
     query_tests()
+    form_tests()
