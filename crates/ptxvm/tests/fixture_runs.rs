@@ -410,6 +410,11 @@ fn run_case(
             format!("zeros:{z}")
         } else if let Some(h) = a["hex"].as_str() {
             format!("hex:{h}")
+        } else if let Some(t) = a["tex"].as_str() {
+            // `in0.npy,OPTIONS`: the path, then the texture's options.
+            format!("tex:{}", dir.join(t).display())
+        } else if let Some(t) = a["surf"].as_str() {
+            format!("surf:{}", dir.join(t).display())
         } else {
             return Err(format!("bad arg {a}"));
         };
