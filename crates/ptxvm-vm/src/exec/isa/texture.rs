@@ -198,14 +198,23 @@ impl Dx<'_> {
 
 impl Cta<'_> {
     /// The object a handle value names: a handle, or the address of a `.texref`/`.surfref`
-    /// variable holding one.
-    fn tex_object(&self, mem: &AddressSpace, v: u64) -> Option<Object> {
+    /// variable holding one. `Err`: why there is none.
+    fn tex_object(&self, mem: &AddressSpace, v: u64) -> Result<Object, String> {
         if let Some(o) = mem.objects().get(v) {
-            return Some(o);
+            return Ok(o);
         }
         let mut b = [0u8; 8];
-        mem.read_guest(v, &mut b).ok()?;
-        mem.objects().get(u64::from_le_bytes(b))
+        if mem.read_guest(v, &mut b).is_err() {
+            return Err(format!(
+                "{v:#x} is not a texture or surface object (an unknown or destroyed handle)"
+            ));
+        }
+        let h = u64::from_le_bytes(b);
+        mem.objects().get(h).ok_or_else(|| {
+            format!(
+                "the reference at {v:#x} holds {h:#x}, which is not a texture or surface object (an unbound reference, or a destroyed object)"
+            )
+        })
     }
 
     /// Runs one thread's step of a texture-family instruction (the reference engine's step).
@@ -224,21 +233,17 @@ impl Cta<'_> {
         if let TexOp::Istypep(k) = x.op {
             let r = matches!(
                 (k, obj),
-                (0, Some(Object::Texture(..))) | (2, Some(Object::Surface(_)))
+                (0, Ok(Object::Texture(..))) | (2, Ok(Object::Surface(_)))
             );
             self.write(t, x.ds[0], r as u64);
             self.threads[t].pc = next;
             return Ok(());
         }
-        let Some(obj) = obj else {
-            return Err(self.fault(
-                t,
-                FaultKind::OutOfBounds,
-                format!(
-                    "`{}`: {hv:#x} is not a texture or surface object (an unknown or destroyed handle, or an unbound reference)",
-                    x.name
-                ),
-            ));
+        let obj = match obj {
+            Ok(o) => o,
+            Err(m) => {
+                return Err(self.fault(t, FaultKind::OutOfBounds, format!("`{}`: {m}", x.name)));
+            }
         };
         let lay = *obj.layout();
         let is_surface = matches!(obj, Object::Surface(_));
