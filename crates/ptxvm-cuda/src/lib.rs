@@ -30,5 +30,6 @@ pub mod memory;
 pub mod module;
 pub mod procaddr;
 pub mod stream;
+pub mod texture;
 pub mod types;
 pub mod vmm;

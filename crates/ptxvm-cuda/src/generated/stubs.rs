@@ -9,14 +9,9 @@
 
 crate::procaddr::driver_stubs! {
     cuArray3DCreate,
-    cuArray3DCreate_v2,
     cuArray3DGetDescriptor,
-    cuArray3DGetDescriptor_v2,
     cuArrayCreate,
-    cuArrayCreate_v2,
-    cuArrayDestroy,
     cuArrayGetDescriptor,
-    cuArrayGetDescriptor_v2,
     cuArrayGetMemoryRequirements,
     cuArrayGetPlane,
     cuArrayGetSparseProperties,
@@ -364,9 +359,6 @@ crate::procaddr::driver_stubs! {
     cuStreamUpdateCaptureDependencies_ptsz,
     cuStreamUpdateCaptureDependencies_v2,
     cuStreamUpdateCaptureDependencies_v2_ptsz,
-    cuSurfObjectCreate,
-    cuSurfObjectDestroy,
-    cuSurfObjectGetResourceDesc,
     cuSurfRefGetArray,
     cuSurfRefSetArray,
     cuTensorMapEncodeIm2col,
@@ -374,11 +366,7 @@ crate::procaddr::driver_stubs! {
     cuTensorMapEncodeTiled,
     cuTensorMapReplaceAddress,
     cuTensorMapSetAllocationClass,
-    cuTexObjectCreate,
-    cuTexObjectDestroy,
-    cuTexObjectGetResourceDesc,
     cuTexObjectGetResourceViewDesc,
-    cuTexObjectGetTextureDesc,
     cuTexRefCreate,
     cuTexRefDestroy,
     cuTexRefGetAddress,
@@ -432,9 +420,14 @@ pub static ALWAYS_IMPLEMENTED: &[&str] = &[
     "cuInit",
 ];
 
-/// The driver symbols the crate implements (312), sorted (as found when
+/// The driver symbols the crate implements (324), sorted (as found when
 /// this file was generated).
 pub static IMPLEMENTED: &[&str] = &[
+    "cuArray3DCreate_v2",
+    "cuArray3DGetDescriptor_v2",
+    "cuArrayCreate_v2",
+    "cuArrayDestroy",
+    "cuArrayGetDescriptor_v2",
     "cuCtxCreate_v2",
     "cuCtxCreate_v3",
     "cuCtxCreate_v4",
@@ -747,19 +740,21 @@ pub static IMPLEMENTED: &[&str] = &[
     "cuStreamWriteValue64_ptsz",
     "cuStreamWriteValue64_v2",
     "cuStreamWriteValue64_v2_ptsz",
+    "cuSurfObjectCreate",
+    "cuSurfObjectDestroy",
+    "cuSurfObjectGetResourceDesc",
+    "cuTexObjectCreate",
+    "cuTexObjectDestroy",
+    "cuTexObjectGetResourceDesc",
+    "cuTexObjectGetTextureDesc",
 ];
 
-/// The stubbed symbols (411), sorted.
+/// The stubbed symbols (399), sorted.
 pub static STUBBED: &[&str] = &[
     "cuArray3DCreate",
-    "cuArray3DCreate_v2",
     "cuArray3DGetDescriptor",
-    "cuArray3DGetDescriptor_v2",
     "cuArrayCreate",
-    "cuArrayCreate_v2",
-    "cuArrayDestroy",
     "cuArrayGetDescriptor",
-    "cuArrayGetDescriptor_v2",
     "cuArrayGetMemoryRequirements",
     "cuArrayGetPlane",
     "cuArrayGetSparseProperties",
@@ -1107,9 +1102,6 @@ pub static STUBBED: &[&str] = &[
     "cuStreamUpdateCaptureDependencies_ptsz",
     "cuStreamUpdateCaptureDependencies_v2",
     "cuStreamUpdateCaptureDependencies_v2_ptsz",
-    "cuSurfObjectCreate",
-    "cuSurfObjectDestroy",
-    "cuSurfObjectGetResourceDesc",
     "cuSurfRefGetArray",
     "cuSurfRefSetArray",
     "cuTensorMapEncodeIm2col",
@@ -1117,11 +1109,7 @@ pub static STUBBED: &[&str] = &[
     "cuTensorMapEncodeTiled",
     "cuTensorMapReplaceAddress",
     "cuTensorMapSetAllocationClass",
-    "cuTexObjectCreate",
-    "cuTexObjectDestroy",
-    "cuTexObjectGetResourceDesc",
     "cuTexObjectGetResourceViewDesc",
-    "cuTexObjectGetTextureDesc",
     "cuTexRefCreate",
     "cuTexRefDestroy",
     "cuTexRefGetAddress",
