@@ -8,7 +8,7 @@
 //! (`memory.rs`). Texture and surface objects are the device's objects
 //! (`ptxvm_vm::texobj`): the `CUtexObject`/`CUsurfObject` value is the handle the kernel's
 //! `tex`/`suld` instructions take. Not supported (each `CUDA_ERROR_NOT_SUPPORTED`, said on
-//! stderr): mipmapped arrays, cubemap arrays, sparse and deferred-mapping arrays, resource
+//! stderr): mipmapped arrays, sparse and deferred-mapping arrays, resource
 //! views, sRGB reads.
 
 use crate::abi::*;
@@ -130,14 +130,12 @@ fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
     if p.is_null() {
         return Err(invalid());
     }
-    if d.flags
-        & (ARRAY3D_CUBEMAP | !(ARRAY3D_LAYERED | ARRAY3D_SURFACE_LDST | ARRAY3D_TEXTURE_GATHER))
-        != 0
-    {
+    let known = ARRAY3D_LAYERED | ARRAY3D_SURFACE_LDST | ARRAY3D_CUBEMAP | ARRAY3D_TEXTURE_GATHER;
+    if d.flags & !known != 0 {
         return Err(Error::loud(
             CUDA_ERROR_NOT_SUPPORTED,
             format!(
-                "CUDA array flags {:#x}: cubemap, sparse and deferred-mapping arrays are not supported",
+                "CUDA array flags {:#x}: sparse and deferred-mapping arrays are not supported",
                 d.flags
             ),
         ));
@@ -147,7 +145,13 @@ fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
         return Err(invalid());
     }
     let layered = d.flags & ARRAY3D_LAYERED != 0;
+    let cube = d.flags & ARRAY3D_CUBEMAP != 0;
     let (geom, h, depth, layers) = match (layered, d.height, d.depth) {
+        // Cubemaps: depth 6 (one cube) or 6·n layers (an array of them); square faces are
+        // checked with the layout.
+        (false, h, 6) if cube => (Geom::Cube, h, 1, 6),
+        (true, h, l) if cube && l > 0 => (Geom::CubeLayered, h, 1, l),
+        _ if cube => return Err(invalid()),
         (false, 0, 0) => (Geom::D1, 1, 1, 1),
         (false, h, 0) => (Geom::D2, h, 1, 1),
         (false, 0, _) => return Err(invalid()),
@@ -256,7 +260,7 @@ fn descriptor(a: &CuArray) -> CUDA_ARRAY3D_DESCRIPTOR {
         Geom::D2 => (l.height, 0),
         Geom::D3 => (l.height, l.depth),
         Geom::Layered1 => (0, l.layers),
-        Geom::Layered2 => (l.height, l.layers),
+        Geom::Layered2 | Geom::Cube | Geom::CubeLayered => (l.height, l.layers),
     };
     CUDA_ARRAY3D_DESCRIPTOR {
         width: l.width as usize,

@@ -214,18 +214,24 @@ fn arrays_textures_and_surfaces() {
         assert_eq!(cuArrayDestroy(sarr), 0);
         assert_eq!(cuArrayDestroy(sarr), CUDA_ERROR_INVALID_HANDLE);
         assert_eq!(cuArrayDestroy(arr), 0);
-        // Unsupported formats and flags are refused.
-        let bad = CUDA_ARRAY3D_DESCRIPTOR {
-            width: 4,
-            height: 4,
-            depth: 6,
+        // Unsupported formats and flags are refused; a cubemap has six square faces.
+        let d = |w, h, z, f| CUDA_ARRAY3D_DESCRIPTOR {
+            width: w,
+            height: h,
+            depth: z,
             format: 0x20,
             num_channels: 1,
-            flags: 4,
+            flags: f,
         };
         assert_eq!(
-            cuArray3DCreate_v2(&mut sarr, &bad),
+            cuArray3DCreate_v2(&mut sarr, &d(4, 4, 6, 0x40)),
             CUDA_ERROR_NOT_SUPPORTED
+        );
+        assert_eq!(cuArray3DCreate_v2(&mut sarr, &d(4, 4, 6, 4)), 0);
+        assert_eq!(cuArrayDestroy(sarr), 0);
+        assert_eq!(
+            cuArray3DCreate_v2(&mut sarr, &d(4, 3, 6, 4)),
+            CUDA_ERROR_INVALID_VALUE
         );
         let bad = CUDA_ARRAY_DESCRIPTOR {
             width: 4,

@@ -106,6 +106,10 @@ pub enum Geom {
     Layered1,
     /// A 2D layered array (`tex.a2d`, `suld.b.a2d`).
     Layered2,
+    /// A cubemap: six square 2D layers, the faces +X, −X, +Y, −Y, +Z, −Z (`tex.cube`).
+    Cube,
+    /// An array of cubemaps: 6·n layers (`tex.acube`).
+    CubeLayered,
 }
 
 impl Geom {
@@ -113,13 +117,18 @@ impl Geom {
     pub fn dims(self) -> usize {
         match self {
             Geom::D1 | Geom::Layered1 => 1,
-            Geom::D2 | Geom::Layered2 => 2,
+            Geom::D2 | Geom::Layered2 | Geom::Cube | Geom::CubeLayered => 2,
             Geom::D3 => 3,
         }
     }
 
+    /// Whether the coordinates start with an array index.
     pub fn layered(self) -> bool {
-        matches!(self, Geom::Layered1 | Geom::Layered2)
+        matches!(self, Geom::Layered1 | Geom::Layered2 | Geom::CubeLayered)
+    }
+
+    pub fn is_cube(self) -> bool {
+        matches!(self, Geom::Cube | Geom::CubeLayered)
     }
 
     /// The instruction modifier naming the geometry.
@@ -130,6 +139,8 @@ impl Geom {
             Geom::D3 => ".3d",
             Geom::Layered1 => ".a1d",
             Geom::Layered2 => ".a2d",
+            Geom::Cube => ".cube",
+            Geom::CubeLayered => ".acube",
         }
     }
 
@@ -140,6 +151,8 @@ impl Geom {
             ".3d" => Geom::D3,
             ".a1d" => Geom::Layered1,
             ".a2d" => Geom::Layered2,
+            ".cube" => Geom::Cube,
+            ".acube" => Geom::CubeLayered,
             _ => return None,
         })
     }
@@ -259,10 +272,18 @@ impl Layout {
                 ));
             }
         }
-        if self.layers == 0
-            || self.layers > MAX_EXTENT
-            || (!self.geom.layered() && self.layers != 1)
+        if self.geom.is_cube()
+            && (self.width != self.height
+                || self.layers % 6 != 0
+                || (self.geom == Geom::Cube && self.layers != 6))
         {
+            return Err(format!(
+                "a cubemap has square faces and 6 layers per cube, not {}x{} and {} layers",
+                self.width, self.height, self.layers
+            ));
+        }
+        let one_layer = !self.geom.layered() && !self.geom.is_cube();
+        if self.layers == 0 || self.layers > MAX_EXTENT || (one_layer && self.layers != 1) {
             return Err(format!(
                 "{} layers for a {} resource",
                 self.layers,
@@ -627,6 +648,58 @@ pub fn gather(
     Ok(out)
 }
 
+/// Cubemap face selection (`tex.cube`, the PTX manual): the coordinate of the largest
+/// magnitude picks the face (ties: x before y before z), and the other two, divided by its
+/// magnitude, give the normalized face coordinates, with the faces oriented as in CUDA's
+/// cubemap table (OpenGL's convention): +X (−z, −y), −X (+z, −y), +Y (+x, +z), −Y (+x, −z),
+/// +Z (+x, −y), −Z (−x, −y). Returns the face (0..6) and (u, v) in [0, 1].
+pub fn cube_face(x: f32, y: f32, z: f32) -> (u64, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+        if x >= 0.0 {
+            (0, -z, -y, ax)
+        } else {
+            (1, z, -y, ax)
+        }
+    } else if ay >= az {
+        if y >= 0.0 {
+            (2, x, z, ay)
+        } else {
+            (3, x, -z, ay)
+        }
+    } else if z >= 0.0 {
+        (4, x, -y, az)
+    } else {
+        (5, -x, -y, az)
+    };
+    // A zero (or NaN) direction reads face +X at its centre.
+    let ma = if ma > 0.0 { ma } else { 1.0 };
+    (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+}
+
+/// The face of a cubemap as a 2D layout, its layer, and the sampler that reads it: the face
+/// coordinates are normalized and clamp at the face's edges (no seamless filtering).
+pub fn cube_view(
+    lay: &Layout,
+    s: &Sampler,
+    cube: u32,
+    c: [f32; 3],
+) -> (Layout, Sampler, u64, [f32; 2]) {
+    let (face, u, v) = cube_face(c[0], c[1], c[2]);
+    let cubes = (lay.layers / 6).max(1);
+    let layer = (cube as u64).min(cubes - 1) * 6 + face;
+    let face_lay = Layout {
+        geom: Geom::Layered2,
+        ..*lay
+    };
+    let smp = Sampler {
+        normalized: true,
+        address: [AddrMode::Clamp; 3],
+        ..*s
+    };
+    (face_lay, smp, layer, [u, v])
+}
+
 /// How a surface instruction treats coordinates outside the surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Oob {
@@ -824,7 +897,9 @@ pub fn query(lay: &Layout, s: Option<&Sampler>, q: Query, level: u32) -> u32 {
         Query::ChannelOrder => cl_order(lay.channels),
         Query::NormalizedCoords => s.is_some_and(|s| s.normalized) as u32,
         Query::ArraySize => {
-            if lay.geom.layered() {
+            if lay.geom == Geom::CubeLayered {
+                (lay.layers / 6).min(u32::MAX as u64) as u32
+            } else if lay.geom.layered() {
                 lay.layers.min(u32::MAX as u64) as u32
             } else {
                 0

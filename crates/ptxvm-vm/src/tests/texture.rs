@@ -99,7 +99,7 @@ fn layered_textures_and_surfaces() {
     // (0,0) = 110, 111, 101, 100. suld.b.a1d of a 1D layered u32 surface (2 layers of 4)
     // reads layer 1, byte x 8 = texel 6.
     let ptx = format!(
-        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 t, .param .u64 s)\n{{\n .reg .b64 %rd<4>;\n .reg .f32 %f<12>;\n .reg .b32 %r<12>;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [t];\n ld.param.u64 %rd3, [s];\n mov.u32 %r1, 2;\n mov.u32 %r2, 1;\n mov.u32 %r3, 0;\n tex.a2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%r1, %r2, %r3, %r3}}];\n st.global.f32 [%rd1], %f1;\n mov.u32 %r1, 7;\n tex.a2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%r1, %r3, %r2, %r3}}];\n st.global.f32 [%rd1+4], %f1;\n mov.b32 %r4, 1;\n mov.f32 %f5, 0f3F800000;\n mov.b32 %f6, %r4;\n tld4.r.a2d.v4.f32.f32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%f6, %f5, %f5, %f5}}];\n st.global.f32 [%rd1+8], %f1;\n st.global.f32 [%rd1+12], %f2;\n st.global.f32 [%rd1+16], %f3;\n st.global.f32 [%rd1+20], %f4;\n mov.u32 %r5, 8;\n suld.b.a1d.b32.trap %r6, [%rd3, {{%r2, %r5}}];\n st.global.u32 [%rd1+24], %r6;\n ret;\n}}\n"
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 t, .param .u64 s)\n{{\n .reg .b64 %rd<4>;\n .reg .f32 %f<12>;\n .reg .b32 %r<12>;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [t];\n ld.param.u64 %rd3, [s];\n mov.u32 %r1, 2;\n mov.u32 %r2, 1;\n mov.u32 %r3, 0;\n tex.a2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%r1, %r2, %r3, %r3}}];\n st.global.f32 [%rd1], %f1;\n mov.u32 %r1, 7;\n tex.a2d.v4.f32.s32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%r1, %r3, %r2, %r3}}];\n st.global.f32 [%rd1+4], %f1;\n mov.u32 %r4, 1;\n mov.f32 %f5, 0f3F800000;\n tld4.r.a2d.v4.f32.f32 {{%f1, %f2, %f3, %f4}}, [%rd2, {{%r4, %f5, %f5, %f5}}];\n st.global.f32 [%rd1+8], %f1;\n st.global.f32 [%rd1+12], %f2;\n st.global.f32 [%rd1+16], %f3;\n st.global.f32 [%rd1+20], %f4;\n mov.u32 %r5, 8;\n suld.b.a1d.b32.trap %r6, [%rd3, {{%r2, %r5}}];\n st.global.u32 [%rd1+24], %r6;\n ret;\n}}\n"
     );
     let got = run_all(&ptx, 7, &|dev, _| {
         let mut v = Vec::new();
@@ -190,4 +190,58 @@ fn creation_is_checked() {
     assert!(dev.create_texture(lay(4, Elem::U8), rf).is_ok());
     assert!(dev.create_texture(lay(4, Elem::U32), rf).is_err());
     assert!(dev.destroy_object(12345).is_err());
+}
+
+#[test]
+fn cubemaps() {
+    // Two cubes of 2x2 faces; texel (x, y) of face f of cube n = 100n + 10f + 2y + x; point
+    // sampling. Worked by hand from the face table (`ops::texture::cube_face`):
+    // (1, 0.5, -0.5): +X, (sc, tc) = (-z, -y) = (0.5, -0.5) → (u, v) = (0.75, 0.25) → (1, 0) = 1.
+    // (0.2, -3, 0.9): −Y, (x, -z)/3 = (0.0667, -0.3) → (0.533, 0.35) → (1, 0) = 31.
+    // (-0.1, 0.2, -0.7): −Z, (-x, -y)/0.7 = (0.143, -0.286) → (0.571, 0.357) → (1, 0) = 51.
+    // acube, cube 1, (0, 0, 2): +Z, (x, -y) = (0, 0) → (0.5, 0.5) → (1, 1) = 100 + 40 + 3 = 143.
+    // tld4.r.cube at (1, 0, 0) (+X centre, (0.5, 0.5) → u_B = v_B = 0.5): footprint (0, 1),
+    // (1, 1), (1, 0), (0, 0) = 2, 3, 1, 0.
+    let ptx = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 t, .param .u64 a)\n{{\n .reg .b64 %rd<4>;\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [t];\n ld.param.u64 %rd3, [a];\n\
+ mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f3F000000;\n mov.f32 %f3, 0fBF000000;\n tex.cube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd2, {{%f1, %f2, %f3, %f3}}];\n st.global.f32 [%rd1], %f4;\n\
+ mov.f32 %f1, 0f3E4CCCCD;\n mov.f32 %f2, 0fC0400000;\n mov.f32 %f3, 0f3F666666;\n tex.cube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd2, {{%f1, %f2, %f3, %f3}}];\n st.global.f32 [%rd1+4], %f4;\n\
+ mov.f32 %f1, 0fBDCCCCCD;\n mov.f32 %f2, 0f3E4CCCCD;\n mov.f32 %f3, 0fBF333333;\n tex.cube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd2, {{%f1, %f2, %f3, %f3}}];\n st.global.f32 [%rd1+8], %f4;\n\
+ mov.u32 %r1, 1;\n mov.f32 %f1, 0f00000000;\n mov.f32 %f3, 0f40000000;\n tex.acube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd3, {{%r1, %f1, %f1, %f3}}];\n st.global.f32 [%rd1+12], %f4;\n\
+ mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f00000000;\n tld4.r.cube.v4.f32.f32 {{%f4, %f5, %f6, %f7}}, [%rd2, {{%f1, %f2, %f2, %f2}}];\n st.global.f32 [%rd1+16], %f4;\n st.global.f32 [%rd1+20], %f5;\n st.global.f32 [%rd1+24], %f6;\n st.global.f32 [%rd1+28], %f7;\n ret;\n}}\n"
+    );
+    let got = run_all(&ptx, 8, &|dev, _| {
+        let mut v = Vec::new();
+        for n in 0..2 {
+            for f in 0..6 {
+                for t in 0..4 {
+                    v.push((100 * n + 10 * f + t) as f32);
+                }
+            }
+        }
+        let base = f32_buf(dev, &v);
+        let one = Layout::packed(base, Elem::F32, 1, Geom::Cube, 2, 2, 1, 6).unwrap();
+        let arr = Layout::packed(base, Elem::F32, 1, Geom::CubeLayered, 2, 2, 1, 12).unwrap();
+        let t = dev.create_texture(one, Sampler::default()).unwrap();
+        let a = dev.create_texture(arr, Sampler::default()).unwrap();
+        // A cube needs square faces and six layers.
+        let bad = Layout::packed(base, Elem::F32, 1, Geom::Cube, 2, 1, 1, 6).unwrap();
+        assert!(dev.create_texture(bad, Sampler::default()).is_err());
+        vec![t, a]
+    })
+    .unwrap();
+    let f = |v: f32| v.to_bits();
+    assert_eq!(
+        got,
+        vec![
+            f(1.0),
+            f(31.0),
+            f(51.0),
+            f(143.0),
+            f(2.0),
+            f(3.0),
+            f(1.0),
+            f(0.0)
+        ]
+    );
 }

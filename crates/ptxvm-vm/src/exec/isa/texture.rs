@@ -3,7 +3,7 @@
 //!
 //! Decoding (`Dx::decode_texture`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_texture`); the sampling and surface addressing themselves are
-//! `crate::ops::texture`. Forms not run (they decode to `Exec::Unsupported`): cube and
+//! `crate::ops::texture`. Forms not run (they decode to `Exec::Unsupported`):
 //! multi-sample geometries, an explicit sampler operand (independent texturing mode), depth
 //! compare, and the `d|p` residency predicate. The mipmap forms (`.base`, `.level`, `.grad`)
 //! read level 0, the only level an object has.
@@ -305,7 +305,12 @@ impl Cta<'_> {
                     return Err(self.misrouted(t, &inst.exec));
                 };
                 let layer = tx::layer_of(&lay, layer_raw);
-                let r = if int_coords {
+                let fc = |d: usize| f32::from_bits(c(d));
+                let r = if lay.geom.is_cube() {
+                    let (fl, fs, layer, [u, v]) =
+                        tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
+                    tx::sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], &mut read)
+                } else if int_coords {
                     tx::fetch_int(
                         &lay,
                         &smp,
@@ -352,16 +357,24 @@ impl Cta<'_> {
                 let Object::Texture(_, smp) = obj else {
                     return Err(self.misrouted(t, &inst.exec));
                 };
-                let layer = tx::layer_of(&lay, layer_raw);
-                let r = tx::gather(
-                    &lay,
-                    &smp,
-                    layer,
-                    [f32::from_bits(c(0)), f32::from_bits(c(1))],
-                    [off(0), off(1)],
-                    comp as usize,
-                    &mut read,
-                )
+                let fc = |d: usize| f32::from_bits(c(d));
+                let r = if lay.geom.is_cube() {
+                    let (fl, fs, layer, uv) =
+                        tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
+                    tx::gather(&fl, &fs, layer, uv, [0; 2], comp as usize, &mut read)
+                } else {
+                    let layer = tx::layer_of(&lay, layer_raw);
+                    let uv = [fc(0), fc(1)];
+                    tx::gather(
+                        &lay,
+                        &smp,
+                        layer,
+                        uv,
+                        [off(0), off(1)],
+                        comp as usize,
+                        &mut read,
+                    )
+                }
                 .map_err(|m| fail(self, m))?;
                 for (d, v) in x.ds.iter().zip(r) {
                     self.write(t, *d, v as u64);
