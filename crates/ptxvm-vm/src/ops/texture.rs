@@ -274,7 +274,7 @@ impl Layout {
         }
         if self.geom.is_cube()
             && (self.width != self.height
-                || self.layers % 6 != 0
+                || !self.layers.is_multiple_of(6)
                 || (self.geom == Geom::Cube && self.layers != 6))
         {
             return Err(format!(
