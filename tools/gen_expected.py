@@ -331,7 +331,7 @@ class Z:  # zero-filled buffer
         self.spec = f"{dt}:{n}"
 
 
-class T:  # a TMA tensor map over a new buffer holding `arr` (`ptxvm run --arg tmap:PATH.npy:REST`)
+class TM:  # a TMA tensor map over a new buffer holding `arr` (`ptxvm run --arg tmap:PATH.npy:REST`)
     def __init__(self, arr, rest):
         self.arr, self.rest = np.ascontiguousarray(arr), rest
 
@@ -339,6 +339,11 @@ class T:  # a TMA tensor map over a new buffer holding `arr` (`ptxvm run --arg t
 class H:  # raw parameter bytes
     def __init__(self, b):
         self.b = bytes(b)
+
+
+class T:  # a texture (`tex`, with `,options`) or surface (`surf`) object over an array
+    def __init__(self, kind, arr, opts=""):
+        self.kind, self.arr, self.opts = kind, np.ascontiguousarray(arr), opts
 
 
 def out(expected, mode="exact", why="integer/exactly rounded arithmetic, reproduced op by op", as_=None, bound=None):
@@ -1785,6 +1790,80 @@ XFAIL = {
 }
 
 
+def cases_textures():
+    """fixtures-src/cuda/textures.cu: texture and surface objects made by `ptxvm run --arg tex:/surf:`.
+    The filtering is tools/tex_ref.py's implementation of the CUDA Programming Guide's formula
+    (9-bit fixed-point weights, address modes on texel indices), independent of ptxvm's code."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import tex_ref
+    why = "texture filtering by the documented fixed-point formula (tools/tex_ref.py); coordinates by the PTX's fma.rn/add/mul"
+    fx = "nvrtc12/textures.sm_80.ptx"
+    src = "fixtures-src/cuda/textures.cu"
+
+    # tex1Dfetch on a border-addressed 1D texture (out-of-range indices read 0, as tex1Dfetch of
+    # linear memory does); out = fma.rn(t[i-2], 0.5, t[3i % n]).
+    r = rng(131)
+    n = 40
+    t = (r.integers(-64, 64, n) / 8).astype(f32)
+    tx = tex_ref.Tex(t.reshape(n, 1), "point", "border")
+    a = np.array([tx.fetch_int([(3 * i) % n, 0, 0])[0] for i in range(n)], f32)
+    b = np.array([tx.fetch_int([i - 2, 0, 0])[0] for i in range(n)], f32)
+    case("nvrtc12_tex1dfetch", fx, "fetch1d", [1], [64], [T("tex", t, ",address=border"), Z("f32", n), S("s32", n)],
+         {1: out(fma32(b, f32(0.5), a), why=why)}, source=src)
+
+    # tex2D<float>, linear: unnormalized with clamp, and normalized with wrap.
+    def sample2d(name, tex_arr, opts, tex, w, h, sx, sy):
+        o = np.zeros((h, w), f32)
+        for y in range(h):
+            for x in range(w):
+                u = fma32(f32(x) + f32(0.25), sx, f32(-0.5))
+                v = fma32(f32(y) + f32(0.75), sy, f32(-0.5))
+                o[y, x] = tex.sample([u, v, 0])[0]
+        case(name, fx, "sample2d", [2, 2], [8, 8],
+             [T("tex", tex_arr, opts), Z("f32", w * h), S("s32", w), S("s32", h), S("f32", repr(float(sx))), S("f32", repr(float(sy)))],
+             {1: out(o, why=why)}, source=src)
+
+    arr = (r.integers(-40, 40, (6, 7, 1)) / 4).astype(f32)
+    sample2d("nvrtc12_tex2d_linear_clamp", arr, ",filter=linear", tex_ref.Tex(arr, "linear", "clamp"), 10, 9, f32(0.8), f32(0.7))
+    arr = (r.integers(-40, 40, (5, 4, 1)) / 4).astype(f32)
+    sample2d("nvrtc12_tex2d_linear_wrap_norm", arr, ",filter=linear,address=wrap,normalized",
+             tex_ref.Tex(arr, "linear", "wrap", normalized=True), 12, 11, f32(0.1), f32(0.15))
+
+    # tex2D<float4> of u8 RGBA read as normalized floats, linear, mirror, normalized coordinates.
+    arr = r.integers(0, 256, (4, 8, 4)).astype(u8)
+    tx = tex_ref.Tex(arr, "linear", "mirror", normalized=True, read_float=True)
+    w, h, sx, sy = 12, 6, f32(0.125), f32(0.25)
+    o = np.zeros((h, w, 4), f32)
+    for y in range(h):
+        for x in range(w):
+            o[y, x] = tx.sample([(f32(x) + f32(0.5)) * sx, (f32(y) + f32(0.5)) * sy, 0])
+    case("nvrtc12_tex2d_rgba_u8_mirror", fx, "sample2d_rgba", [2, 1], [8, 8],
+         [T("tex", arr, ",filter=linear,address=mirror,normalized,read=float"), Z("f32", w * h * 4), S("s32", w), S("s32", h),
+          S("f32", "0.125"), S("f32", "0.25")], {1: out(o, why=why)}, source=src)
+
+    # tex3D<float>, trilinear, clamp.
+    arr = (r.integers(-32, 32, (3, 4, 5, 1)) / 8).astype(f32)
+    tx = tex_ref.Tex(arr, "linear", "clamp")
+    n, s = 60, f32(0.9)
+    o = np.zeros(n, f32)
+    for i in range(n):
+        c = [fma32(f32(i % 5), s, f32(0.1)), fma32(f32(i // 5 % 4), s, f32(0.3)), fma32(f32(i // 20), s, f32(-0.2))]
+        o[i] = tx.sample(c)[0]
+    case("nvrtc12_tex3d_linear", fx, "sample3d", [1], [64], [T("tex", arr, ",filter=linear"), Z("f32", n), S("s32", n), S("f32", "0.9")],
+         {1: out(o, why=why)}, source=src)
+
+    # surf2Dread/surf2Dwrite: out = 2 in(x, y) + in(x-1, y), the left read with cudaBoundaryModeClamp.
+    inp = (r.integers(-50, 50, (5, 6, 1)) / 4).astype(f32)
+    left = np.concatenate([inp[:, :1], inp[:, :-1]], axis=1)
+    o = (f32(2) * inp + left).astype(f32)
+    case("nvrtc12_surf2d_blur", fx, "surf_blur", [1, 1], [8, 8], [T("surf", inp), T("surf", np.zeros_like(inp)), S("s32", 6), S("s32", 5)],
+         {0: out(inp, why="the input surface is only read"), 1: out(o, why="2*v + l exactly rounded (fma.rn of an exact product)")},
+         source=src)
+    # The same kernel told the surface is wider than it is: surf2Dread's default mode is trap.
+    case("nvrtc12_surf2d_trap", fx, "surf_blur", [1, 1], [8, 8], [T("surf", inp), T("surf", np.zeros_like(inp)), S("s32", 7), S("s32", 5)],
+         {}, source=src, error=["suld.b.2d.b32.trap", "surface access out of range at byte x=24", "surf_blur"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -1809,6 +1888,7 @@ def main():
     cases_numba_more()
     cases_tensor()
     cases_tma()
+    cases_textures()
     for c in CASES:
         if c.name in XFAIL:
             c.xfail = XFAIL[c.name]
@@ -1846,9 +1926,14 @@ def write_case(c):
             args.append({"zeros": a.spec})
         elif isinstance(a, H):
             args.append({"hex": a.b.hex()})
-        elif isinstance(a, T):
-            np.save(os.path.join(d, f"in{i}.npy"), a.arr.reshape(-1))
-            args.append({"tmap": f"in{i}.npy:{a.rest}"})
+        elif isinstance(a, (T, TM)):
+            if isinstance(a, TM):
+                np.save(os.path.join(d, f"in{i}.npy"), a.arr.reshape(-1))
+                args.append({"tmap": f"in{i}.npy:{a.rest}"})
+            else:
+                # The array keeps its shape: it gives the object's extents and channels.
+                np.save(os.path.join(d, f"in{i}.npy"), a.arr)
+                args.append({a.kind: f"in{i}.npy{a.opts}"})
         else:
             arr = np.ascontiguousarray(a)
             if arr.dtype.kind == "V" or arr.dtype == np.bool_:
@@ -1982,6 +2067,9 @@ def check_case(c, binary):
                 cmd += ["--arg", "zeros:" + a["zeros"]]
             elif "tmap" in a:
                 cmd += ["--arg", "tmap:" + os.path.join(d, a["tmap"])]
+            elif "tex" in a or "surf" in a:
+                kind = "tex" if "tex" in a else "surf"
+                cmd += ["--arg", f"{kind}:" + os.path.join(d, a[kind])]
             else:
                 cmd += ["--arg", "hex:" + a["hex"]]
         for sy in j.get("symbols", []):
@@ -2008,7 +2096,8 @@ def check_case(c, binary):
         if p.returncode != 0:
             return False, f"exit {p.returncode} ({dt:.2f}s): {p.stderr.strip()[:300]}"
         for od in j["outputs"]:
-            got = np.load(os.path.join(td, f"{od['symbol']}.npy" if "symbol" in od else f"arg{od['arg']}.npy"))
+            # Expected arrays are flat; a surface's array keeps its shape (as the Rust runner, compare elements).
+            got = np.load(os.path.join(td, f"{od['symbol']}.npy" if "symbol" in od else f"arg{od['arg']}.npy")).reshape(-1)
             exp = np.load(os.path.join(d, od["expected"]))
             bnd = np.load(os.path.join(d, od["bound"])) if "bound" in od else None
             if od.get("skip"):
@@ -5104,8 +5193,8 @@ def cases_tma():
     rest = f"{n},{m}:{n * 4}:32,16:swizzle=128"
     case("triton_tma_copy_host_desc", "triton/tma.copy_host_desc_f32_16x32.sm_90.ptx", "tma_copy_kernel",
          [-(-m // 16), -(-n // 32)], [128],
-         [T(x, "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1),
-          T(np.zeros((m, n), f32), "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1)] + TRITON_SCRATCH,
+         [TM(x, "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1),
+          TM(np.zeros((m, n), f32), "f32:" + rest), S("s32", m), S("s32", n), S("s64", n), S("s64", 1)] + TRITON_SCRATCH,
          {5: out(x * f32(2) + f32(1), why=why + " (x * 2 + 1, fused to fma.rn: exact)")}, shared=2056)
     # copy: out = x - 3, device descriptors
     grid = [-(-m // 16), -(-n // 32)]
@@ -5120,9 +5209,9 @@ def cases_tma():
     grid = [-(-M // 64), -(-N // 64)]
     case("triton_tma_matmul_host_desc", "triton/tma.matmul_host_desc_fp16_64x64x32_s3.sm_90.ptx", "tma_matmul_kernel",
          grid, [128],
-         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
-          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
-          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+         [TM(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          TM(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          TM(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
           S("s64", 1), S("s32", K)] + TRITON_SCRATCH,
          {10: out(C, why=why + "; TMA-fed wgmma (K tail and M/N edges out of bounds: zero fill, skipped stores)")},
          shared=24600)
@@ -5135,9 +5224,9 @@ def cases_tma():
     # the kernel's 3-stage pipeline needs)
     case("triton_tma_matmul_persistent", "triton/tma.matmul_persistent_fp16_64x64x32_s3.sm_90.ptx",
          "persistent_matmul_kernel", [2], [128],
-         [T(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
-          T(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
-          T(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
+         [TM(A, f"f16:{K},{M}:{K * 2}:32,64:swizzle=64"), S("s32", M), S("s32", K), S("s64", K), S("s64", 1),
+          TM(B, f"f16:{N},{K}:{N * 2}:64,32:swizzle=128"), S("s32", K), S("s32", N), S("s64", N), S("s64", 1),
+          TM(np.zeros((M, N), f32), f"f32:{N},{M}:{N * 4}:32,64:swizzle=128"), S("s32", M), S("s32", N), S("s64", N),
           S("s64", 1), S("s32", M), S("s32", N), S("s32", K)] + TRITON_SCRATCH,
          {10: out(C, why=why + "; persistent TMA-fed wgmma, mbarrier phases carried across tiles")}, shared=65536)
     # Gluon im2col: a host-side im2col descriptor over an NHWC [2, 4, 4, 32] f32 tensor with the
@@ -5148,9 +5237,9 @@ def cases_tma():
     # the kernel (not loaded in the PTX).
     img = (np.arange(2 * 4 * 4)[:, None] + 1 + np.arange(32)[None, :] / 64).astype(f32).reshape(2, 4, 4, 32)
     case("triton_tma_gluon_im2col", "triton/tma.gluon_im2col_f32_16x32.sm_90.ptx", "gluon_im2col_kernel", [1], [32],
-         [T(img, "f32:32,4,4,2:128,512,2048:32:pixels=16:lower=-1,-1:upper=-1,-1:swizzle=128"),
+         [TM(img, "f32:32,4,4,2:128,512,2048:32:pixels=16:lower=-1,-1:upper=-1,-1:swizzle=128"),
           S("s32", 16), S("s32", 32), S("s64", 32), S("s64", 1),
-          T(np.zeros((16, 32), f32), "f32:32,16:128:32,16:swizzle=128"), S("s32", 16), S("s32", 32), S("s64", 32),
+          TM(np.zeros((16, 32), f32), "f32:32,16:128:32,16:swizzle=128"), S("s32", 16), S("s32", 32), S("s64", 32),
           S("s64", 1), S("s32", 1), S("s32", -1), S("s32", -1), S("s32", 0)] + TRITON_SCRATCH,
          {5: out(img[1].reshape(16, 32), why="data movement: image 1's 16 pixels in im2col order (row-major H, W)")},
          shared=2056)
@@ -5163,10 +5252,10 @@ def cases_tma():
     rest = f"f32:{n},{m}:{n * 4}:32,16"
     for nv in ("nvrtc12", "nvrtc13"):
         case(f"{nv}_tma_scale_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_scale_tile", [3, 3], [128],
-             [T(x, rest), T(np.zeros((m, n), f32), rest), S("f32", "0.5")],
+             [TM(x, rest), TM(np.zeros((m, n), f32), rest), S("f32", "0.5")],
              {1: out(x * f32(0.5), why=why + " (x * 0.5); the tensor store skips elements past the edges")})
         case(f"{nv}_tma_accumulate_tile", f"{nv}/tma_sm90.sm_90.ptx", "tma_accumulate_tile", [3, 3], [128],
-             [T(x, rest), T(acc, rest)],
+             [TM(x, rest), TM(acc, rest)],
              {1: out(acc + x, why=why + " (acc + x through cp.reduce.async.bulk.tensor .add.f32)")})
 
 

@@ -66,6 +66,7 @@ RUNTIME_PROGRAMS=(
     "math_fp16||static13 shared13"
     "cooperative_groups||static13 shared13"
     "thrust_sort||static13"
+    "textures||static13 shared13"
 )
 
 # ---------------------------------------------------------------- driver API programs

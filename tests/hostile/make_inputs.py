@@ -499,6 +499,68 @@ case(d + "tmap_huge_box", "A 256^5-element box over a 512-byte buffer: the copy'
 case(d + "tmap_huge_box_budget", "The same box with an unbounded step budget: the copy stops at the first element\nbeyond the buffer (a guest fault), not after 2^40 elements.",
      T5 + "--max-steps 1000000000000000000 --arg tmap:0:u8:256,256,256,256,256:256,65536,16777216,4294967296:256,256,256,256,256", 1,
      stderr="invalid global read", timeout=10)
+# ------------------------------------------------------------------------------------------
+# Beyond: texture and surface arguments and instructions (docs/textures.md)
+# ------------------------------------------------------------------------------------------
+d = "textures/"
+TEXK = HDR + """.visible .entry k(.param .u64 t, .param .u64 s)
+{
+.reg .b64 %rd<3>;
+.reg .f32 %f<12>;
+.reg .b32 %r<8>;
+ld.param.u64 %rd1, [t];
+ld.param.u64 %rd2, [s];
+mov.b32 %f1, 0x7fc00000;
+mov.b32 %f2, 0x7f800000;
+mov.b32 %f3, 0xff800000;
+mov.b32 %f4, 0x7effffff;
+mov.u32 %r1, -2147483648;
+mov.u32 %r2, 2147483647;
+tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}], {%r1, %r2};
+tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f3, %f4}];
+tld4.r.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f4, %f3}];
+tex.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2}], {%r2, %r2};
+suld.b.2d.v4.b32.clamp {%r3, %r4, %r5, %r6}, [%rd2, {%r1, %r2}];
+sust.b.2d.v4.b32.clamp [%rd2, {%r1, %r2}], {%r3, %r4, %r5, %r6};
+sust.b.2d.b32.zero [%rd2, {%r1, %r1}], %r3;
+sured.b.max.2d.u32.clamp [%rd2, {%r1, %r1}], %r2;
+txq.level.width.b32 %r7, [%rd1], 4000;
+ret;
+}
+"""
+put(d + "extremes.ptx", TEXK)
+put(d + "f32_2d.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5, 1), }", bytes(60)))
+put(d + "u32_2d.npy", npy("{'descr': '<u4', 'fortran_order': False, 'shape': (2, 4, 1), }", bytes(32)))
+put(d + "f64.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", bytes(32)))
+put(d + "u8_4d.npy", npy("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2, 3), }", bytes(48)))
+put(d + "u8.npy", npy("{'descr': '|u1', 'fortran_order': False, 'shape': (8,), }", bytes(8)))
+TX = "run {dir}/extremes.ptx --grid 1 --block 1 --arg %s --arg %s"
+case(d + "extremes", "NaN, infinite and huge texture coordinates, extreme offsets and surface coordinates\nunder every out-of-range mode, a huge txq level: no panic, no overflow.",
+     TX % ("tex:{dir}/f32_2d.npy,filter=linear,address=mirror,normalized", "surf:{dir}/u32_2d.npy"), 0)
+case(d + "extremes_wrap", "The same with wrap addressing and border.",
+     TX % ("tex:{dir}/f32_2d.npy,filter=linear,address=wrap,normalized", "surf:{dir}/u32_2d.npy"), 0)
+case(d + "extremes_border", "The same with border addressing, unnormalized.",
+     TX % ("tex:{dir}/f32_2d.npy,filter=linear,address=border", "surf:{dir}/u32_2d.npy"), 0)
+bad_specs = {
+    "dtype_f64": ("tex:{dir}/f64.npy", "u8 i8 u16 i16 u32 i32 f16 or f32 elements", "A texture of f64 elements."),
+    "too_many_dims": ("tex:{dir}/u8_4d.npy", "dimensions besides the channels", "A texture of four dimensions besides the channels."),
+    "linear_of_ints": ("tex:{dir}/u8.npy,filter=linear", "need read=float", "Linear filtering of integers read as integers."),
+    "unknown_filter": ("tex:{dir}/u8.npy,filter=cubic", "filter is one of point, linear", "An unknown filter."),
+    "unknown_option": ("tex:{dir}/u8.npy,lod=2", "unknown option", "An unknown option."),
+    "twice": ("tex:{dir}/u8.npy,read=float,read=element", "given twice", "An option given twice."),
+    "surf_options": ("surf:{dir}/u8.npy,normalized", "surf:PATH.npy (no options)", "Options on a surface."),
+    "no_path": ("tex:,filter=point", "expected tex:PATH.npy", "No path."),
+}
+for name, (spec, msg, what) in bad_specs.items():
+    case(d + name, what + " A usage error: exit 2.", TX % (spec, "surf:{dir}/u32_2d.npy"), 2, stderr=msg)
+case(d + "missing_file", "A texture .npy that does not exist: exit 1.", TX % ("tex:{dir}/nope.npy", "surf:{dir}/u32_2d.npy"), 1, stderr="cannot read")
+case(d + "not_a_handle", "A number that is no texture object: the tex instruction faults, exit 1.",
+     TX % ("u64:0x7fffffffffffffff", "surf:{dir}/u32_2d.npy"), 1, stderr="is not a texture or surface object")
+case(d + "wrong_geometry", "tex.2d of a 1D texture faults, naming both geometries.",
+     TX % ("tex:{dir}/u8.npy", "surf:{dir}/u32_2d.npy"), 1, stderr="the object is a .1d resource, the instruction reads .2d")
+case(d + "surface_as_texture", "A surface handle given to tex faults.",
+     TX % ("surf:{dir}/f32_2d.npy", "surf:{dir}/u32_2d.npy"), 1, stderr="is a surface object, not a texture one")
+
 d = "scale/"
 H = HDR.replace("\n", "\\n")
 scale = {

@@ -31,5 +31,6 @@ pub mod module;
 pub mod procaddr;
 pub mod stream;
 pub mod tensormap;
+pub mod texture;
 pub mod types;
 pub mod vmm;

@@ -483,18 +483,25 @@ memcpy_entry!(cuMemcpyPeer, cuMemcpyPeer_ptds, (dst: CUdeviceptr, _dctx: Handle,
 memcpy_entry!(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, (dst: CUdeviceptr, _dctx: Handle, src: CUdeviceptr, _sctx: Handle, n: usize, stream: Handle), false,
     |a, b, c, s| (Side::Known(dst), Side::Known(src), n, stream));
 
-/// One side of a 2D/3D copy, from the descriptor's memory type.
-fn side(kind: u32, host: u64, device: u64, array: Handle) -> R<Side> {
+/// One side of a 2D/3D copy, from the descriptor's memory type, with its pitch and height:
+/// a CUDA array is the packed memory of its layout (its own pitch and height; the
+/// descriptor's are ignored for arrays, as in CUDA).
+fn side(
+    kind: u32,
+    host: u64,
+    device: u64,
+    array: Handle,
+    pitch: usize,
+    height: usize,
+) -> R<(Side, usize, usize)> {
     match kind {
-        CU_MEMORYTYPE_HOST => Ok(Side::of(host)),
-        CU_MEMORYTYPE_DEVICE => Ok(Side::Known(device)),
-        CU_MEMORYTYPE_UNIFIED => Ok(Side::of(device)),
+        CU_MEMORYTYPE_HOST => Ok((Side::of(host), pitch, height)),
+        CU_MEMORYTYPE_DEVICE => Ok((Side::Known(device), pitch, height)),
+        CU_MEMORYTYPE_UNIFIED => Ok((Side::of(device), pitch, height)),
         CU_MEMORYTYPE_ARRAY => {
-            let _ = array;
-            Err(Error::loud(
-                CUDA_ERROR_NOT_SUPPORTED,
-                "copies to or from CUDA arrays are not supported yet (textures and surfaces are a later ptxvm step)",
-            ))
+            let l = crate::texture::array(array)?.layout;
+            let n = |v: u64| usize::try_from(v).map_err(|_| Error::code(CUDA_ERROR_INVALID_VALUE));
+            Ok((Side::Known(l.base), n(l.pitch)?, n(l.height)?))
         }
         _ => Err(Error::code(CUDA_ERROR_INVALID_VALUE)),
     }
@@ -556,23 +563,27 @@ fn copy_2d(m: DefaultStream, p: *const CUDA_MEMCPY2D, stream: Handle, sync: bool
     // SAFETY: the client's descriptor.
     let c = unsafe { &*p };
     let t = target(stream, m)?;
-    let dst = side(
+    let (dst, dpitch, _) = side(
         c.dst_memory_type,
         c.dst_host as u64,
         c.dst_device,
         c.dst_array,
+        c.dst_pitch,
+        0,
     )?;
-    let src = side(
+    let (src, spitch, _) = side(
         c.src_memory_type,
         c.src_host as u64,
         c.src_device,
         c.src_array,
+        c.src_pitch,
+        0,
     )?;
     let copies = plan_3d(
         dst,
         src,
-        (c.dst_x_in_bytes, c.dst_y, 0, c.dst_pitch, 0),
-        (c.src_x_in_bytes, c.src_y, 0, c.src_pitch, 0),
+        (c.dst_x_in_bytes, c.dst_y, 0, dpitch, 0),
+        (c.src_x_in_bytes, c.src_y, 0, spitch, 0),
         c.width_in_bytes,
         c.height,
         1,
@@ -591,35 +602,27 @@ fn copy_3d(m: DefaultStream, p: *const CUDA_MEMCPY3D, stream: Handle, sync: bool
     // SAFETY: the client's descriptor.
     let c = unsafe { &*p };
     let t = target(stream, m)?;
-    let dst = side(
+    let (dst, dpitch, dheight) = side(
         c.dst_memory_type,
         c.dst_host as u64,
         c.dst_device,
         c.dst_array,
+        c.dst_pitch,
+        c.dst_height,
     )?;
-    let src = side(
+    let (src, spitch, sheight) = side(
         c.src_memory_type,
         c.src_host as u64,
         c.src_device,
         c.src_array,
+        c.src_pitch,
+        c.src_height,
     )?;
     let copies = plan_3d(
         dst,
         src,
-        (
-            c.dst_x_in_bytes,
-            c.dst_y,
-            c.dst_z,
-            c.dst_pitch,
-            c.dst_height,
-        ),
-        (
-            c.src_x_in_bytes,
-            c.src_y,
-            c.src_z,
-            c.src_pitch,
-            c.src_height,
-        ),
+        (c.dst_x_in_bytes, c.dst_y, c.dst_z, dpitch, dheight),
+        (c.src_x_in_bytes, c.src_y, c.src_z, spitch, sheight),
         c.width_in_bytes,
         c.height,
         c.depth,
@@ -637,35 +640,27 @@ fn copy_3d_peer(m: DefaultStream, p: *const CUDA_MEMCPY3D_PEER, stream: Handle, 
     // SAFETY: the client's descriptor.
     let c = unsafe { &*p };
     let t = target(stream, m)?;
-    let dst = side(
+    let (dst, dpitch, dheight) = side(
         c.dst_memory_type,
         c.dst_host as u64,
         c.dst_device,
         c.dst_array,
+        c.dst_pitch,
+        c.dst_height,
     )?;
-    let src = side(
+    let (src, spitch, sheight) = side(
         c.src_memory_type,
         c.src_host as u64,
         c.src_device,
         c.src_array,
+        c.src_pitch,
+        c.src_height,
     )?;
     let copies = plan_3d(
         dst,
         src,
-        (
-            c.dst_x_in_bytes,
-            c.dst_y,
-            c.dst_z,
-            c.dst_pitch,
-            c.dst_height,
-        ),
-        (
-            c.src_x_in_bytes,
-            c.src_y,
-            c.src_z,
-            c.src_pitch,
-            c.src_height,
-        ),
+        (c.dst_x_in_bytes, c.dst_y, c.dst_z, dpitch, dheight),
+        (c.src_x_in_bytes, c.src_y, c.src_z, spitch, sheight),
         c.width_in_bytes,
         c.height,
         c.depth,

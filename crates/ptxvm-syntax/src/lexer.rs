@@ -12,10 +12,10 @@ use logos::Logos;
 #[logos(skip r"//[^\n]*")]
 pub enum Tok {
     /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier; also the
-    /// dimension modifiers that start with a digit (`.1d` … `.5d` of `cp.async.bulk.tensor`,
-    /// `.2dms` of `tex`), which are longer than the float `.1` they begin with.
+    /// modifiers that start with digits (`.1d`, `.2d`, `.3d`, `.2dms` of the texture and tensor
+    /// instructions; a digit run followed by `e`/`E` stays a float such as `.5e3`).
     #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
-    #[regex(r"\.[0-9]d(ms)?")]
+    #[regex(r"\.[0-9]+[A-DF-Za-df-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
     Dot,
     /// An identifier (§4.4): `[a-zA-Z]{followsym}*` or `[_$%]{followsym}+`.
     #[regex(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")]
@@ -189,6 +189,10 @@ mod tests {
                 Ident, Dot, Dot, Dot, Dot, Dot, Ident, Dot, Ident, Plus, DecFloat, Eof
             ]
         );
+        // Modifiers that start with digits; `.5e3` stays a float.
+        assert_eq!(kinds("tld4.r.2d.v4"), vec![Ident, Dot, Dot, Dot, Eof]);
+        assert_eq!(kinds("tex.a2dms .3d"), vec![Ident, Dot, Dot, Eof]);
+        assert_eq!(kinds(".5e3 .5"), vec![DecFloat, DecFloat, Eof]);
     }
 
     #[test]

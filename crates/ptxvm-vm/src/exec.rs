@@ -1499,6 +1499,7 @@ impl<'a> Cta<'a> {
             | Exec::TryCancel { .. }
             | Exec::QueryCancel { .. } => self.exec_sync(t, inst, mem),
             Exec::Unsupported(what) => Err(self.unsupported(t, what)),
+            Exec::Texture(_) => self.exec_texture(t, inst, mem),
             Exec::WgmmaChecked(inner) => {
                 self.wgmma_check(t, &inner.exec)?;
                 self.exec(t, inner, mem, budget)

@@ -14,6 +14,7 @@ pub mod memory;
 pub mod ops;
 pub mod pressure;
 pub mod program;
+pub mod texobj;
 
 pub use device::{
     CheckedModule, DEFAULT_MAX_STEPS, Device, DeviceProps, Kernel, KernelAttrs, LaunchConfig,

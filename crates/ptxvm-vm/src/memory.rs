@@ -208,6 +208,8 @@ pub struct AddressSpace {
     epoch: AtomicU64,
     /// Launches running now (see [`AddressSpace::launch_guard`]).
     in_flight: AtomicUsize,
+    /// The device's texture and surface objects (`crate::texobj`).
+    objects: crate::texobj::Objects,
 }
 
 /// A live allocation an engine may access without a lock while the address space's epoch
@@ -433,7 +435,13 @@ impl AddressSpace {
             atomics: Mutex::new(()),
             epoch: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
+            objects: crate::texobj::Objects::default(),
         }
+    }
+
+    /// The device's texture and surface objects.
+    pub fn objects(&self) -> &crate::texobj::Objects {
+        &self.objects
     }
 
     /// Marks a launch in flight until the guard is dropped: memory freed meanwhile stays

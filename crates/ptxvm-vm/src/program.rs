@@ -853,6 +853,9 @@ pub enum Exec {
     /// TMA: `cp.async.bulk.tensor` and its reduce and prefetch forms, `tensormap.replace`,
     /// `tensormap.cp_fenceproxy` (`crate::ops::tma`; executed in `exec/isa/memory.rs`).
     Tma(Box<crate::ops::tma::TmaInst>),
+    /// A texture or surface instruction (`tex`, `tld4`, `txq`, `suq`, `suld`, `sust`,
+    /// `sured`, `istypep`): `exec/isa/texture.rs`.
+    Texture(Box<crate::ops::texture::TexInst>),
     /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
     /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
     WgmmaChecked(Box<DInst>),
@@ -1246,6 +1249,7 @@ impl Exec {
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
             Exec::Tma(x) => x.each_reg(visit),
+            Exec::Texture(x) => x.each_reg(visit),
             Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
         }
     }
@@ -2171,8 +2175,11 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" | "tensormap" => {
+            | "isspacep" | "alloca" | "stacksave" | "stackrestore" | "tensormap" => {
                 self.decode_memory(inst)
+            }
+            "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" | "sured" | "istypep" => {
+                self.decode_texture(inst)
             }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"
             | "membar" | "fence" | "griddepcontrol" | "setmaxnreg" | "call" => {

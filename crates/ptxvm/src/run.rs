@@ -4,7 +4,8 @@
 //! Contract (kept stable for scripts): `ptxvm run FILE.ptx [--kernel NAME] --grid
 //! X[,Y[,Z]] --block X[,Y[,Z]] [--shared-mem BYTES] [--cluster X[,Y[,Z]]] [--arg SPEC]...
 //! [--out DIR]`, SPEC one of
-//! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`; `--symbol NAME=SPEC` fills a
+//! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`, `tex:PATH.npy[,OPTIONS]`,
+//! `surf:PATH.npy` (`crate::texarg`), `tmap:…` (a TMA tensor map); `--symbol NAME=SPEC` fills a
 //! module `.global`/`.const` variable before the launch (and `--out` writes it to
 //! `DIR/NAME.npy`); `--out DIR` writes buffer
 //! argument i to `DIR/arg<i>.npy`.
@@ -93,6 +94,8 @@ pub enum Spec {
     Zeros { dtype: Dtype, count: u64 },
     /// A device buffer with the contents of a `.npy` file.
     Npy(PathBuf),
+    /// A texture or surface object over a `.npy` array (`crate::texarg`).
+    Object(crate::texarg::ObjSpec),
 }
 
 /// A decimal or `0x` hexadecimal integer with an optional single leading `-`.
@@ -237,6 +240,9 @@ pub fn parse_spec(spec: &str) -> Result<Spec, String> {
         }
         return Ok(Spec::Zeros { dtype, count });
     }
+    if let Some(o) = crate::texarg::parse(spec) {
+        return o.map(Spec::Object);
+    }
     if spec.ends_with(".npy") {
         return Ok(Spec::Npy(PathBuf::from(spec)));
     }
@@ -244,7 +250,7 @@ pub fn parse_spec(spec: &str) -> Result<Spec, String> {
         return Ok(Spec::Bytes(scalar(ty, v)?, ty.to_string()));
     }
     Err(format!(
-        "`{spec}`: expected TYPE:VALUE, PATH.npy, zeros:DTYPE:COUNT or hex:BYTES"
+        "`{spec}`: expected TYPE:VALUE, PATH.npy, zeros:DTYPE:COUNT, hex:BYTES, tex:PATH.npy[,...] or surf:PATH.npy"
     ))
 }
 
@@ -611,6 +617,10 @@ fn place(
 ) -> Result<Option<Dump>, RunError> {
     let (dtype, shape, bytes, data) = match spec {
         Spec::Bytes(..) => return Ok(None),
+        Spec::Object(o) => {
+            let a = load_npy(dev, &o.path)?;
+            (a.dtype, a.shape, a.data.len() as u64, Some(a.data))
+        }
         Spec::Zeros { dtype, count } => {
             let n = usize::try_from(*count)
                 .map_err(|_| RunError::usage(format!("{what}: `{text}` is too large")))?;
@@ -637,6 +647,29 @@ fn place(
         bytes,
         what: what.to_string(),
     }))
+}
+
+/// Puts a `tex:`/`surf:` array on the device and creates its object: the handle, and how
+/// to dump the array.
+fn place_object(
+    dev: &Device,
+    spec: &Spec,
+    o: &crate::texarg::ObjSpec,
+    text: &str,
+    stem: String,
+    what: &str,
+) -> Result<(u64, Dump), RunError> {
+    let d = place(dev, spec, text, stem, what)?
+        .ok_or_else(|| RunError::usage(format!("{what}: not a buffer")))?;
+    // The dump's shape and dtype are the array's: rebuild the array header for the shape.
+    let a = Array {
+        dtype: d.dtype,
+        shape: d.shape.clone(),
+        data: Vec::new(),
+    };
+    let h = crate::texarg::create(dev, o, &a, d.addr)
+        .map_err(|e| RunError::usage(format!("{what} (`{text}`): {e}")))?;
+    Ok((h, d))
 }
 
 /// Writes a device buffer as `.npy`, in chunks (no second copy of a large buffer).
@@ -797,6 +830,24 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 }
                 bytes.push(b.clone());
             }
+            Spec::Object(os) => {
+                if p.size != 8 {
+                    return Err(RunError::usage(format!(
+                        "--arg {i} (`{text}`) is a texture or surface object, but parameter {i} `{}` ({}, {} bytes) cannot hold a 64-bit handle",
+                        p.name, p.ty, p.size
+                    )));
+                }
+                let (h, d) = place_object(
+                    &dev,
+                    &spec,
+                    os,
+                    text,
+                    format!("arg{i}"),
+                    &format!("--arg {i}"),
+                )?;
+                bytes.push(h.to_le_bytes().to_vec());
+                dumps.push(d);
+            }
             _ => {
                 if p.size != 8 {
                     return Err(RunError::usage(format!(
@@ -831,6 +882,25 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
         let spec =
             parse_spec(what).map_err(|e| RunError::usage(format!("--symbol {name}: {e}")))?;
         let (dtype, shape, data_len) = match &spec {
+            Spec::Object(os) => {
+                if size != 8 {
+                    return Err(RunError::usage(format!(
+                        "--symbol {name}: `{name}` ({size} bytes) is not a .texref or .surfref variable"
+                    )));
+                }
+                let (h, d) = place_object(
+                    &dev,
+                    &spec,
+                    os,
+                    what,
+                    name.to_string(),
+                    &format!("--symbol {name}"),
+                )?;
+                dev.write(addr, &h.to_le_bytes())
+                    .map_err(|e| RunError::input(e.to_string()))?;
+                dumps.push(d);
+                continue;
+            }
             Spec::Bytes(b, _) => {
                 if b.len() as u64 > size {
                     return Err(RunError::usage(format!(

@@ -417,6 +417,11 @@ fn run_case(
         } else if let Some(t) = a["tmap"].as_str() {
             // `in<i>.npy:DTYPE:...`: a tensor map over a new buffer with the file's bytes.
             format!("tmap:{}", dir.join(t).display())
+        } else if let Some(t) = a["tex"].as_str() {
+            // `in0.npy,OPTIONS`: the path, then the texture's options.
+            format!("tex:{}", dir.join(t).display())
+        } else if let Some(t) = a["surf"].as_str() {
+            format!("surf:{}", dir.join(t).display())
         } else {
             return Err(format!("bad arg {a}"));
         };

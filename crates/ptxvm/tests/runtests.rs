@@ -628,10 +628,15 @@ fn show_elem(bits: u64, dt: Dtype) -> String {
 // ---------------------------------------------------------------------------------------
 
 fn npy_write(dt: Dtype, elems: &[u64]) -> Vec<u8> {
+    npy_write_shaped(dt, &[elems.len()], elems)
+}
+
+fn npy_write_shaped(dt: Dtype, shape: &[usize], elems: &[u64]) -> Vec<u8> {
+    let dims: String = shape.iter().map(|d| format!("{d}, ")).collect();
     let mut dict = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}",
+        "{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
         dt.descr(),
-        elems.len()
+        dims.trim_end()
     );
     let total = 10 + dict.len() + 1;
     dict.push_str(&" ".repeat((64 - total % 64) % 64));
@@ -691,6 +696,9 @@ enum ArgSpec {
     Verbatim(String),
     /// A generated buffer.
     Buffer(Dtype, usize, Values),
+    /// A generated array passed as a texture or surface (`tex,OPTS:DTYPE[D0,D1,..] = ..`,
+    /// `surf:DTYPE[..] = ..`): `tex` or `surf`, the options (`,filter=linear`), the shape.
+    Object(String, String, Dtype, Vec<usize>, Values),
 }
 
 #[derive(Debug)]
@@ -713,7 +721,50 @@ struct TestFile {
     xfail: Option<String>,
 }
 
+/// The elements of a generated buffer, as raw bits.
+fn gen_elems(dt: Dtype, n: usize, v: &Values) -> Result<Vec<u64>, String> {
+    (0..n)
+        .map(|k| {
+            let val = eval(v.expr(k), k)?;
+            match to_elem(val, dt)? {
+                Elem::Bits(b) => Ok(b),
+                Elem::AnyNan => Ok(match dt {
+                    Dtype::F16 => 0x7e00,
+                    Dtype::F32 => 0x7fc0_0000,
+                    _ => f64::NAN.to_bits(),
+                }),
+            }
+        })
+        .collect()
+}
+
 fn parse_arg_spec(s: &str) -> Result<ArgSpec, String> {
+    // `tex[,OPTIONS]:DTYPE[SHAPE] = VALUES` and `surf:DTYPE[SHAPE] = VALUES`: a generated
+    // array passed as `tex:PATH.npy,OPTIONS` / `surf:PATH.npy`.
+    if let Some((head, vals)) = s.rsplit_once(" = ")
+        && let Some((kind, arr)) = head.trim().rsplit_once(':')
+        && (kind.starts_with("tex") || kind == "surf")
+        && let Some((dt, shape)) = arr.strip_suffix(']').and_then(|h| h.split_once('['))
+    {
+        let (kind, opts) = kind.split_at(kind.find(',').unwrap_or(kind.len()));
+        let dt = Dtype::from_name(dt.trim()).ok_or_else(|| format!("unknown dtype `{dt}`"))?;
+        let shape = shape
+            .split(',')
+            .map(|d| {
+                d.trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("bad extent `{d}`"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let v = parse_values(vals)?;
+        let n: usize = shape.iter().product();
+        if let Values::List(l) = &v
+            && l.len() != n
+        {
+            return Err(format!("{n} elements declared, {} listed", l.len()));
+        }
+        return Ok(ArgSpec::Object(kind.into(), opts.into(), dt, shape, v));
+    }
     // `DTYPE[N] = VALUES` is generated; everything else goes to ptxvm verbatim.
     if let Some((head, vals)) = s.split_once('=')
         && let Some((dt, n)) = head
@@ -922,6 +973,16 @@ fn run_file(
                         .and_then(|r| r.split(':').next())
                         .and_then(Dtype::from_name),
                 );
+            }
+            ArgSpec::Object(kind, opts, dt, shape, v) => {
+                let n: usize = shape.iter().product();
+                let elems = gen_elems(*dt, n, v).map_err(|e| format!("arg {i}: {e}"))?;
+                let p = tmp.join(format!("in{i}.npy"));
+                std::fs::write(&p, npy_write_shaped(*dt, shape, &elems))
+                    .map_err(|e| e.to_string())?;
+                cmd.arg("--arg")
+                    .arg(format!("{kind}:{}{opts}", p.display()));
+                dtypes.push(Some(*dt));
             }
             ArgSpec::Buffer(dt, n, v) => {
                 let elems = (0..*n)

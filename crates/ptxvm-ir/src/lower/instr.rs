@@ -481,6 +481,13 @@ impl<'a> Cx<'a> {
                     ),
                 ));
             }
+            // The `.v4` of `tex`/`tld4` is the result's length; their offset and gradient
+            // vectors have the geometry's length (ptxas takes `{dx, dy}` for a `.2d` offset).
+            let vec_len = if k > 0 && matches!(self.t(i.opcode), "tex" | "tld4") {
+                None
+            } else {
+                vec_len
+            };
             out.push(self.operand(o, spec.kind, ty, f.relaxed, vec_len, is_dest, fx, errs));
         }
         out

@@ -10,5 +10,6 @@ pub mod mbarrier;
 pub mod printf;
 pub mod tensor;
 pub mod tma;
+pub mod texture;
 pub mod video;
 pub mod wgmma;

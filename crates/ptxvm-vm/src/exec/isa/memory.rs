@@ -1,7 +1,7 @@
 //! Memory: `ld`/`ldu`, `st` (and `.b128` accesses), `atom`/`red` (scalar, vector and
 //! `.b128`), `st.async`/`red.async`, the asynchronous copies (`cp.async`, `cp.async.bulk`,
 //! `cp.async.mbarrier.arrive`), `mapa`, `getctarank`, `createpolicy`, `prefetch`, `discard`,
-//! `isspacep`, `istypep`, `alloca`, `stacksave`/`stackrestore`.
+//! `isspacep`, `alloca`, `stacksave`/`stackrestore`.
 //!
 //! Decoding (`Dx::decode_memory`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_memory`).
@@ -361,13 +361,6 @@ impl Dx<'_> {
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
                 cluster: has(".shared::cluster"),
-            },
-            // ptxvm has no texture, sampler or surface objects (`tex`, `suld`, ... do not run),
-            // so no value is a handle of one: `istypep` is false for every address.
-            "istypep" => Exec::Mov {
-                d: self.dst(op(0)?)?,
-                a: Src::Imm(0),
-                bits: 1,
             },
             "alloca" => Exec::Alloca {
                 d: self.dst(op(0)?)?,

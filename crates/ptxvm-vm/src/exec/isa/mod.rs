@@ -10,5 +10,6 @@ mod convert;
 mod matrix;
 mod memory;
 mod sync;
+mod texture;
 mod video;
 pub(in crate::exec) mod warp;

@@ -1,0 +1,516 @@
+//! Textures and surfaces: `tex`, `tld4`, `txq`, `suq`, `suld.b`, `sust.b`/`sust.p`, `sured`
+//! and `istypep`, over the device's texture and surface objects (`crate::texobj`).
+//!
+//! Decoding (`Dx::decode_texture`, called by `program.rs`) and the reference engine's
+//! execution (`Cta::exec_texture`); the sampling and surface addressing themselves are
+//! `crate::ops::texture`. Forms not run (they decode to `Exec::Unsupported`):
+//! multi-sample geometries, an explicit sampler operand (independent texturing mode), depth
+//! compare, and the `d|p` residency predicate. The mipmap forms (`.base`, `.level`, `.grad`)
+//! read level 0, the only level an object has.
+
+use crate::exec::*;
+use crate::ops::texture::{self as tx, Geom, Oob, Query, SurfMiss, TexInst, TexOp, TexOut};
+use crate::texobj::Object;
+use ptxvm_ir::ir::{self, Base, Op};
+
+impl Dx<'_> {
+    /// A texture/surface operand: a `.u64` handle register, or a `.texref`/`.surfref`
+    /// variable (its address: the handle is read from it).
+    fn tex_handle(&self, o: &Op) -> Option<Src> {
+        match o {
+            Op::Reg(r) => Some(Src::Reg(*r)),
+            Op::Sym { var, offset, .. } => Some(Src::Var(self.var(*var), *offset)),
+            Op::Addr {
+                base: Base::Reg(r),
+                offset: 0,
+            } => Some(Src::Reg(*r)),
+            Op::Addr {
+                base: Base::Var(v),
+                offset,
+            } => Some(Src::Var(self.var(*v), *offset)),
+            _ => None,
+        }
+    }
+
+    /// The elements of a vector operand (a scalar is a vector of one).
+    fn tex_vec(&self, o: &Op) -> Option<Vec<Src>> {
+        match o {
+            Op::Vector(v) => v.iter().map(|x| self.src(x)).collect(),
+            x => Some(vec![self.src(x)?]),
+        }
+    }
+
+    /// `[a, c]`: the handle and the coordinates (`None` for `[a, b, c]`, an explicit
+    /// sampler, which ptxvm does not run).
+    fn tex_addr(&self, o: &Op) -> Option<(Src, Vec<Src>)> {
+        match o {
+            Op::TexAddr(parts) if parts.len() == 2 => {
+                Some((self.tex_handle(&parts[0])?, self.tex_vec(&parts[1])?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Decodes the texture family's instructions (`None`: a form the engines do not run).
+    pub(crate) fn decode_texture(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let op = |k: usize| ops.get(k);
+        let geom = || mods.iter().find_map(|m| Geom::from_mod(m));
+        let oob = || mods.iter().find_map(|m| Oob::from_mod(m));
+        let dsts = |o: &Op| -> Option<Vec<Dst>> {
+            match o {
+                Op::Vector(v) => v.iter().map(|x| self.dst(x)).collect(),
+                x => Some(vec![self.dst(x)?]),
+            }
+        };
+        let name = format!("{}{}", inst.opcode, mods.concat());
+        let mut x = TexInst {
+            op: TexOp::Istypep(0),
+            name,
+            handle: Src::Imm(0),
+            coords: Vec::new(),
+            offs: Vec::new(),
+            ds: Vec::new(),
+            data: Vec::new(),
+        };
+        match inst.opcode {
+            "tex" => {
+                let geom = geom()?;
+                let n = mods.len();
+                let ctype = mods.get(n.checked_sub(1)?)?;
+                let dtype = mods.get(n.checked_sub(2)?)?;
+                let out = match *dtype {
+                    ".f16" => TexOut::F16,
+                    ".f16x2" => TexOut::F16x2,
+                    _ => TexOut::Word,
+                };
+                x.op = TexOp::Tex {
+                    geom,
+                    int_coords: *ctype == ".s32",
+                    out,
+                };
+                x.ds = dsts(op(0)?)?;
+                (x.handle, x.coords) = self.tex_addr(op(1)?)?;
+                // Operands after the address: the level or the two gradients, then the
+                // offset vector; a trailing scalar is a depth-compare value (not run).
+                let skip = if has(".level") {
+                    1
+                } else if has(".grad") {
+                    2
+                } else {
+                    0
+                };
+                let rest = ops.get(2 + skip..)?;
+                match rest {
+                    [] => {}
+                    [Op::Vector(e)] => {
+                        x.offs = e.iter().map(|o| self.src(o)).collect::<Option<_>>()?
+                    }
+                    _ => return None,
+                }
+            }
+            "tld4" => {
+                let geom = geom()?;
+                let comp = [".r", ".g", ".b", ".a"].iter().position(|c| has(c))? as u8;
+                x.op = TexOp::Tld4 { geom, comp };
+                x.ds = dsts(op(0)?)?;
+                (x.handle, x.coords) = self.tex_addr(op(1)?)?;
+                match ops.get(2..)? {
+                    [] => {}
+                    [Op::Vector(e)] => {
+                        x.offs = e.iter().map(|o| self.src(o)).collect::<Option<_>>()?
+                    }
+                    _ => return None,
+                }
+            }
+            "txq" | "suq" => {
+                let q = mods.iter().find_map(|m| Query::from_mod(m))?;
+                x.op = if inst.opcode == "txq" {
+                    TexOp::Txq {
+                        q,
+                        level: has(".level"),
+                    }
+                } else {
+                    TexOp::Suq(q)
+                };
+                x.ds = vec![self.dst(op(0)?)?];
+                x.handle = self.tex_handle(op(1)?)?;
+                if let Some(l) = op(2) {
+                    x.data = vec![self.src(l)?];
+                }
+            }
+            "suld" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                x.op = TexOp::Suld {
+                    geom: geom()?,
+                    size: t.bytes(),
+                    oob: oob()?,
+                };
+                x.ds = dsts(op(0)?)?;
+                (x.handle, x.coords) = self.tex_addr(op(1)?)?;
+            }
+            "sust" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                x.op = TexOp::Sust {
+                    geom: geom()?,
+                    size: t.bytes(),
+                    formatted: has(".p"),
+                    oob: oob()?,
+                };
+                (x.handle, x.coords) = self.tex_addr(op(0)?)?;
+                x.data = self.tex_vec(op(1)?)?;
+            }
+            "sured" => {
+                let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
+                let aop = match () {
+                    _ if has(".add") => AtomOp::Add,
+                    _ if has(".min") => AtomOp::Min,
+                    _ if has(".max") => AtomOp::Max,
+                    _ if has(".and") => AtomOp::And,
+                    _ if has(".or") => AtomOp::Or,
+                    _ => return None,
+                };
+                x.op = TexOp::Sured {
+                    geom: geom()?,
+                    op: aop,
+                    ty: t,
+                    formatted: has(".p"),
+                    oob: oob()?,
+                };
+                (x.handle, x.coords) = self.tex_addr(op(0)?)?;
+                x.data = vec![self.src(op(1)?)?];
+            }
+            "istypep" => {
+                let k = [".texref", ".samplerref", ".surfref"]
+                    .iter()
+                    .position(|c| has(c))? as u8;
+                x.op = TexOp::Istypep(k);
+                x.ds = vec![self.dst(op(0)?)?];
+                x.handle = self.src(op(1)?)?;
+            }
+            _ => return None,
+        }
+        Some(Exec::Texture(Box::new(x)))
+    }
+}
+
+impl Cta<'_> {
+    /// The object a handle value names: a handle, or the address of a `.texref`/`.surfref`
+    /// variable holding one. `Err`: why there is none.
+    fn tex_object(&self, mem: &AddressSpace, v: u64) -> Result<Object, String> {
+        if let Some(o) = mem.objects().get(v) {
+            return Ok(o);
+        }
+        let mut b = [0u8; 8];
+        if mem.read_guest(v, &mut b).is_err() {
+            return Err(format!(
+                "{v:#x} is not a texture or surface object (an unknown or destroyed handle)"
+            ));
+        }
+        let h = u64::from_le_bytes(b);
+        mem.objects().get(h).ok_or_else(|| {
+            format!(
+                "the reference at {v:#x} holds {h:#x}, which is not a texture or surface object (an unbound reference, or a destroyed object)"
+            )
+        })
+    }
+
+    /// Runs one thread's step of a texture-family instruction (the reference engine's step).
+    pub(in crate::exec) fn exec_texture(
+        &mut self,
+        t: usize,
+        inst: &DInst,
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let next = self.threads[t].pc + 1;
+        let Exec::Texture(x) = &inst.exec else {
+            return Err(self.misrouted(t, &inst.exec));
+        };
+        let hv = self.src(t, x.handle);
+        let obj = self.tex_object(mem, hv);
+        if let TexOp::Istypep(k) = x.op {
+            let r = matches!(
+                (k, obj),
+                (0, Ok(Object::Texture(..))) | (2, Ok(Object::Surface(_)))
+            );
+            self.write(t, x.ds[0], r as u64);
+            self.threads[t].pc = next;
+            return Ok(());
+        }
+        let obj = match obj {
+            Ok(o) => o,
+            Err(m) => {
+                return Err(self.fault(t, FaultKind::OutOfBounds, format!("`{}`: {m}", x.name)));
+            }
+        };
+        let lay = *obj.layout();
+        let is_surface = matches!(obj, Object::Surface(_));
+        let wants_surface = matches!(
+            x.op,
+            TexOp::Suq(_) | TexOp::Suld { .. } | TexOp::Sust { .. } | TexOp::Sured { .. }
+        );
+        if is_surface != wants_surface {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "`{}`: handle {hv:#x} is a {} object, not a {} one",
+                    x.name,
+                    if is_surface { "surface" } else { "texture" },
+                    if wants_surface { "surface" } else { "texture" }
+                ),
+            ));
+        }
+        let geom_of = |g: Geom| g;
+        if let TexOp::Tex { geom, .. }
+        | TexOp::Tld4 { geom, .. }
+        | TexOp::Suld { geom, .. }
+        | TexOp::Sust { geom, .. }
+        | TexOp::Sured { geom, .. } = x.op
+            && geom_of(geom) != lay.geom
+        {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "`{}`: the object is a {} resource, the instruction reads {}",
+                    x.name,
+                    lay.geom.name(),
+                    geom.name()
+                ),
+            ));
+        }
+        // Coordinates: the array index first when layered.
+        let cs: Vec<u64> = x.coords.iter().map(|&s| self.src(t, s)).collect();
+        let layered = lay.geom.layered() as usize;
+        let layer_raw = if layered == 1 {
+            cs.first().copied().unwrap_or(0) as u32
+        } else {
+            0
+        };
+        let c = |d: usize| cs.get(layered + d).copied().unwrap_or(0) as u32;
+        let offs: Vec<i32> = x.offs.iter().map(|&s| self.src(t, s) as i32).collect();
+        let off = |d: usize| offs.get(d).copied().unwrap_or(0);
+        let mut read = |a: u64, b: &mut [u8]| mem.read_guest(a, b).map_err(|e| e.to_string());
+        let fail = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{}`: {m}", x.name))
+        };
+        match x.op {
+            TexOp::Tex {
+                int_coords, out, ..
+            } => {
+                let Object::Texture(_, smp) = obj else {
+                    return Err(self.misrouted(t, &inst.exec));
+                };
+                let layer = tx::layer_of(&lay, layer_raw);
+                let fc = |d: usize| f32::from_bits(c(d));
+                let r = if lay.geom.is_cube() {
+                    let (fl, fs, layer, [u, v]) =
+                        tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
+                    tx::sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], &mut read)
+                } else if int_coords {
+                    tx::fetch_int(
+                        &lay,
+                        &smp,
+                        layer,
+                        [c(0) as i32, c(1) as i32, c(2) as i32],
+                        [off(0), off(1), off(2)],
+                        &mut read,
+                    )
+                } else {
+                    tx::sample(
+                        &lay,
+                        &smp,
+                        layer,
+                        [
+                            f32::from_bits(c(0)),
+                            f32::from_bits(c(1)),
+                            f32::from_bits(c(2)),
+                        ],
+                        [off(0), off(1), off(2)],
+                        &mut read,
+                    )
+                }
+                .map_err(|m| fail(self, m))?;
+                let h = |v: u32| {
+                    ptxvm_fp::convert::cvt_f32_to_f16(
+                        f32::from_bits(v),
+                        ptxvm_fp::Rnd::Rn,
+                        false,
+                        false,
+                        false,
+                        false,
+                    ) as u64
+                };
+                let vals: Vec<u64> = match out {
+                    TexOut::Word => r.iter().map(|&v| v as u64).collect(),
+                    TexOut::F16 => r.iter().map(|&v| h(v)).collect(),
+                    TexOut::F16x2 => vec![h(r[0]) | h(r[1]) << 16, h(r[2]) | h(r[3]) << 16],
+                };
+                for (d, v) in x.ds.iter().zip(vals) {
+                    self.write(t, *d, v);
+                }
+            }
+            TexOp::Tld4 { comp, .. } => {
+                let Object::Texture(_, smp) = obj else {
+                    return Err(self.misrouted(t, &inst.exec));
+                };
+                let fc = |d: usize| f32::from_bits(c(d));
+                let r = if lay.geom.is_cube() {
+                    let (fl, fs, layer, uv) =
+                        tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
+                    tx::gather(&fl, &fs, layer, uv, [0; 2], comp as usize, &mut read)
+                } else {
+                    let layer = tx::layer_of(&lay, layer_raw);
+                    let uv = [fc(0), fc(1)];
+                    tx::gather(
+                        &lay,
+                        &smp,
+                        layer,
+                        uv,
+                        [off(0), off(1)],
+                        comp as usize,
+                        &mut read,
+                    )
+                }
+                .map_err(|m| fail(self, m))?;
+                for (d, v) in x.ds.iter().zip(r) {
+                    self.write(t, *d, v as u64);
+                }
+            }
+            TexOp::Txq { q, level } => {
+                let Object::Texture(_, smp) = obj else {
+                    return Err(self.misrouted(t, &inst.exec));
+                };
+                let lv = if level {
+                    x.data.first().map_or(0, |&s| self.src(t, s) as u32)
+                } else {
+                    0
+                };
+                let v = tx::query(&lay, Some(&smp), q, lv);
+                self.write(t, x.ds[0], v as u64);
+            }
+            TexOp::Suq(q) => {
+                let v = tx::query(&lay, None, q, 0);
+                self.write(t, x.ds[0], v as u64);
+            }
+            TexOp::Suld { size, oob, .. } => {
+                let total = size as u64 * x.ds.len() as u64;
+                let at = tx::surf_addr(
+                    &lay,
+                    layer_raw as i64,
+                    [c(0) as i32, c(1) as i32, c(2) as i32],
+                    true,
+                    total,
+                    oob,
+                );
+                let mut buf = vec![0u8; total as usize];
+                match at {
+                    Ok(a) => mem.read_guest(a, &mut buf).map_err(|e| {
+                        let (k, m) = fault_of(e);
+                        self.fault(t, k, format!("`{}`: {m}", x.name))
+                    })?,
+                    Err(SurfMiss::Zero) => {}
+                    Err(SurfMiss::Fault(m)) => return Err(self.surf_fault(t, &x.name, m)),
+                }
+                for (i, d) in x.ds.iter().enumerate() {
+                    let mut w = [0u8; 8];
+                    let s = i * size as usize;
+                    w[..size as usize].copy_from_slice(&buf[s..s + size as usize]);
+                    self.write(t, *d, u64::from_le_bytes(w));
+                }
+            }
+            TexOp::Sust {
+                size,
+                formatted,
+                oob,
+                ..
+            } => {
+                let vals: Vec<u64> = x.data.iter().map(|&s| self.src(t, s)).collect();
+                let bytes: Vec<u8> = if formatted {
+                    tx::pack_texel(&lay, &vals.iter().map(|&v| v as u32).collect::<Vec<_>>())
+                } else {
+                    vals.iter()
+                        .flat_map(|v| v.to_le_bytes().into_iter().take(size as usize))
+                        .collect()
+                };
+                let at = tx::surf_addr(
+                    &lay,
+                    layer_raw as i64,
+                    [c(0) as i32, c(1) as i32, c(2) as i32],
+                    !formatted,
+                    bytes.len() as u64,
+                    oob,
+                );
+                match at {
+                    Ok(a) => mem.write_guest(a, &bytes).map_err(|e| {
+                        let (k, m) = fault_of(e);
+                        self.fault(t, k, format!("`{}`: {m}", x.name))
+                    })?,
+                    Err(SurfMiss::Zero) => {}
+                    Err(SurfMiss::Fault(m)) => return Err(self.surf_fault(t, &x.name, m)),
+                }
+            }
+            TexOp::Sured {
+                op,
+                ty,
+                formatted,
+                oob,
+                ..
+            } => {
+                // `sured.p.b32`/`.b64` take the sign of the surface's format.
+                let ty = match (formatted, ty.bits(), lay.elem.is_signed()) {
+                    (true, 32, true) => Type::S32,
+                    (true, 32, false) => Type::U32,
+                    (true, 64, true) => Type::S64,
+                    (true, _, _) => Type::U64,
+                    (false, _, _) if ty == Type::B32 => Type::U32,
+                    _ => ty,
+                };
+                let w = ty.bytes() as usize;
+                let b = self.src(t, x.data.first().copied().unwrap_or(Src::Imm(0)));
+                let at = tx::surf_addr(
+                    &lay,
+                    layer_raw as i64,
+                    [c(0) as i32, c(1) as i32, c(2) as i32],
+                    !formatted,
+                    w as u64,
+                    oob,
+                );
+                match at {
+                    Ok(a) if a % w as u64 != 0 => {
+                        return Err(self.surf_fault(
+                            t,
+                            &x.name,
+                            format!("misaligned surface reduction: address {a:#x} is not a multiple of {w}"),
+                        ));
+                    }
+                    Ok(a) => {
+                        mem.atomic_rmw(a, w, |v| atom_op(op, ty, v as u64, b, 0) as u128)
+                            .map_err(|(e, _)| {
+                                let (k, m) = fault_of(e);
+                                self.fault(t, k, format!("`{}`: {m}", x.name))
+                            })?;
+                    }
+                    Err(SurfMiss::Zero) => {}
+                    Err(SurfMiss::Fault(m)) => return Err(self.surf_fault(t, &x.name, m)),
+                }
+            }
+            TexOp::Istypep(_) => {}
+        }
+        self.threads[t].pc = next;
+        Ok(())
+    }
+
+    /// The fault of a surface access out of range under `.trap` (a trap), or misaligned.
+    fn surf_fault(&self, t: usize, name: &str, m: String) -> Box<Fault> {
+        let kind = if m.starts_with("misaligned") {
+            FaultKind::Misaligned
+        } else {
+            FaultKind::Trap
+        };
+        self.fault(t, kind, format!("`{name}`: {m}"))
+    }
+}

@@ -1,0 +1,1072 @@
+//! Texture sampling and surface addressing: the pure semantics of `tex`, `tld4`, `txq`,
+//! `suld`, `sust`, `sured` and `suq` over a texture or surface object (`crate::texobj`).
+//!
+//! A resource is a [`Layout`] of texels in device memory (a CUDA-array-like block or pitched
+//! linear memory); a texture adds a [`Sampler`]. Sampling follows the CUDA Programming
+//! Guide's appendix "Texture Fetching":
+//!
+//! - coordinates: normalized ones are scaled by the extent (`u = x·N`, in f32); the offset
+//!   operand adds whole texels to `u`;
+//! - nearest-point: `T[floor(u)]`;
+//! - linear: `u_B = u − 0.5` (f32), `i = floor(u_B)`, `α = u_B − i`, held in 9-bit fixed point
+//!   with 8 fractional bits (`k = floor(α·256 + 0.5)`, rounded to nearest, so `α = k/256`, 0 ≤ k ≤ 256);
+//!   `tex = (1−α)·T[i] + α·T[i+1]`, and in 2D/3D the products of the per-axis weights. The
+//!   weights are exact in f32; each term `w·T` is rounded to f32 and the terms are added in
+//!   f32 in the order x fastest, then y, then z (`tools/tex_ref.py` computes the same);
+//! - address modes act on texel indices: clamp to `[0, N−1]`; border reads the border colour
+//!   for an index outside; wrap takes the index modulo N and mirror reflects it with period
+//!   2N (both only with normalized coordinates: as in CUDA, unnormalized coordinates clamp
+//!   for them);
+//! - element reads: float formats (f16, f32) read as f32; 8- and 16-bit integers read as
+//!   their integer value, or with `read_float` as normalized floats (`v/255`, `v/65535`,
+//!   `max(v/127, −1)`, `max(v/32767, −1)`, one f32 division); a texel's missing channels read
+//!   as 0, and alpha as 1 (1.0 for float results).
+//!
+//! Every function is total on arbitrary guest values: coordinates are saturated to i64,
+//! sizes are checked arithmetic, and memory is read through the caller's checked reader.
+
+/// A texel channel's element format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    F16,
+    F32,
+}
+
+impl Elem {
+    pub fn bytes(self) -> u64 {
+        match self {
+            Elem::U8 | Elem::S8 => 1,
+            Elem::U16 | Elem::S16 | Elem::F16 => 2,
+            Elem::U32 | Elem::S32 | Elem::F32 => 4,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F16 | Elem::F32)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Elem::S8 | Elem::S16 | Elem::S32)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::U8 => "u8",
+            Elem::S8 => "s8",
+            Elem::U16 => "u16",
+            Elem::S16 => "s16",
+            Elem::U32 => "u32",
+            Elem::S32 => "s32",
+            Elem::F16 => "f16",
+            Elem::F32 => "f32",
+        }
+    }
+
+    /// The OpenCL 1.0 channel data type `txq`/`suq` report (PTX ISA §5.3.3).
+    pub fn cl_type(self, read_float: bool) -> u32 {
+        match (self, read_float) {
+            (Elem::S8, true) => 0x10D0,
+            (Elem::S16, true) => 0x10D1,
+            (Elem::U8, true) => 0x10D2,
+            (Elem::U16, true) => 0x10D3,
+            (Elem::S8, false) => 0x10D7,
+            (Elem::S16, false) => 0x10D8,
+            (Elem::S32, _) => 0x10D9,
+            (Elem::U8, false) => 0x10DA,
+            (Elem::U16, false) => 0x10DB,
+            (Elem::U32, _) => 0x10DC,
+            (Elem::F16, _) => 0x10DD,
+            (Elem::F32, _) => 0x10DE,
+        }
+    }
+}
+
+/// The OpenCL channel order of 1, 2 or 4 channels (`CL_R`, `CL_RG`, `CL_RGBA`).
+pub fn cl_order(channels: u8) -> u32 {
+    match channels {
+        1 => 0x10B0,
+        2 => 0x10B2,
+        _ => 0x10B5,
+    }
+}
+
+/// The shape of a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Geom {
+    D1,
+    D2,
+    D3,
+    /// A 1D layered array (`tex.a1d`, `suld.b.a1d`).
+    Layered1,
+    /// A 2D layered array (`tex.a2d`, `suld.b.a2d`).
+    Layered2,
+    /// A cubemap: six square 2D layers, the faces +X, −X, +Y, −Y, +Z, −Z (`tex.cube`).
+    Cube,
+    /// An array of cubemaps: 6·n layers (`tex.acube`).
+    CubeLayered,
+}
+
+impl Geom {
+    /// Coordinates within one layer.
+    pub fn dims(self) -> usize {
+        match self {
+            Geom::D1 | Geom::Layered1 => 1,
+            Geom::D2 | Geom::Layered2 | Geom::Cube | Geom::CubeLayered => 2,
+            Geom::D3 => 3,
+        }
+    }
+
+    /// Whether the coordinates start with an array index.
+    pub fn layered(self) -> bool {
+        matches!(self, Geom::Layered1 | Geom::Layered2 | Geom::CubeLayered)
+    }
+
+    pub fn is_cube(self) -> bool {
+        matches!(self, Geom::Cube | Geom::CubeLayered)
+    }
+
+    /// The instruction modifier naming the geometry.
+    pub fn name(self) -> &'static str {
+        match self {
+            Geom::D1 => ".1d",
+            Geom::D2 => ".2d",
+            Geom::D3 => ".3d",
+            Geom::Layered1 => ".a1d",
+            Geom::Layered2 => ".a2d",
+            Geom::Cube => ".cube",
+            Geom::CubeLayered => ".acube",
+        }
+    }
+
+    pub fn from_mod(m: &str) -> Option<Geom> {
+        Some(match m {
+            ".1d" => Geom::D1,
+            ".2d" => Geom::D2,
+            ".3d" => Geom::D3,
+            ".a1d" => Geom::Layered1,
+            ".a2d" => Geom::Layered2,
+            ".cube" => Geom::Cube,
+            ".acube" => Geom::CubeLayered,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a resource's texels are: texel `(x, y, z)` of layer `l` is at
+/// `base + l·layer_stride + z·slice + y·pitch + x·texel_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub base: u64,
+    pub elem: Elem,
+    /// 1, 2 or 4.
+    pub channels: u8,
+    pub geom: Geom,
+    pub width: u64,
+    /// 1 for 1D resources.
+    pub height: u64,
+    /// 1 for 1D and 2D resources.
+    pub depth: u64,
+    /// 1 for resources that are not layered.
+    pub layers: u64,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
+    /// Bytes from one 2D slice to the next (3D).
+    pub slice: u64,
+    pub layer_stride: u64,
+    /// Pitched linear memory rather than an array (`suq.memory_layout`).
+    pub linear: bool,
+}
+
+/// Largest extent of a dimension (CUDA's 3D texture limit is 16384; arrays may be larger
+/// in 1D, so the bound here only keeps index arithmetic far from overflow).
+pub const MAX_EXTENT: u64 = 1 << 31;
+
+impl Layout {
+    /// A densely packed layout (rows, then slices, then layers).
+    #[allow(clippy::too_many_arguments)]
+    pub fn packed(
+        base: u64,
+        elem: Elem,
+        channels: u8,
+        geom: Geom,
+        width: u64,
+        height: u64,
+        depth: u64,
+        layers: u64,
+    ) -> Option<Layout> {
+        let texel = elem.bytes() * channels as u64;
+        let pitch = width.checked_mul(texel)?;
+        let slice = pitch.checked_mul(height)?;
+        let layer_stride = slice.checked_mul(depth)?;
+        layer_stride.checked_mul(layers)?;
+        Some(Layout {
+            base,
+            elem,
+            channels,
+            geom,
+            width,
+            height,
+            depth,
+            layers,
+            pitch,
+            slice,
+            layer_stride,
+            linear: false,
+        })
+    }
+
+    pub fn texel_bytes(&self) -> u64 {
+        self.elem.bytes() * self.channels as u64
+    }
+
+    /// The extent of dimension `d` (0, 1, 2).
+    pub fn extent(&self, d: usize) -> u64 {
+        match d {
+            0 => self.width,
+            1 => self.height,
+            _ => self.depth,
+        }
+    }
+
+    /// Bytes from the base to the end of the last texel, `None` on overflow.
+    pub fn span(&self) -> Option<u64> {
+        let last = self.texel_offset(
+            self.layers.checked_sub(1)?,
+            [
+                self.width.checked_sub(1)?,
+                self.height.checked_sub(1)?,
+                self.depth.checked_sub(1)?,
+            ],
+        )?;
+        last.checked_add(self.texel_bytes())
+    }
+
+    /// A consistency check of the shape: extents, channels, geometry, strides.
+    pub fn validate(&self) -> Result<(), String> {
+        if !matches!(self.channels, 1 | 2 | 4) {
+            return Err(format!(
+                "{} channels (a texel has 1, 2 or 4)",
+                self.channels
+            ));
+        }
+        let dims = self.geom.dims();
+        for (d, n) in [self.width, self.height, self.depth]
+            .into_iter()
+            .enumerate()
+        {
+            if n == 0 || n > MAX_EXTENT {
+                return Err(format!(
+                    "extent {n} in dimension {d} (each is 1 to {MAX_EXTENT})"
+                ));
+            }
+            if d >= dims && n != 1 {
+                return Err(format!(
+                    "a {} resource has extent 1 in dimension {d}, not {n}",
+                    self.geom.name()
+                ));
+            }
+        }
+        if self.geom.is_cube()
+            && (self.width != self.height
+                || !self.layers.is_multiple_of(6)
+                || (self.geom == Geom::Cube && self.layers != 6))
+        {
+            return Err(format!(
+                "a cubemap has square faces and 6 layers per cube, not {}x{} and {} layers",
+                self.width, self.height, self.layers
+            ));
+        }
+        let one_layer = !self.geom.layered() && !self.geom.is_cube();
+        if self.layers == 0 || self.layers > MAX_EXTENT || (one_layer && self.layers != 1) {
+            return Err(format!(
+                "{} layers for a {} resource",
+                self.layers,
+                self.geom.name()
+            ));
+        }
+        let row = self.width.checked_mul(self.texel_bytes());
+        if row.is_none_or(|r| self.pitch < r) {
+            return Err(format!(
+                "row pitch {} is less than a row of {} texels of {} bytes",
+                self.pitch,
+                self.width,
+                self.texel_bytes()
+            ));
+        }
+        if self.height > 1
+            && self
+                .pitch
+                .checked_mul(self.height)
+                .is_none_or(|s| self.slice < s && self.depth > 1)
+        {
+            return Err(format!("slice pitch {} is too small", self.slice));
+        }
+        if self.span().is_none() {
+            return Err("the resource's size overflows 64 bits".into());
+        }
+        Ok(())
+    }
+
+    /// The byte offset of texel `c` of layer `layer` (indices assumed in range).
+    fn texel_offset(&self, layer: u64, c: [u64; 3]) -> Option<u64> {
+        layer
+            .checked_mul(self.layer_stride)?
+            .checked_add(c[2].checked_mul(self.slice)?)?
+            .checked_add(c[1].checked_mul(self.pitch)?)?
+            .checked_add(c[0].checked_mul(self.texel_bytes())?)
+    }
+
+    /// The device address of an in-range texel.
+    pub fn texel_addr(&self, layer: u64, c: [u64; 3]) -> Option<u64> {
+        self.base.checked_add(self.texel_offset(layer, c)?)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    Point,
+    Linear,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddrMode {
+    Wrap,
+    Clamp,
+    Mirror,
+    Border,
+}
+
+impl AddrMode {
+    /// CUDA's `cudaTextureAddressMode` value (what `txq.addr_mode_N` returns).
+    pub fn code(self) -> u32 {
+        match self {
+            AddrMode::Wrap => 0,
+            AddrMode::Clamp => 1,
+            AddrMode::Mirror => 2,
+            AddrMode::Border => 3,
+        }
+    }
+}
+
+/// A texture's sampling state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampler {
+    pub filter: Filter,
+    /// Per dimension x, y, z.
+    pub address: [AddrMode; 3],
+    pub normalized: bool,
+    /// Read 8/16-bit integers as normalized floats.
+    pub read_float: bool,
+    pub border: [f32; 4],
+}
+
+impl Default for Sampler {
+    fn default() -> Sampler {
+        Sampler {
+            filter: Filter::Point,
+            address: [AddrMode::Clamp; 3],
+            normalized: false,
+            read_float: false,
+            border: [0.0; 4],
+        }
+    }
+}
+
+impl Sampler {
+    /// Whether the sampler can read the layout (CUDA's rules for texture descriptors).
+    pub fn validate(&self, lay: &Layout) -> Result<(), String> {
+        if self.read_float && matches!(lay.elem, Elem::U32 | Elem::S32) {
+            return Err(format!(
+                "read=float needs 8- or 16-bit integer elements or float ones, not {}",
+                lay.elem.name()
+            ));
+        }
+        if self.filter == Filter::Linear && !lay.elem.is_float() && !self.read_float {
+            return Err(format!(
+                "linear filtering returns floats: {} elements need read=float",
+                lay.elem.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether reads return floats.
+    pub fn float_result(&self, lay: &Layout) -> bool {
+        lay.elem.is_float() || self.read_float
+    }
+}
+
+/// A checked reader of device memory: fills the buffer from the address or fails.
+pub type Read<'a> = dyn FnMut(u64, &mut [u8]) -> Result<(), String> + 'a;
+
+/// One texel's four channels as returned: f32 values or 32-bit integers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Texel {
+    F([f32; 4]),
+    I([u32; 4]),
+}
+
+impl Texel {
+    /// The four results as register bits.
+    pub fn bits(self) -> [u32; 4] {
+        match self {
+            Texel::F(v) => v.map(f32::to_bits),
+            Texel::I(v) => v,
+        }
+    }
+}
+
+/// Reads the raw integer of channel element `b` (little-endian, sign- or zero-extended).
+fn raw(elem: Elem, b: &[u8]) -> u32 {
+    let mut w = [0u8; 4];
+    let n = (elem.bytes() as usize).min(b.len());
+    w[..n].copy_from_slice(&b[..n]);
+    let v = u32::from_le_bytes(w);
+    match elem {
+        Elem::S8 => v as u8 as i8 as i32 as u32,
+        Elem::S16 => v as u16 as i16 as i32 as u32,
+        _ => v,
+    }
+}
+
+/// Converts a texel's bytes to its channels.
+pub fn decode_texel(lay: &Layout, read_float: bool, bytes: &[u8]) -> Texel {
+    let eb = lay.elem.bytes() as usize;
+    let float = lay.elem.is_float() || read_float;
+    let mut f = [0.0, 0.0, 0.0, 1.0f32];
+    let mut i = [0, 0, 0, 1u32];
+    for c in 0..(lay.channels as usize).min(4) {
+        let b = bytes.get(c * eb..).unwrap_or(&[]);
+        let v = raw(lay.elem, b);
+        if float {
+            f[c] = match lay.elem {
+                Elem::F32 => f32::from_bits(v),
+                Elem::F16 => ptxvm_fp::convert::cvt_f16_to_f32(v as u16, false, false),
+                Elem::U8 => v as f32 / 255.0,
+                Elem::U16 => v as f32 / 65535.0,
+                Elem::S8 => (v as i32 as f32 / 127.0).max(-1.0),
+                Elem::S16 => (v as i32 as f32 / 32767.0).max(-1.0),
+                // Refused by `Sampler::validate`; read as the integer's value.
+                Elem::U32 => v as f32,
+                Elem::S32 => v as i32 as f32,
+            };
+        } else {
+            i[c] = v;
+        }
+    }
+    if float { Texel::F(f) } else { Texel::I(i) }
+}
+
+/// Applies an address mode to a texel index: `None` is a border texel.
+fn address(i: i64, n: u64, mode: AddrMode, normalized: bool) -> Option<u64> {
+    let n = n.clamp(1, MAX_EXTENT) as i64;
+    let mode = match mode {
+        AddrMode::Wrap | AddrMode::Mirror if !normalized => AddrMode::Clamp,
+        m => m,
+    };
+    Some(match mode {
+        AddrMode::Clamp => i.clamp(0, n - 1) as u64,
+        AddrMode::Border => {
+            if (0..n).contains(&i) {
+                i as u64
+            } else {
+                return None;
+            }
+        }
+        AddrMode::Wrap => i.rem_euclid(n) as u64,
+        AddrMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            (if m >= n { 2 * n - 1 - m } else { m }) as u64
+        }
+    })
+}
+
+/// `floor(x)` as an index (NaN reads as 0, infinities saturate).
+fn floor_index(x: f32) -> i64 {
+    // `as` saturates and maps NaN to 0; the clamp keeps index arithmetic from overflowing.
+    (x.floor() as i64).clamp(-(1 << 40), 1 << 40)
+}
+
+/// Fetches one texel (an address-moded index per dimension; `None` reads the border).
+fn fetch(
+    lay: &Layout,
+    s: &Sampler,
+    layer: u64,
+    idx: [Option<u64>; 3],
+    read: &mut Read,
+) -> Result<Texel, String> {
+    let (Some(x), Some(y), Some(z)) = (idx[0], idx[1], idx[2]) else {
+        return Ok(if s.float_result(lay) {
+            Texel::F(s.border)
+        } else {
+            Texel::I(s.border.map(|v| v as i32 as u32))
+        });
+    };
+    let addr = lay
+        .texel_addr(layer, [x, y, z])
+        .ok_or("texel address overflows")?;
+    let mut buf = [0u8; 16];
+    let n = lay.texel_bytes().min(16) as usize;
+    read(addr, &mut buf[..n])?;
+    Ok(decode_texel(lay, s.read_float, &buf[..n]))
+}
+
+/// The layer an array coordinate selects (clamped to the array, as CUDA does).
+pub fn layer_of(lay: &Layout, index: u32) -> u64 {
+    (index as u64).min(lay.layers.saturating_sub(1))
+}
+
+/// `tex` with integer coordinates: the texel at `c + off` (no filtering).
+pub fn fetch_int(
+    lay: &Layout,
+    s: &Sampler,
+    layer: u64,
+    c: [i32; 3],
+    off: [i32; 3],
+    read: &mut Read,
+) -> Result<[u32; 4], String> {
+    let dims = lay.geom.dims();
+    let mut idx = [Some(0u64); 3];
+    for d in 0..dims {
+        let i = c[d] as i64 + off[d] as i64;
+        idx[d] = address(i, lay.extent(d), s.address[d], s.normalized);
+    }
+    Ok(fetch(lay, s, layer, idx, read)?.bits())
+}
+
+/// The unnormalized coordinate of dimension `d`.
+fn unnormalize(lay: &Layout, s: &Sampler, x: f32, off: i32, d: usize) -> f32 {
+    let u = if s.normalized {
+        x * lay.extent(d) as f32
+    } else {
+        x
+    };
+    u + off as f32
+}
+
+/// The 9-bit fixed-point weight `k` (α = k/256) and the lower index of linear filtering.
+pub fn linear_weight(u: f32) -> (i64, u32) {
+    let ub = u - 0.5;
+    let fl = ub.floor();
+    let a = ub - fl;
+    // Rounded to nearest (exact in f64); NaN → 0 (the `as` conversion); 0 ≤ a < 1 gives
+    // 0 ≤ k ≤ 256.
+    let k = ((a as f64 * 256.0 + 0.5).floor() as u32).min(256);
+    (floor_index(ub), k)
+}
+
+/// `tex` with float coordinates: point or linear filtering.
+pub fn sample(
+    lay: &Layout,
+    s: &Sampler,
+    layer: u64,
+    c: [f32; 3],
+    off: [i32; 3],
+    read: &mut Read,
+) -> Result<[u32; 4], String> {
+    let dims = lay.geom.dims();
+    let linear = s.filter == Filter::Linear && s.float_result(lay);
+    if !linear {
+        let mut idx = [Some(0u64); 3];
+        for d in 0..dims {
+            let u = unnormalize(lay, s, c[d], off[d], d);
+            idx[d] = address(floor_index(u), lay.extent(d), s.address[d], s.normalized);
+        }
+        return Ok(fetch(lay, s, layer, idx, read)?.bits());
+    }
+    // Per dimension: the two indices and their weights (k/256 and (256-k)/256).
+    let mut lo = [0i64; 3];
+    let mut w = [[1.0f32, 0.0]; 3];
+    for d in 0..dims {
+        let (i, k) = linear_weight(unnormalize(lay, s, c[d], off[d], d));
+        lo[d] = i;
+        w[d] = [(256 - k) as f32 / 256.0, k as f32 / 256.0];
+    }
+    let n = |d: usize| if d < dims { 2 } else { 1 };
+    let mut acc: Option<[f32; 4]> = None;
+    for dz in 0..n(2) {
+        for dy in 0..n(1) {
+            for dx in 0..n(0) {
+                let wt = w[0][dx] * w[1][dy] * w[2][dz];
+                let mut idx = [Some(0u64); 3];
+                for (d, o) in [dx, dy, dz].into_iter().enumerate().take(dims) {
+                    idx[d] = address(
+                        lo[d].saturating_add(o as i64),
+                        lay.extent(d),
+                        s.address[d],
+                        s.normalized,
+                    );
+                }
+                let Texel::F(t) = fetch(lay, s, layer, idx, read)? else {
+                    return Err("linear filtering of integer texels".into());
+                };
+                let term = t.map(|v| wt * v);
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => [
+                        a[0] + term[0],
+                        a[1] + term[1],
+                        a[2] + term[2],
+                        a[3] + term[3],
+                    ],
+                });
+            }
+        }
+    }
+    Ok(acc.unwrap_or([0.0; 4]).map(f32::to_bits))
+}
+
+/// `tld4.comp`: channel `comp` of the 2×2 footprint linear filtering would use, in the order
+/// lower left `(i, j+1)`, lower right `(i+1, j+1)`, upper right `(i+1, j)`, upper left
+/// `(i, j)`.
+pub fn gather(
+    lay: &Layout,
+    s: &Sampler,
+    layer: u64,
+    c: [f32; 2],
+    off: [i32; 2],
+    comp: usize,
+    read: &mut Read,
+) -> Result<[u32; 4], String> {
+    let (i, _) = linear_weight(unnormalize(lay, s, c[0], off[0], 0));
+    let (j, _) = linear_weight(unnormalize(lay, s, c[1], off[1], 1));
+    let mut out = [0u32; 4];
+    for (k, (dx, dy)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+        let idx = [
+            address(i.saturating_add(dx), lay.width, s.address[0], s.normalized),
+            address(j.saturating_add(dy), lay.height, s.address[1], s.normalized),
+            Some(0),
+        ];
+        out[k] = fetch(lay, s, layer, idx, read)?.bits()[comp.min(3)];
+    }
+    Ok(out)
+}
+
+/// Cubemap face selection (`tex.cube`, the PTX manual): the coordinate of the largest
+/// magnitude picks the face (ties: x before y before z), and the other two, divided by its
+/// magnitude, give the normalized face coordinates, with the faces oriented as in CUDA's
+/// cubemap table (OpenGL's convention): +X (−z, −y), −X (+z, −y), +Y (+x, +z), −Y (+x, −z),
+/// +Z (+x, −y), −Z (−x, −y). Returns the face (0..6) and (u, v) in [0, 1].
+pub fn cube_face(x: f32, y: f32, z: f32) -> (u64, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+        if x >= 0.0 {
+            (0, -z, -y, ax)
+        } else {
+            (1, z, -y, ax)
+        }
+    } else if ay >= az {
+        if y >= 0.0 {
+            (2, x, z, ay)
+        } else {
+            (3, x, -z, ay)
+        }
+    } else if z >= 0.0 {
+        (4, x, -y, az)
+    } else {
+        (5, -x, -y, az)
+    };
+    // A zero (or NaN) direction reads face +X at its centre.
+    let ma = if ma > 0.0 { ma } else { 1.0 };
+    (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+}
+
+/// The face of a cubemap as a 2D layout, its layer, and the sampler that reads it: the face
+/// coordinates are normalized and clamp at the face's edges (no seamless filtering).
+pub fn cube_view(
+    lay: &Layout,
+    s: &Sampler,
+    cube: u32,
+    c: [f32; 3],
+) -> (Layout, Sampler, u64, [f32; 2]) {
+    let (face, u, v) = cube_face(c[0], c[1], c[2]);
+    let cubes = (lay.layers / 6).max(1);
+    let layer = (cube as u64).min(cubes - 1) * 6 + face;
+    let face_lay = Layout {
+        geom: Geom::Layered2,
+        ..*lay
+    };
+    let smp = Sampler {
+        normalized: true,
+        address: [AddrMode::Clamp; 3],
+        ..*s
+    };
+    (face_lay, smp, layer, [u, v])
+}
+
+/// How a surface instruction treats coordinates outside the surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Oob {
+    /// `.trap`: the access faults.
+    Trap,
+    /// `.clamp`: the nearest whole location inside is accessed.
+    Clamp,
+    /// `.zero`: a load reads zeros, a store or reduction is dropped.
+    Zero,
+}
+
+impl Oob {
+    pub fn from_mod(m: &str) -> Option<Oob> {
+        Some(match m {
+            ".trap" => Oob::Trap,
+            ".clamp" => Oob::Clamp,
+            ".zero" => Oob::Zero,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a surface access has no address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SurfMiss {
+    /// Out of range under `.zero`: read zeros, drop the store.
+    Zero,
+    /// Out of range under `.trap`, or misaligned: the fault's message.
+    Fault(String),
+}
+
+/// The address of a surface access of `size` bytes at `c` (x in bytes when `bytes_x`, else
+/// in texels) of layer `layer`.
+pub fn surf_addr(
+    lay: &Layout,
+    layer: i64,
+    c: [i32; 3],
+    bytes_x: bool,
+    size: u64,
+    oob: Oob,
+) -> Result<u64, SurfMiss> {
+    let dims = lay.geom.dims();
+    let tb = lay.texel_bytes();
+    let row = lay.width.saturating_mul(tb);
+    let mut x = c[0] as i64;
+    if !bytes_x {
+        x = x.saturating_mul(tb as i64);
+    }
+    let size = size.max(1);
+    if x.rem_euclid(size as i64) != 0 {
+        return Err(SurfMiss::Fault(format!(
+            "misaligned surface access: byte offset {x} is not a multiple of the {size}-byte access"
+        )));
+    }
+    let mut pos = [x, 0, 0];
+    for d in 1..dims {
+        pos[d] = c[d] as i64;
+    }
+    let lim = [
+        row as i64 - size as i64,
+        lay.height as i64 - 1,
+        lay.depth as i64 - 1,
+    ];
+    let lmax = lay.layers as i64 - 1;
+    let inside = (0..3).all(|d| (0..=lim[d]).contains(&pos[d])) && (0..=lmax).contains(&layer);
+    let (pos, layer) = if inside {
+        (pos, layer)
+    } else {
+        match oob {
+            Oob::Zero => return Err(SurfMiss::Zero),
+            Oob::Trap => {
+                let what = if bytes_x { "byte " } else { "" };
+                let mut coords = format!("{what}x={}", c[0]);
+                for (d, n) in ["y", "z"].iter().enumerate().take(dims - 1) {
+                    coords += &format!(", {n}={}", c[d + 1]);
+                }
+                if lay.geom.layered() {
+                    coords += &format!(", layer={layer}");
+                }
+                return Err(SurfMiss::Fault(format!(
+                    "surface access out of range at {coords}: the surface is {}×{}×{} texels of {tb} bytes{}, the access {size} bytes",
+                    lay.width,
+                    lay.height,
+                    lay.depth,
+                    if lay.geom.layered() {
+                        format!(", {} layers", lay.layers)
+                    } else {
+                        String::new()
+                    }
+                )));
+            }
+            Oob::Clamp => {
+                let mut p = pos;
+                for d in 0..3 {
+                    p[d] = p[d].clamp(0, lim[d].max(0));
+                }
+                p[0] -= p[0].rem_euclid(size as i64);
+                (p, layer.clamp(0, lmax.max(0)))
+            }
+        }
+    };
+    if size > row {
+        return Err(SurfMiss::Fault(format!(
+            "a {size}-byte surface access is wider than a row of {row} bytes"
+        )));
+    }
+    let off = (layer as u64)
+        .checked_mul(lay.layer_stride)
+        .and_then(|o| o.checked_add((pos[2] as u64).checked_mul(lay.slice)?))
+        .and_then(|o| o.checked_add((pos[1] as u64).checked_mul(lay.pitch)?))
+        .and_then(|o| o.checked_add(pos[0] as u64))
+        .and_then(|o| lay.base.checked_add(o));
+    off.ok_or_else(|| SurfMiss::Fault("surface address overflows".into()))
+}
+
+/// `sust.p`: the texel bytes of a formatted store of 32-bit values (R, G, B, A): f32 for
+/// float formats (f16 rounded to nearest even), the low bits of the integer otherwise. A
+/// channel the source does not give is written as 0 (the manual: unpredictable).
+pub fn pack_texel(lay: &Layout, vals: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lay.texel_bytes() as usize);
+    for c in 0..lay.channels as usize {
+        let v = vals.get(c).copied().unwrap_or(0);
+        match lay.elem {
+            Elem::F32 => out.extend(v.to_le_bytes()),
+            Elem::F16 => out.extend(
+                ptxvm_fp::convert::cvt_f32_to_f16(
+                    f32::from_bits(v),
+                    ptxvm_fp::Rnd::Rn,
+                    false,
+                    false,
+                    false,
+                    false,
+                )
+                .to_le_bytes(),
+            ),
+            e => out.extend(&v.to_le_bytes()[..e.bytes() as usize]),
+        }
+    }
+    out
+}
+
+/// A texture attribute (`txq`), or a surface attribute (`suq`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Query {
+    Width,
+    Height,
+    Depth,
+    ChannelDataType,
+    ChannelOrder,
+    NormalizedCoords,
+    ArraySize,
+    NumMipmapLevels,
+    NumSamples,
+    ForceUnnormalizedCoords,
+    FilterMode,
+    AddrMode(u8),
+    MemoryLayout,
+}
+
+impl Query {
+    pub fn from_mod(m: &str) -> Option<Query> {
+        Some(match m {
+            ".width" => Query::Width,
+            ".height" => Query::Height,
+            ".depth" => Query::Depth,
+            ".channel_data_type" => Query::ChannelDataType,
+            ".channel_order" => Query::ChannelOrder,
+            ".normalized_coords" => Query::NormalizedCoords,
+            ".array_size" => Query::ArraySize,
+            ".num_mipmap_levels" => Query::NumMipmapLevels,
+            ".num_samples" => Query::NumSamples,
+            ".force_unnormalized_coords" => Query::ForceUnnormalizedCoords,
+            ".filter_mode" => Query::FilterMode,
+            ".addr_mode_0" => Query::AddrMode(0),
+            ".addr_mode_1" => Query::AddrMode(1),
+            ".addr_mode_2" => Query::AddrMode(2),
+            ".memory_layout" => Query::MemoryLayout,
+            _ => return None,
+        })
+    }
+}
+
+/// The value of a query on a resource with (for textures) its sampler. Extents are in
+/// texels; `array_size` is the layer count of a layered resource and 0 otherwise; a
+/// texture has one mipmap level and no samples; filter modes are CUDA's
+/// `cudaTextureFilterMode` values (point 0, linear 1) and address modes its
+/// `cudaTextureAddressMode` values (wrap 0, clamp 1, mirror 2, border 3).
+pub fn query(lay: &Layout, s: Option<&Sampler>, q: Query, level: u32) -> u32 {
+    let at_level = |n: u64| (n >> level.min(63)).max(1) as u32;
+    match q {
+        Query::Width => at_level(lay.width),
+        Query::Height => at_level(lay.height),
+        Query::Depth => at_level(lay.depth),
+        Query::ChannelDataType => lay.elem.cl_type(s.is_some_and(|s| s.read_float)),
+        Query::ChannelOrder => cl_order(lay.channels),
+        Query::NormalizedCoords => s.is_some_and(|s| s.normalized) as u32,
+        Query::ArraySize => {
+            if lay.geom == Geom::CubeLayered {
+                (lay.layers / 6).min(u32::MAX as u64) as u32
+            } else if lay.geom.layered() {
+                lay.layers.min(u32::MAX as u64) as u32
+            } else {
+                0
+            }
+        }
+        Query::NumMipmapLevels => 1,
+        Query::NumSamples => 0,
+        Query::ForceUnnormalizedCoords => 0,
+        Query::FilterMode => s.is_some_and(|s| s.filter == Filter::Linear) as u32,
+        Query::AddrMode(d) => s.map_or(0, |s| s.address[(d as usize).min(2)].code()),
+        Query::MemoryLayout => lay.linear as u32,
+    }
+}
+
+/// A decoded texture or surface instruction (`Exec::Texture`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TexInst {
+    pub op: TexOp,
+    /// The instruction as written (`tex.2d.v4.f32.f32`), for faults.
+    pub name: String,
+    /// The texture or surface: a handle, or the address of a `.texref`/`.surfref` variable.
+    pub handle: crate::program::Src,
+    /// Coordinates; a layered geometry's array index first.
+    pub coords: Vec<crate::program::Src>,
+    /// Texel offsets (`tex`, `tld4`).
+    pub offs: Vec<crate::program::Src>,
+    pub ds: Vec<crate::program::Dst>,
+    /// Stored data (`sust`), the reduction operand (`sured`), the level (`txq.level`).
+    pub data: Vec<crate::program::Src>,
+}
+
+/// How `tex` returns its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexOut {
+    /// Four 32-bit values (`.u32`, `.s32`, `.f32`).
+    Word,
+    /// Four `.f16` values.
+    F16,
+    /// Two `.f16x2` pairs.
+    F16x2,
+}
+
+/// The operation of a [`TexInst`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TexOp {
+    Tex {
+        geom: Geom,
+        int_coords: bool,
+        out: TexOut,
+    },
+    Tld4 {
+        geom: Geom,
+        comp: u8,
+    },
+    Txq {
+        q: Query,
+        level: bool,
+    },
+    Suq(Query),
+    /// `suld.b`: `n` elements of `size` bytes.
+    Suld {
+        geom: Geom,
+        size: u32,
+        oob: Oob,
+    },
+    /// `sust.b` (`formatted`: `sust.p`).
+    Sust {
+        geom: Geom,
+        size: u32,
+        formatted: bool,
+        oob: Oob,
+    },
+    Sured {
+        geom: Geom,
+        op: crate::program::AtomOp,
+        ty: ptxvm_ir::types::Type,
+        formatted: bool,
+        oob: Oob,
+    },
+    /// `istypep`: 0 `.texref`, 1 `.samplerref`, 2 `.surfref`.
+    Istypep(u8),
+}
+
+impl TexInst {
+    /// Every register the instruction names.
+    pub fn each_reg(&self, visit: &mut dyn FnMut(u32)) {
+        use crate::program::{Dst, Src};
+        let mut s = |x: &Src| {
+            if let Src::Reg(r) | Src::Pred(r, _) = x {
+                visit(*r);
+            }
+        };
+        s(&self.handle);
+        self.coords.iter().for_each(&mut s);
+        self.offs.iter().for_each(&mut s);
+        self.data.iter().for_each(&mut s);
+        for d in &self.ds {
+            if let Dst::Reg(r) = d {
+                visit(*r);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lay1(n: u64) -> Layout {
+        Layout::packed(0, Elem::F32, 1, Geom::D1, n, 1, 1, 1).unwrap()
+    }
+
+    fn reader(vals: Vec<f32>) -> impl FnMut(u64, &mut [u8]) -> Result<(), String> {
+        move |a, b| {
+            let v = vals.get((a / 4) as usize).ok_or("out")?;
+            b.copy_from_slice(&v.to_le_bytes()[..b.len()]);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn linear_1d_uses_9_bit_weights() {
+        let lay = lay1(2);
+        let s = Sampler {
+            filter: Filter::Linear,
+            ..Sampler::default()
+        };
+        let mut r = reader(vec![0.0, 1.0]);
+        // u = 0.9 → u_B = 0.4 → k = floor(102.4 + 0.5) = 102 → 102/256.
+        let v = sample(&lay, &s, 0, [0.9, 0.0, 0.0], [0; 3], &mut r).unwrap();
+        assert_eq!(f32::from_bits(v[0]), 102.0 / 256.0);
+        assert_eq!(f32::from_bits(v[3]), 1.0);
+    }
+
+    #[test]
+    fn address_modes() {
+        assert_eq!(address(-1, 4, AddrMode::Clamp, true), Some(0));
+        assert_eq!(address(5, 4, AddrMode::Wrap, true), Some(1));
+        assert_eq!(address(5, 4, AddrMode::Mirror, true), Some(2));
+        assert_eq!(address(-1, 4, AddrMode::Mirror, true), Some(0));
+        assert_eq!(address(4, 4, AddrMode::Border, true), None);
+        assert_eq!(address(5, 4, AddrMode::Wrap, false), Some(3));
+    }
+
+    #[test]
+    fn surface_modes() {
+        let lay = Layout::packed(0x1000, Elem::U32, 1, Geom::D2, 4, 2, 1, 1).unwrap();
+        assert_eq!(
+            surf_addr(&lay, 0, [4, 1, 0], true, 4, Oob::Trap),
+            Ok(0x1000 + 16 + 4)
+        );
+        assert!(matches!(
+            surf_addr(&lay, 0, [16, 0, 0], true, 4, Oob::Trap),
+            Err(SurfMiss::Fault(_))
+        ));
+        assert_eq!(
+            surf_addr(&lay, 0, [16, 0, 0], true, 4, Oob::Zero),
+            Err(SurfMiss::Zero)
+        );
+        assert_eq!(
+            surf_addr(&lay, 0, [100, 9, 0], true, 4, Oob::Clamp),
+            Ok(0x1000 + 16 + 12)
+        );
+        assert_eq!(
+            surf_addr(&lay, 0, [-8, -1, 0], true, 4, Oob::Clamp),
+            Ok(0x1000)
+        );
+        assert!(surf_addr(&lay, 0, [i32::MIN, i32::MAX, 0], true, 16, Oob::Trap).is_err());
+    }
+}

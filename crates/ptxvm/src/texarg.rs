@@ -1,0 +1,173 @@
+//! `ptxvm run`'s texture and surface arguments:
+//! `tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float]`
+//! and `surf:PATH.npy`. The array's shape gives the resource: a last dimension of 1, 2 or 4
+//! (in an array of two or more dimensions) is the channels, the others are (width),
+//! (height, width) or (depth, height, width); the dtype is the element type (u8 i8 u16 i16
+//! u32 i32 f16 f32). The array is copied to device memory and an object is created over
+//! it; the kernel gets its 64-bit handle (or, with `--symbol`, a `.texref`/`.surfref`
+//! variable is bound to it), and `--out` writes the array back.
+
+use crate::npy::{Array, Dtype};
+use ptxvm_vm::Device;
+use ptxvm_vm::ops::texture::{AddrMode, Elem, Filter, Geom, Layout, Sampler};
+use std::path::PathBuf;
+
+/// A parsed `tex:`/`surf:` spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjSpec {
+    pub path: PathBuf,
+    /// `None` for a surface.
+    pub sampler: Option<Sampler>,
+}
+
+/// The grammar, for messages and `--help`.
+pub const GRAMMAR: &str = "tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float] or surf:PATH.npy";
+
+/// Parses `tex:…`/`surf:…` (`None` when the spec is neither).
+pub fn parse(spec: &str) -> Option<Result<ObjSpec, String>> {
+    if let Some(rest) = spec.strip_prefix("surf:") {
+        return Some(if rest.ends_with(".npy") && rest.len() > 4 {
+            Ok(ObjSpec {
+                path: PathBuf::from(rest),
+                sampler: None,
+            })
+        } else {
+            Err(format!("`{spec}`: expected surf:PATH.npy (no options)"))
+        });
+    }
+    let rest = spec.strip_prefix("tex:")?;
+    Some(parse_tex(spec, rest))
+}
+
+fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
+    let end = rest
+        .find(".npy")
+        .map(|i| i + 4)
+        .filter(|&i| i > 4 && (i == rest.len() || rest[i..].starts_with(',')))
+        .ok_or_else(|| format!("`{spec}`: expected {GRAMMAR}"))?;
+    let mut s = Sampler::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for opt in rest[end..].split(',').skip(1) {
+        let (key, val) = opt.split_once('=').unwrap_or((opt, ""));
+        if seen.contains(&key) {
+            return Err(format!("`{spec}`: `{key}` is given twice"));
+        }
+        seen.push(key);
+        let bad = |allowed: &str| format!("`{spec}`: `{opt}`: {key} is one of {allowed}");
+        match key {
+            "filter" => {
+                s.filter = match val {
+                    "point" => Filter::Point,
+                    "linear" => Filter::Linear,
+                    _ => return Err(bad("point, linear")),
+                }
+            }
+            "address" => {
+                s.address = [match val {
+                    "clamp" => AddrMode::Clamp,
+                    "wrap" => AddrMode::Wrap,
+                    "mirror" => AddrMode::Mirror,
+                    "border" => AddrMode::Border,
+                    _ => return Err(bad("clamp, wrap, mirror, border")),
+                }; 3]
+            }
+            "normalized" if val.is_empty() && !opt.contains('=') => s.normalized = true,
+            "read" => {
+                s.read_float = match val {
+                    "element" => false,
+                    "float" => true,
+                    _ => return Err(bad("element, float")),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "`{spec}`: unknown option `{opt}` (expected {GRAMMAR})"
+                ));
+            }
+        }
+    }
+    Ok(ObjSpec {
+        path: PathBuf::from(&rest[..end]),
+        sampler: Some(s),
+    })
+}
+
+/// The resource shape of an array: element type, channels, geometry and extents.
+pub fn shape_of(a: &Array) -> Result<(Elem, u8, Geom, [u64; 3]), String> {
+    let elem = match a.dtype {
+        Dtype::U8 => Elem::U8,
+        Dtype::I8 => Elem::S8,
+        Dtype::U16 => Elem::U16,
+        Dtype::I16 => Elem::S16,
+        Dtype::U32 => Elem::U32,
+        Dtype::I32 => Elem::S32,
+        Dtype::F16 => Elem::F16,
+        Dtype::F32 => Elem::F32,
+        d => {
+            return Err(format!(
+                "a texture or surface has u8 i8 u16 i16 u32 i32 f16 or f32 elements, not {d:?}"
+            ));
+        }
+    };
+    let s = &a.shape;
+    let (channels, dims) = match s.split_last() {
+        Some((&c, rest)) if !rest.is_empty() && matches!(c, 1 | 2 | 4) => (c as u8, rest),
+        _ => (1, s.as_slice()),
+    };
+    let d = |i: usize| dims[i] as u64;
+    let (geom, ext) = match dims.len() {
+        1 => (Geom::D1, [d(0), 1, 1]),
+        2 => (Geom::D2, [d(1), d(0), 1]),
+        3 => (Geom::D3, [d(2), d(1), d(0)]),
+        n => {
+            return Err(format!(
+                "shape {s:?} has {n} dimensions besides the channels (1 to 3)"
+            ));
+        }
+    };
+    Ok((elem, channels, geom, ext))
+}
+
+/// Creates the object over device memory at `addr` holding the array; returns its handle.
+pub fn create(dev: &Device, o: &ObjSpec, a: &Array, addr: u64) -> Result<u64, String> {
+    let (elem, channels, geom, [w, h, d]) = shape_of(a)?;
+    let lay = Layout::packed(addr, elem, channels, geom, w, h, d, 1)
+        .ok_or_else(|| "the array's size overflows".to_string())?;
+    match &o.sampler {
+        Some(s) => dev.create_texture(lay, *s),
+        None => dev.create_surface(lay),
+    }
+    .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs() {
+        let o = parse("tex:a.npy,filter=linear,address=wrap,normalized,read=float")
+            .unwrap()
+            .unwrap();
+        let s = o.sampler.unwrap();
+        assert_eq!(o.path, PathBuf::from("a.npy"));
+        assert_eq!(s.filter, Filter::Linear);
+        assert_eq!(s.address, [AddrMode::Wrap; 3]);
+        assert!(s.normalized && s.read_float);
+        assert_eq!(parse("surf:b.npy").unwrap().unwrap().sampler, None);
+        assert!(parse("u32:5").is_none());
+        for bad in [
+            "tex:a.npy,filter=cubic",
+            "tex:a.npy,normalized=1",
+            "tex:a.npy,filter=point,filter=linear",
+            "tex:a.npy,bogus",
+            "tex:a.npyx",
+            "tex:.npy",
+            "tex:a.txt",
+            "surf:a.npy,normalized",
+            "surf:",
+        ] {
+            assert!(parse(bad).unwrap().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,717 @@
+#!/usr/bin/env python3
+"""Generates tests/run/texture/*.ptx: texture and surface run tests whose expected values
+come from this file's own implementation of the CUDA Programming Guide's "Texture
+Fetching" appendix, written independently of ptxvm's Rust code:
+
+- normalized coordinates are scaled by the extent in f32 (u = x * N); offsets add texels;
+- nearest-point: T[floor(u)];
+- linear: u_B = u - 0.5 (f32), i = floor(u_B), alpha = u_B - i held in 9-bit fixed point
+  with 8 fractional bits, k = floor(alpha * 256 + 0.5) (alpha = k / 256);
+  tex = (1 - alpha) T[i] + alpha T[i+1], the 2D/3D forms the products of the per-axis
+  weights; each term w * T is rounded to f32 and the terms are summed in f32, x fastest,
+  then y, then z (the order ptxvm documents in crates/ptxvm-vm/src/ops/texture.rs);
+- address modes on texel indices: clamp, border (border colour 0), wrap (i mod N), mirror
+  (period 2N); wrap and mirror only with normalized coordinates (else clamp), as in CUDA;
+- 8/16-bit integers read as normalized floats divide by 255/65535 (127/32767 and clamp at
+  -1 for signed) in f32; missing channels read as 0 and alpha as 1.
+
+Run: /work/venv/torch/bin/python tools/tex_ref.py   (writes the files; commit them).
+"""
+
+import math
+import os
+
+import numpy as np
+
+F = np.float32
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "run", "texture")
+NPY = {"f32": np.float32, "f16": np.float16, "u8": np.uint8, "i8": np.int8,
+       "u16": np.uint16, "i16": np.int16, "u32": np.uint32, "i32": np.int32}
+
+
+def address(i, n, mode, normalized):
+    if not normalized and mode in ("wrap", "mirror"):
+        mode = "clamp"
+    if mode == "clamp":
+        return min(max(i, 0), n - 1)
+    if mode == "border":
+        return i if 0 <= i < n else None
+    if mode == "wrap":
+        return i % n
+    m = i % (2 * n)
+    return 2 * n - 1 - m if m >= n else m
+
+
+class Tex:
+    def __init__(self, arr, filt="point", mode="clamp", normalized=False, read_float=False):
+        self.arr = arr  # shape (..., C): C channels
+        self.filt, self.mode, self.norm, self.rf = filt, mode, normalized, read_float
+        self.ext = list(arr.shape[:-1])[::-1]  # width, height, depth
+        self.dims = len(self.ext)
+        self.floats = arr.dtype.kind == "f" or read_float
+
+    def texel(self, idx):
+        if any(i is None for i in idx):
+            return [F(0)] * 4 if self.floats else [0] * 4
+        v = self.arr[tuple(idx[::-1])]
+        out = []
+        for c in range(4):
+            if c >= len(v):
+                out.append((F(1) if self.floats else 1) if c == 3 else (F(0) if self.floats else 0))
+                continue
+            x = v[c]
+            if self.arr.dtype.kind == "f":
+                out.append(F(x))
+            elif self.rf:
+                div = {np.uint8: 255, np.uint16: 65535, np.int8: 127, np.int16: 32767}[self.arr.dtype.type]
+                q = F(F(int(x)) / F(div))
+                out.append(max(q, F(-1)) if self.arr.dtype.kind == "i" else q)
+            else:
+                out.append(int(x) & 0xFFFFFFFF)
+        return out
+
+    def unnorm(self, x, d, off):
+        u = F(F(x) * F(self.ext[d])) if self.norm else F(x)
+        return F(u + F(off))
+
+    def weights(self, u):
+        ub = F(u - F(0.5))
+        fl = np.floor(ub)
+        a = F(ub - fl)
+        k = min(int(math.floor(float(a) * 256 + 0.5)), 256)
+        return int(fl), k
+
+    def fetch_int(self, c, off=(0, 0, 0)):
+        idx = [address(c[d] + off[d], self.ext[d], self.mode, self.norm) for d in range(self.dims)]
+        return self.texel(idx)
+
+    def sample(self, c, off=(0, 0, 0)):
+        if self.filt == "point" or not self.floats:
+            idx = [address(int(np.floor(self.unnorm(c[d], d, off[d]))), self.ext[d], self.mode, self.norm)
+                   for d in range(self.dims)]
+            return self.texel(idx)
+        lo, w = [], []
+        for d in range(3):
+            if d < self.dims:
+                i, k = self.weights(self.unnorm(c[d], d, off[d]))
+                lo.append(i)
+                w.append([F((256 - k) / 256), F(k / 256)])
+            else:
+                lo.append(0)
+                w.append([F(1), F(0)])
+        rng = lambda d: range(2) if d < self.dims else range(1)
+        acc = None
+        for dz in rng(2):
+            for dy in rng(1):
+                for dx in rng(0):
+                    wt = F(F(w[0][dx] * w[1][dy]) * w[2][dz])
+                    idx = [address(lo[d] + (dx, dy, dz)[d], self.ext[d], self.mode, self.norm)
+                           for d in range(self.dims)]
+                    t = self.texel(idx)
+                    term = [F(wt * v) for v in t]
+                    acc = term if acc is None else [F(a + b) for a, b in zip(acc, term)]
+        return acc
+
+    def gather(self, c, comp, off=(0, 0)):
+        i, _ = self.weights(self.unnorm(c[0], 0, off[0]))
+        j, _ = self.weights(self.unnorm(c[1], 1, off[1]))
+        out = []
+        for dx, dy in [(0, 1), (1, 1), (1, 0), (0, 0)]:
+            idx = [address(i + dx, self.ext[0], self.mode, self.norm),
+                   address(j + dy, self.ext[1], self.mode, self.norm)]
+            out.append(self.texel(idx)[comp])
+        return out
+
+
+def fmt(v):
+    if isinstance(v, (np.floating, float)):
+        return repr(float(v))
+    return str(int(v))
+
+
+def vals(a):
+    return "[" + ", ".join(fmt(x) for x in a) + "]"
+
+
+HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+
+def tex_test(name, comment, tex, dtype, coords, *, ctype="f32", offs=None, op=None, opts="", geom=None):
+    """One thread per coordinate: coordinate buffer (4 per thread), out buffer (4 per thread)."""
+    n = len(coords)
+    geom = geom or {1: "1d", 2: "2d", 3: "3d"}[tex.dims]
+    cc = {"1d": 1, "2d": 2, "3d": 4}[geom]
+    flat = []
+    for c in coords:
+        flat += list(c) + [0] * (4 - len(c))
+    res = []
+    for k, c in enumerate(coords):
+        o = offs[k] if offs else (0, 0, 0)
+        if op is not None:
+            r = op(tex, c)
+        elif ctype == "s32":
+            r = tex.fetch_int(list(c) + [0] * (3 - len(c)), o)
+        else:
+            r = tex.sample(list(c) + [0] * (3 - len(c)), o)
+        res += r
+    rtype = "f32" if dtype == "f32" else "u32"
+    cregs = ["%c0", "%c1", "%c2", "%c3"][:cc]
+    creg_t = ".f32" if ctype == "f32" else ".s32"
+    dreg_t = ".f32" if dtype == "f32" else ".b32"
+    inst = op_inst = None
+    if op is None:
+        inst = f"tex.{geom}.v4.{dtype}.{ctype} {{%d0, %d1, %d2, %d3}}, [%rd1, {{{', '.join(cregs)}}}]"
+        if offs:
+            inst += ", {" + ", ".join(["%o0", "%o1", "%o2", "%o3"][:cc]) + "}"
+    else:
+        inst = op.inst
+    arr = tex.arr
+    shape = ",".join(str(s) for s in arr.shape)
+    tex_vals = vals(arr.reshape(-1))
+    offs_flat = []
+    if offs:
+        for o in offs:
+            offs_flat += list(o) + [0] * (4 - len(o))
+    lines = [f"// {l}" for l in comment.strip().split("\n")]
+    lines += ["// Expected values: tools/tex_ref.py (the documented fixed-point formula).",
+              f"// run: --grid 1 --block {n}",
+              f"// arg: tex{opts}:{tex.arr.dtype.name.replace('int', 'i').replace('uint', 'u').replace('float', 'f').replace('ui', 'u')}[{shape}] = {tex_vals}",
+              f"// arg: {'f32' if ctype == 'f32' else 'i32'}[{4 * n}] = {vals(flat)}",
+              f"// arg: zeros:{rtype}:{4 * n}"]
+    if offs:
+        lines.append(f"// arg: i32[{4 * n}] = {vals(offs_flat)}")
+    lines.append(f"// expect arg2: {rtype} {vals(res)}")
+    params = ".param .u64 t, .param .u64 c, .param .u64 o" + (", .param .u64 e" if offs else "")
+    body = [
+        f".visible .entry {name}({params})",
+        "{",
+        "  .reg .b64 %rd<10>;",
+        "  .reg .b32 %r<4>;",
+        f"  .reg {creg_t} %c<4>;",
+        f"  .reg {dreg_t} %d<4>;",
+        "  .reg .s32 %o<4>;",
+        "  ld.param.u64 %rd1, [t];",
+        "  ld.param.u64 %rd2, [c];",
+        "  ld.param.u64 %rd3, [o];",
+        "  mov.u32 %r1, %tid.x;",
+        "  mul.wide.u32 %rd4, %r1, 16;",
+        "  add.s64 %rd5, %rd2, %rd4;",
+        "  add.s64 %rd6, %rd3, %rd4;",
+        f"  ld.global.v4{creg_t} {{%c0, %c1, %c2, %c3}}, [%rd5];",
+    ]
+    if offs:
+        body += ["  ld.param.u64 %rd7, [e];",
+                 "  add.s64 %rd8, %rd7, %rd4;",
+                 "  ld.global.v4.s32 {%o0, %o1, %o2, %o3}, [%rd8];"]
+    body += [f"  {inst};",
+             f"  st.global.v4{dreg_t} [%rd6], {{%d0, %d1, %d2, %d3}};",
+             "  ret;",
+             "}"]
+    write(name, "\n".join(lines) + "\n\n" + HEAD + "\n" + "\n".join(body) + "\n")
+
+
+def write(name, text):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+        f.write(text)
+
+
+def grid2(h, w, seed, dtype=np.float32, ch=1, lo=-8, hi=8):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        a = rng.integers(lo * 4, hi * 4, size=(h, w, ch)) / 4
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, size=(h, w, ch), endpoint=True)
+    return a.astype(dtype)
+
+
+def main():
+    rng = np.random.default_rng(13)
+    # 2D f32, linear, unnormalized, clamp: coordinates inside, on texel centres, between
+    # them and outside on every side.
+    t = Tex(grid2(4, 5, 1), "linear", "clamp")
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-1.5, 6.5, size=(28, 2))]
+    co += [(0.5, 0.5), (4.5, 3.5), (1.0, 1.0), (2.25, 1.75)]
+    tex_test("tex_linear_2d_clamp", "tex.2d linear filtering, clamp, unnormalized f32 coordinates.",
+             t, "f32", co, opts=",filter=linear,address=clamp")
+    for mode in ["border", "wrap", "mirror"]:
+        t = Tex(grid2(4, 5, 2), "linear", mode, normalized=True)
+        co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-1.3, 2.3, size=(32, 2))]
+        tex_test(f"tex_linear_2d_{mode}_norm", f"tex.2d linear filtering, address mode {mode}, normalized coordinates.",
+                 t, "f32", co, opts=f",filter=linear,address={mode},normalized")
+    # 2D point sampling, every address mode, normalized.
+    for mode in ["clamp", "border", "wrap", "mirror"]:
+        t = Tex(grid2(3, 4, 3), "point", mode, normalized=True)
+        co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-1.7, 2.7, size=(32, 2))]
+        tex_test(f"tex_point_2d_{mode}_norm", f"tex.2d nearest-point sampling, address mode {mode}, normalized coordinates.",
+                 t, "f32", co, opts=f",address={mode},normalized")
+    # 1D linear, 2 channels.
+    t = Tex(rng.integers(-20, 20, size=(7, 2)).astype(np.float32) / 2, "linear", "clamp")
+    co = [(float(F(x)),) for x in rng.uniform(-1, 8, size=32)]
+    tex_test("tex_linear_1d_2ch", "tex.1d linear filtering of a two-channel f32 texture (missing channels: 0, alpha 1).",
+             t, "f32", co, opts=",filter=linear")
+    # 3D linear.
+    a = (np.random.default_rng(5).integers(-16, 16, size=(3, 3, 4, 1)) / 4).astype(np.float32)
+    t = Tex(a, "linear", "clamp")
+    co = [tuple(float(F(v)) for v in c) for c in rng.uniform(-0.5, 4.5, size=(32, 3))]
+    tex_test("tex_linear_3d", "tex.3d trilinear filtering, clamp (the fourth coordinate is ignored).",
+             t, "f32", co, opts=",filter=linear")
+    # u8 RGBA read as normalized float, linear.
+    t = Tex(grid2(3, 3, 6, np.uint8, 4), "linear", "clamp", read_float=True)
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(0, 3, size=(16, 2))]
+    tex_test("tex_u8_rgba_read_float_linear", "tex.2d of u8 RGBA read as normalized floats (v/255), linear filtering.",
+             t, "f32", co, opts=",filter=linear,read=float")
+    # s16 read as normalized float (point), including -32768 → -1.
+    a = np.array([[-32768, -32767, -1, 0], [1, 100, 32766, 32767]], dtype=np.int16).reshape(2, 4, 1)
+    t = Tex(a, "point", "clamp", read_float=True)
+    co = [(x + 0.5, y + 0.5) for y in range(2) for x in range(4)]
+    tex_test("tex_s16_read_float", "tex.2d of s16 read as normalized floats: max(v/32767, -1).",
+             t, "f32", co, opts=",read=float")
+    # Integer element reads with s32 coordinates (tex1Dfetch-like), signed and unsigned.
+    t = Tex(np.arange(-6, 6, dtype=np.int8).reshape(12, 1), "point", "clamp")
+    co = [(i,) for i in range(-2, 14)]
+    tex_test("tex_1d_s8_int_coords", "tex.1d.v4.s32.s32 of s8 elements: sign-extended values, clamped indices, alpha 1.",
+             t, "s32", co, ctype="s32")
+    t = Tex(grid2(2, 3, 7, np.uint16, 2), "point", "border")
+    co = [(x, y) for y in range(-1, 3) for x in range(-1, 4)]
+    tex_test("tex_2d_u16_border_int_coords", "tex.2d.v4.u32.s32 of u16 RG elements, border address mode (border texels read 0).",
+             t, "u32", co, ctype="s32", opts=",address=border")
+    # Offsets.
+    t = Tex(grid2(4, 4, 8), "linear", "clamp")
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(0, 4, size=(16, 2))]
+    offs = [tuple(int(v) for v in o) for o in rng.integers(-8, 8, size=(16, 2))]
+    tex_test("tex_linear_2d_offset", "tex.2d linear filtering with the texel offset operand e (-8..7).",
+             t, "f32", co, offs=offs, opts=",filter=linear")
+    # f16 elements.
+    a = (np.random.default_rng(9).integers(-64, 64, size=(3, 4, 1)) / 16).astype(np.float16)
+    t = Tex(a, "linear", "clamp")
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(0, 4, size=(16, 2))]
+    tex_test("tex_f16_linear", "tex.2d linear filtering of f16 elements (read as f32).",
+             t, "f32", co, opts=",filter=linear")
+
+    # tld4: gather of the 2x2 footprint, each component.
+    class G:
+        def __init__(self, comp):
+            self.comp = comp
+            self.inst = f"tld4.{'rgba'[comp]}.2d.v4.f32.f32 {{%d0, %d1, %d2, %d3}}, [%rd1, {{%c0, %c1}}]"
+
+        def __call__(self, tex, c):
+            return tex.gather(c, self.comp)
+
+    for comp in [0, 1, 3]:
+        t = Tex(grid2(3, 4, 10, np.float32, 2), "point", "clamp")
+        co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-1, 5, size=(16, 2))]
+        tex_test(f"tld4_{'rgba'[comp]}_2d", f"tld4.{'rgba'[comp]}: component {comp} of the 2x2 footprint, counter-clockwise from lower left "
+                 "((i,j+1), (i+1,j+1), (i+1,j), (i,j)); a 2-channel texture: alpha reads 1.",
+                 t, "f32", co, op=G(comp))
+
+
+def surf_tests():
+    # suld.b with .clamp and .zero: per thread a (byte x, y) coordinate; out[2k] the .clamp
+    # load, out[2k+1] the .zero load. The surface is 4 wide, 3 high, u32 texels.
+    h, w = 3, 4
+    a = (np.arange(h * w, dtype=np.uint32) * 7 + 100).reshape(h, w, 1)
+    co = [(x * 4, y) for y in (-1, 0, 2, 3) for x in (-2, 0, 3, 4)] + [(-5 * 4, 9), (1 << 20, -(1 << 20))]
+    exp = []
+    for x, y in co:
+        inside = 0 <= x <= (w - 1) * 4 and 0 <= y < h
+        cx = min(max(x, 0), (w - 1) * 4) // 4
+        cy = min(max(y, 0), h - 1)
+        exp += [int(a[cy, cx, 0]), int(a[y, x // 4, 0]) if inside else 0]
+    n = len(co)
+    flat = []
+    for c in co:
+        flat += [c[0], c[1]]
+    text = f"""// suld.b.2d.b32 with .clamp (the nearest texel inside: byte x clamped to [0, 4*(W-1)],
+// y to [0, H-1]) and .zero (zeros outside); x is a byte offset (PTX ISA: suld.b's lowest
+// coordinate is not scaled).
+// Expected values: tools/tex_ref.py.
+// run: --grid 1 --block {n}
+// arg: surf:u32[{h},{w},1] = {vals(a.reshape(-1))}
+// arg: i32[{2 * n}] = {vals(flat)}
+// arg: zeros:u32:{2 * n}
+// expect arg2: u32 {vals(exp)}
+// expect arg0: u32 {vals(a.reshape(-1))}
+
+{HEAD}
+.visible .entry surf_suld_clamp_zero(.param .u64 s, .param .u64 c, .param .u64 o)
+{{
+  .reg .b64 %rd<10>;
+  .reg .b32 %r<10>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [c];
+  ld.param.u64 %rd3, [o];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  add.s64 %rd6, %rd3, %rd4;
+  ld.global.v2.b32 {{%r2, %r3}}, [%rd5];
+  suld.b.2d.b32.clamp %r4, [%rd1, {{%r2, %r3}}];
+  suld.b.2d.b32.zero %r5, [%rd1, {{%r2, %r3}}];
+  st.global.v2.b32 [%rd6], {{%r4, %r5}};
+  ret;
+}}
+"""
+    write("surf_suld_clamp_zero", text)
+
+    # sust.b.2d.b32.zero from every thread (inside: written; outside: dropped), then
+    # sust.b.1d.v2.b16.clamp from thread 0 at x = -100 (clamped to byte 0).
+    co = [(x * 4, y) for y in (-1, 0, 1) for x in (-1, 0, 1, 2, 3)]
+    res = np.zeros((2, 3, 1), dtype=np.uint32)
+    for k, (x, y) in enumerate(co):
+        if 0 <= x <= 8 and 0 <= y < 2:
+            res[y, x // 4, 0] = 1000 + k
+    flat = []
+    for c in co:
+        flat += [c[0], c[1]]
+    n = len(co)
+    text = f"""// sust.b.2d.b32.zero: stores outside the 3x2 surface are dropped; thread k stores 1000+k
+// at its (byte x, y).
+// Expected values: tools/tex_ref.py.
+// run: --grid 1 --block {n}
+// arg: surf:u32[2,3,1] = 0
+// arg: i32[{2 * n}] = {vals(flat)}
+// expect arg0: u32 {vals(res.reshape(-1))}
+
+{HEAD}
+.visible .entry surf_sust_zero(.param .u64 s, .param .u64 c)
+{{
+  .reg .b64 %rd<10>;
+  .reg .b32 %r<10>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [c];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.v2.b32 {{%r2, %r3}}, [%rd5];
+  add.u32 %r4, %r1, 1000;
+  sust.b.2d.b32.zero [%rd1, {{%r2, %r3}}], %r4;
+  ret;
+}}
+"""
+    write("surf_sust_zero", text)
+
+    text = f"""// sust.b.1d.v2.b16.clamp at byte x = -100 and x = 1000 on a 1D surface of 8 u16 texels:
+// the 4-byte access is clamped to the nearest whole location inside (bytes 0..3 and
+// 12..15). The v2.b16 stores write the low halves of their sources.
+// run: --grid 1 --block 1
+// arg: surf:u16[8] = 0
+// expect arg0: u16 [0x1111, 0x2222, 0, 0, 0, 0, 0x3333, 0x4444]
+
+{HEAD}
+.visible .entry surf_sust_clamp(.param .u64 s)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [s];
+  mov.b16 %h1, 0x1111;
+  mov.b16 %h2, 0x2222;
+  mov.u32 %r1, -100;
+  sust.b.1d.v2.b16.clamp [%rd1, {{%r1}}], {{%h1, %h2}};
+  mov.b16 %h1, 0x3333;
+  mov.b16 %h2, 0x4444;
+  mov.u32 %r1, 1000;
+  sust.b.1d.v2.b16.clamp [%rd1, {{%r1}}], {{%h1, %h2}};
+  ret;
+}}
+"""
+    write("surf_sust_clamp", text)
+
+    text = f"""// suld.b.2d.b32.trap outside the surface faults, naming the coordinates.
+// run: --grid 1 --block 1
+// arg: surf:u32[2,3,1] = 0
+// expect error: surface access out of range at byte x=12, y=1
+// expect error: the surface is 3×2×1 texels of 4 bytes
+
+{HEAD}
+.visible .entry surf_trap(.param .u64 s)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<4>;
+  ld.param.u64 %rd1, [s];
+  mov.u32 %r1, 12;
+  mov.u32 %r2, 1;
+  suld.b.2d.b32.trap %r3, [%rd1, {{%r1, %r2}}];
+  ret;
+}}
+"""
+    write("surf_trap", text)
+
+    # sust.p (formatted): f32 values into an f16 RGBA surface (rounded to nearest even) and
+    # integers into a u8 RG surface (low bits); texel coordinates, not bytes.
+    vals4 = [F(1.0), F(-2.5), F(0.1), F(65504.0)]
+    f16 = [np.float16(v) for v in vals4]
+    text = f"""// sust.p.2d.v4.b32 is a formatted store: x counts texels, and f32 sources are converted
+// to the f16 texels (round to nearest even: 0.1 -> {float(f16[2])!r}); the u8 RG surface
+// gets the low byte of each integer source (two channels: B and A are ignored).
+// Expected values: tools/tex_ref.py (numpy's float16 rounding).
+// run: --grid 1 --block 1
+// arg: surf:f16[2,2,4] = 0
+// arg: surf:u8[2,3,2] = 0
+// expect arg0: f16 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {', '.join(repr(float(v)) for v in f16)}]
+// expect arg1: u8 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x34, 0xff]
+
+{HEAD}
+.visible .entry surf_sust_p(.param .u64 s, .param .u64 u)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [u];
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 1;
+  mov.b32 %r3, {hex(F(vals4[0]).view(np.uint32))};
+  mov.b32 %r4, {hex(F(vals4[1]).view(np.uint32))};
+  mov.b32 %r5, {hex(F(vals4[2]).view(np.uint32))};
+  mov.b32 %r6, {hex(F(vals4[3]).view(np.uint32))};
+  sust.p.2d.v4.b32.trap [%rd1, {{%r1, %r2}}], {{%r3, %r4, %r5, %r6}};
+  mov.u32 %r1, 2;
+  mov.u32 %r3, 0x1234;
+  mov.u32 %r4, -1;
+  sust.p.2d.v2.b32.trap [%rd2, {{%r1, %r2}}], {{%r3, %r4}};
+  ret;
+}}
+"""
+    write("surf_sust_p", text)
+
+    # sured: 64 threads add to 4 u32 texels of a 1D surface, and take min over s32.
+    n = 64
+    add = [0] * 4
+    mn = [1 << 30] * 4
+    for t in range(n):
+        add[t % 4] += t
+        mn[t % 4] = min(mn[t % 4], (t * 37 % 101) - 50)
+    text = f"""// sured.b.add.1d.u32 and sured.b.min.1d.s32 from {n} threads onto 4 texels (byte x =
+// 4*(tid%4)): sums of tid and minima of (tid*37 % 101) - 50 per texel, computed in Python.
+// run: --grid 1 --block {n}
+// arg: surf:u32[4] = 0
+// arg: surf:i32[4] = {1 << 30}
+// expect arg0: u32 {vals(add)}
+// expect arg1: i32 {vals(mn)}
+
+{HEAD}
+.visible .entry surf_sured(.param .u64 s, .param .u64 m)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [m];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  shl.b32 %r2, %r2, 2;
+  sured.b.add.1d.u32.trap [%rd1, {{%r2}}], %r1;
+  mul.lo.u32 %r3, %r1, 37;
+  rem.u32 %r3, %r3, 101;
+  sub.s32 %r3, %r3, 50;
+  sured.b.min.1d.s32.trap [%rd2, {{%r2}}], %r3;
+  ret;
+}}
+"""
+    write("surf_sured", text)
+
+
+def query_tests():
+    text = f"""// txq and suq: a 3D f32 texture of 5x3x2 texels (linear, wrap, normalized) and a 2D u8
+// RGBA surface of 6x4. Values from the PTX ISA's tables (extents in elements; OpenCL 1.0
+// channel enums: CL_FLOAT 0x10DE, CL_R 0x10B0, CL_UNSIGNED_INT8 0x10DA, CL_RGBA 0x10B5) and
+// ptxvm's documented choices (docs/textures.md): filter mode 1 = linear, address mode
+// 0 = wrap (CUDA's enums), array_size 0 (not layered), 1 mipmap level, memory_layout 0
+// (an array); txq.level.width at level 1 is max(5 >> 1, 1) = 2.
+// run: --grid 1 --block 1
+// arg: tex,filter=linear,address=wrap,normalized:f32[2,3,5,1] = 0
+// arg: surf:u8[4,6,4] = 0
+// arg: zeros:u32:16
+// expect arg2: u32 [5, 3, 2, 0x10DE, 0x10B0, 1, 1, 0, 0, 1, 2, 6, 4, 0x10DA, 0x10B5, 0]
+
+{HEAD}
+.visible .entry queries(.param .u64 t, .param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<20>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [o];
+  txq.width.b32 %r1, [%rd1];
+  txq.height.b32 %r2, [%rd1];
+  txq.depth.b32 %r3, [%rd1];
+  txq.channel_data_type.b32 %r4, [%rd1];
+  txq.channel_order.b32 %r5, [%rd1];
+  txq.normalized_coords.b32 %r6, [%rd1];
+  txq.filter_mode.b32 %r7, [%rd1];
+  txq.addr_mode_0.b32 %r8, [%rd1];
+  txq.array_size.b32 %r9, [%rd1];
+  txq.num_mipmap_levels.b32 %r10, [%rd1];
+  txq.level.width.b32 %r11, [%rd1], 1;
+  suq.width.b32 %r12, [%rd2];
+  suq.height.b32 %r13, [%rd2];
+  suq.channel_data_type.b32 %r14, [%rd2];
+  suq.channel_order.b32 %r15, [%rd2];
+  suq.memory_layout.b32 %r16, [%rd2];
+  st.global.v4.b32 [%rd3], {{%r1, %r2, %r3, %r4}};
+  st.global.v4.b32 [%rd3+16], {{%r5, %r6, %r7, %r8}};
+  st.global.v4.b32 [%rd3+32], {{%r9, %r10, %r11, %r12}};
+  st.global.v4.b32 [%rd3+48], {{%r13, %r14, %r15, %r16}};
+  ret;
+}}
+"""
+    write("txq_suq", text)
+
+    text = f"""// istypep on real handles: a texture object is a .texref and not a .surfref, a surface
+// object the reverse; neither is a .samplerref (ptxvm has no independent samplers), and a
+// number that is no handle is none of them.
+// run: --grid 1 --block 1
+// arg: tex:f32[4] = 0
+// arg: surf:u32[4] = 0
+// arg: zeros:u32:8
+// expect arg2: u32 [1, 0, 0, 0, 1, 0, 0, 0]
+
+{HEAD}
+.visible .entry istypep_handles(.param .u64 t, .param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<5>;
+  .reg .b32 %r<9>;
+  .reg .pred %p<9>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [o];
+  mov.u64 %rd4, 12345;
+  istypep.texref %p1, %rd1;
+  istypep.surfref %p2, %rd1;
+  istypep.samplerref %p3, %rd1;
+  istypep.texref %p4, %rd2;
+  istypep.surfref %p5, %rd2;
+  istypep.samplerref %p6, %rd2;
+  istypep.texref %p7, %rd4;
+  istypep.surfref %p8, %rd4;
+  selp.u32 %r1, 1, 0, %p1;
+  selp.u32 %r2, 1, 0, %p2;
+  selp.u32 %r3, 1, 0, %p3;
+  selp.u32 %r4, 1, 0, %p4;
+  selp.u32 %r5, 1, 0, %p5;
+  selp.u32 %r6, 1, 0, %p6;
+  selp.u32 %r7, 1, 0, %p7;
+  selp.u32 %r8, 1, 0, %p8;
+  st.global.v4.b32 [%rd3], {{%r1, %r2, %r3, %r7}};
+  st.global.v4.b32 [%rd3+16], {{%r5, %r4, %r6, %r8}};
+  ret;
+}}
+"""
+    write("istypep_handles", text)
+
+    text = f"""// A texture instruction given a number that is no texture object faults, naming it.
+// run: --grid 1 --block 1
+// arg: u64:0x1234
+// expect error: `tex.1d.v4.f32.s32`: 0x1234 is not a texture or surface object
+
+{HEAD}
+.visible .entry bad_handle(.param .u64 t)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [t];
+  mov.u32 %r1, 0;
+  tex.1d.v4.f32.s32 {{%f0, %f1, %f2, %f3}}, [%rd1, {{%r1}}];
+  ret;
+}}
+"""
+    write("tex_bad_handle", text)
+
+
+def form_tests():
+    # The mipmap forms read level 0 (an object has one level); f16 and f16x2 results are the
+    # f32 results rounded to f16. Texture: 2x2 RGBA f32, texel (x, y) channel c =
+    # 10y + 2x + c/4; the sample at (1.5, 0.5) (unnormalized, point) is texel (1, 0).
+    a = np.array([[[10 * y + 2 * x + c / 4 for c in range(4)] for x in range(2)] for y in range(2)],
+                 dtype=np.float32)
+    tx = [float(v) for v in a[0, 1]]
+    h = [int(np.float16(v).view(np.uint16)) for v in a[0, 1]]
+    text = f"""// tex.base, tex.level (lod 3.0) and tex.grad read level 0 of a texture with one level;
+// .v4.f16 results are the f32 results rounded to f16, .v2.f16x2 packs them in pairs (R in
+// the low half). Texel (1, 0) of a 2x2 RGBA f32 texture is {tx}.
+// run: --grid 1 --block 1
+// arg: tex:f32[2,2,4] = {vals(a.reshape(-1))}
+// arg: zeros:u32:20
+// expect arg1: u32 {vals([F(v).view(np.uint32) for v in tx] * 3 + h + [h[0] | h[1] << 16, h[2] | h[3] << 16, 0, 0])}
+
+{HEAD}
+.visible .entry tex_forms(.param .u64 t, .param .u64 o)
+{{
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<16>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [o];
+  mov.f32 %f1, 0f3FC00000;
+  mov.f32 %f2, 0f3F000000;
+  mov.f32 %f3, 0f40400000;
+  mov.f32 %f4, 0f3F800000;
+  tex.base.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}];
+  st.global.v4.f32 [%rd2], {{%f5, %f6, %f7, %f8}};
+  tex.level.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}], %f3;
+  st.global.v4.f32 [%rd2+16], {{%f5, %f6, %f7, %f8}};
+  tex.grad.2d.v4.f32.f32 {{%f5, %f6, %f7, %f8}}, [%rd1, {{%f1, %f2}}], {{%f4, %f3}}, {{%f3, %f4}};
+  st.global.v4.f32 [%rd2+32], {{%f5, %f6, %f7, %f8}};
+  tex.2d.v4.f16.f32 {{%h0, %h1, %h2, %h3}}, [%rd1, {{%f1, %f2}}];
+  cvt.u32.u16 %r0, %h0;
+  cvt.u32.u16 %r1, %h1;
+  cvt.u32.u16 %r2, %h2;
+  cvt.u32.u16 %r3, %h3;
+  st.global.v4.b32 [%rd2+48], {{%r0, %r1, %r2, %r3}};
+  tex.2d.v2.f16x2.f32 {{%r4, %r5}}, [%rd1, {{%f1, %f2}}];
+  st.global.v2.b32 [%rd2+64], {{%r4, %r5}};
+  ret;
+}}
+"""
+    write("tex_mip_f16_forms", text)
+
+    # Vector surface accesses and sured.p on a 1D u32 surface of 8 texels [0..7]*3.
+    a = [3 * i for i in range(8)]
+    exp_s = list(a)
+    exp_s[4:8] = [100, 101, 102, 103]   # sust.b.1d.v4.b32 at byte 16
+    exp_s[1] += 5                        # sured.p.add.1d.b32 at texel 1
+    text = f"""// Vector surface accesses: suld.b.1d.v4.b32 at byte 0 reads texels 0..3,
+// suld.b.1d.v2.b64 at byte 16 reads bytes 16..31 as two b64 (texels 4..7, stored back as
+// four words), sust.b.1d.v4.b32 at byte 16 writes texels 4..7, sured.p.add.1d.b32 at texel
+// 1 adds 5 (a u32 surface: unsigned). Surface texel i = 3i.
+// run: --grid 1 --block 1
+// arg: surf:u32[8] = {vals(a)}
+// arg: zeros:u32:8
+// expect arg0: u32 {vals(exp_s)}
+// expect arg1: u32 {vals(a[0:4] + a[4:8])}
+
+{HEAD}
+.visible .entry surf_forms(.param .u64 s, .param .u64 o)
+{{
+  .reg .b64 %rd<8>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [s];
+  ld.param.u64 %rd2, [o];
+  mov.u32 %r0, 0;
+  suld.b.1d.v4.b32.trap {{%r1, %r2, %r3, %r4}}, [%rd1, {{%r0}}];
+  st.global.v4.b32 [%rd2], {{%r1, %r2, %r3, %r4}};
+  mov.u32 %r0, 16;
+  suld.b.1d.v2.b64.trap {{%rd3, %rd4}}, [%rd1, {{%r0}}];
+  st.global.v2.b64 [%rd2+16], {{%rd3, %rd4}};
+  mov.u32 %r5, 100;
+  mov.u32 %r6, 101;
+  mov.u32 %r7, 102;
+  mov.u32 %r8, 103;
+  sust.b.1d.v4.b32.trap [%rd1, {{%r0}}], {{%r5, %r6, %r7, %r8}};
+  mov.u32 %r0, 1;
+  mov.u32 %r9, 5;
+  sured.p.add.1d.b32.trap [%rd1, {{%r0}}], %r9;
+  ret;
+}}
+"""
+    write("surf_vector_forms", text)
+
+
+if __name__ == "__main__":
+    main()
+    surf_tests()
+    query_tests()
+    form_tests()
