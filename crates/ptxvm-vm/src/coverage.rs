@@ -38,9 +38,16 @@ struct Seen {
     unsupported: bool,
 }
 
-/// The report for the repository at `root` (the workspace directory); `spec_dir` holds the
-/// spec's instruction files (`shared/spec/instructions`), if present.
-pub fn report(root: &Path, spec_dir: &Path) -> String {
+/// What the sample corpus says about every form of the table.
+struct Samples {
+    fixtures: usize,
+    sample_files: usize,
+    /// Fixture instructions per form.
+    uses: Vec<u64>,
+    seen: Vec<Seen>,
+}
+
+fn samples(root: &Path) -> Samples {
     let t = Table::get();
     let mut fixtures = Vec::new();
     ptx_files(&root.join("tests/fixtures"), &mut fixtures);
@@ -91,6 +98,37 @@ pub fn report(root: &Path, spec_dir: &Path) -> String {
             }
         }
     }
+    Samples {
+        fixtures: fixtures.len(),
+        sample_files,
+        uses,
+        seen,
+    }
+}
+
+/// The forms no sample of the corpus uses (`file`, `line`, syntax), in table order: the
+/// forms for which nothing is claimed (`cargo run -p ptxvm-vm --example coverage -- --no-sample`).
+pub fn no_sample_forms(root: &Path) -> Vec<(&'static str, u32, String)> {
+    let s = samples(root);
+    Table::get()
+        .forms
+        .iter()
+        .zip(&s.seen)
+        .filter(|(_, seen)| !seen.executes && !seen.unsupported)
+        .map(|(f, _)| (f.file, f.line, f.syntax()))
+        .collect()
+}
+
+/// The report for the repository at `root` (the workspace directory); `spec_dir` holds the
+/// spec's instruction files (`shared/spec/instructions`), if present.
+pub fn report(root: &Path, spec_dir: &Path) -> String {
+    let t = Table::get();
+    let Samples {
+        fixtures,
+        sample_files,
+        uses,
+        seen,
+    } = samples(root);
     let spec: BTreeSet<String> = std::fs::read_dir(spec_dir)
         .map(|rd| {
             rd.flatten()
@@ -114,7 +152,7 @@ pub fn report(root: &Path, spec_dir: &Path) -> String {
          checked (modifiers, operand count, operand kinds and §9.4 types, `.version`/`.target`\n\
          gating). *Fixture uses* counts instructions of the real-compiler corpus that matched\n\
          the block's forms; *forms used* how many distinct forms.\n",
-        fixtures.len()
+        fixtures
     );
     let _ = writeln!(
         o,
