@@ -406,7 +406,7 @@ pub enum Exec {
     /// `mov.b128`: a `.b128` register is two 64-bit registers, its own (the low half) and a
     /// hidden one (the high half, [`Dx::pair`]). The sources, read as `sbits`-wide pieces,
     /// are concatenated (first piece lowest) into 128 bits, written to `ds` as `dbits`-wide
-    /// pieces.
+    /// pieces. Also the vector move `mov.v2/.v4 {d..}, {a..}` (pieces of the element size).
     Mov128 {
         ds: Vec<Dst>,
         dbits: u32,

@@ -47,6 +47,21 @@ impl Dx<'_> {
                     });
                 }
                 match (op(0)?, op(1)?) {
+                    // `mov.v2/.v4 {d..}, {a..}`: a parallel copy (every source read first),
+                    // at most 128 bits (ptxas's vector limit, checked by the table).
+                    (Op::Vector(ds), Op::Vector(srcs))
+                        if ds.len() == srcs.len() && ds.len() as u32 * t.bits() <= 128 =>
+                    {
+                        Exec::Mov128 {
+                            ds: ds.iter().map(|p| self.dst(p)).collect::<Option<_>>()?,
+                            dbits: t.bits(),
+                            srcs: srcs
+                                .iter()
+                                .map(|p| self.fsrc(p, t))
+                                .collect::<Option<_>>()?,
+                            sbits: t.bits(),
+                        }
+                    }
                     (Op::Vector(parts), a) => {
                         let n = parts.len() as u32;
                         Exec::Unpack {
