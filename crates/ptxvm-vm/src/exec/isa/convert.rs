@@ -24,9 +24,13 @@ impl Dx<'_> {
         let dst = mods[first];
         let src = *mods.get(first + 1)?;
         let x = if has(".pack") {
+            // `cvt.pack.sat.ctype.s32{.b32}`: the converted type follows `.sat` (the
+            // sub-byte types `.u4`/`.s4`/`.u2`/`.s2` are not register types).
+            let at = mods.iter().position(|m| *m == ".sat")? + 1;
+            let dst = *mods.get(at)?;
             let signed = dst.starts_with(".s");
-            if mods.len() > first + 2 {
-                let size = match &dst[2..] {
+            if mods.len() > at + 2 {
+                let size = match dst.get(2..)? {
                     "2" => 2,
                     "4" => 4,
                     "8" => 8,
