@@ -124,6 +124,19 @@ pub enum FOp {
     Copysign,
 }
 
+/// The sm_100 f32 forms computed from the scalar `.f32` operations ([`Exec::FloatExt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatExt {
+    /// `add/sub/mul/fma.f32x2`: the operation (`None`: `fma`) on each 32-bit element of a
+    /// `.b64` (element 0 in the low word).
+    X2(Option<FOp>),
+    /// `add/sub/fma.f32.f16` / `.f32.bf16`: `a` (and `b` of `fma`) are half values, converted
+    /// exactly to f32; one rounding. `op` `None` is `fma`.
+    Mixed { op: Option<FOp>, bf16: bool },
+    /// Three-input `min`/`max` (`.abs`: of every input first).
+    MinMax3 { max: bool, abs: bool },
+}
+
 /// Floating-point unary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FUn {
@@ -437,6 +450,19 @@ pub enum Exec {
         mode: IntOp,
         ty: Type,
         sat: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// [`FloatExt`]: `.f32x2`, mixed-precision and three-input min/max forms (`c` is
+    /// `Src::Imm(0)` where the form has no third source).
+    FloatExt {
+        x: FloatExt,
+        rnd: ptxvm_fp::Rnd,
+        ftz: bool,
+        sat: bool,
+        nan: bool,
         d: Dst,
         a: Src,
         b: Src,
@@ -879,6 +905,12 @@ impl Exec {
                 reg_d(d, visit);
                 reg_s(a, visit);
                 reg_s(b, visit);
+            }
+            Exec::FloatExt { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
             }
             Exec::FloatUn { d, a, .. } => {
                 reg_d(d, visit);
