@@ -256,6 +256,12 @@ pub enum CvtX {
         relu: bool,
         satfinite: bool,
     },
+    /// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (`c` is `rbits`).
+    Half2F32Rs {
+        bf: bool,
+        relu: bool,
+        satfinite: bool,
+    },
     /// `cvt.*.tf32.f32 d, a`.
     Tf32 {
         rnd: ptxvm_fp::Rnd,

@@ -442,6 +442,17 @@ pub(crate) fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
     use ptxvm_fp::convert as cv;
     let (fa_, fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
     match op {
+        CvtX::Half2F32Rs {
+            bf,
+            relu,
+            satfinite,
+        } => {
+            // rbits: the upper 16 bits for a (the upper half), the lower 16 for b.
+            let c = c as u32;
+            let hi = cv::cvt_f32_to_half_rs(fa_, bf, c >> 16, relu, satfinite) as u64;
+            let lo = cv::cvt_f32_to_half_rs(fb, bf, c & 0xffff, relu, satfinite) as u64;
+            (hi << 16) | lo
+        }
         CvtX::Half2F32 {
             bf,
             rnd,

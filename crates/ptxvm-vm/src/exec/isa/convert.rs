@@ -14,9 +14,8 @@ impl Dx<'_> {
         let op = |k: usize| inst.operands.get(k);
         let rnd = rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn);
         let (relu, satfinite) = (has(".relu"), has(".satfinite"));
-        if has(".rs") {
-            return None;
-        }
+        // Stochastic rounding: only the f16x2/bf16x2 forms run (not the x4 narrow ones).
+        let rs = has(".rs");
         let narrow = mods.iter().find_map(|m| narrow_of(m));
         let first = mods.iter().position(|m| {
             Type::from_dot(m).is_some() || narrow_of(m).is_some() || *m == ".ue8m0x2"
@@ -42,6 +41,12 @@ impl Dx<'_> {
             }
         } else {
             match (dst, src) {
+                (".f16x2" | ".bf16x2", ".f32") if rs => CvtX::Half2F32Rs {
+                    bf: dst == ".bf16x2",
+                    relu,
+                    satfinite,
+                },
+                _ if rs => return None,
                 (".f16x2" | ".bf16x2", ".f32") => CvtX::Half2F32 {
                     bf: dst == ".bf16x2",
                     rnd,
