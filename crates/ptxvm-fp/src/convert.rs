@@ -874,6 +874,63 @@ pub fn cvt_bf16_to_f32(a: u16, ftz: bool, sat: bool) -> f32 {
     f32::from_bits(cvt_float_to_float(a as u64, FloatType::BF16, FloatType::F32, Rnd::Rn, m) as u32)
 }
 
+/// One element of `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32`: stochastic rounding of `a`
+/// to `.bf16` (`bf16`) or `.f16` with the random bits `rbits` (16 of them for `.bf16`, the 13
+/// low ones for `.f16`): the random bits are added to the discarded bits of the magnitude,
+/// below the result's last place, and the sum is truncated (rounded up when it carries). For
+/// `.bf16` that is `(|a| bits + rbits) >> 16` exactly; for `.f16` the 13 bits are the first 13
+/// discarded ones (all of them for normal results; for subnormal results ptxvm's choice, the
+/// manual does not say). A magnitude beyond the largest finite value carries into infinity.
+/// NaN → `0x7fff`; `.satfinite`: infinities → ±MAX; `.relu`: a negative result → `+0`.
+pub fn cvt_f32_to_half_rs(a: f32, bf16: bool, rbits: u32, relu: bool, satfinite: bool) -> u16 {
+    if a.is_nan() {
+        return 0x7fff;
+    }
+    let (to, mant, bias, nbits, inf, max) = if bf16 {
+        (FloatType::BF16, 7, 127, 16, 0x7f80u16, 0x7f7fu16)
+    } else {
+        (FloatType::F16, 10, 15, 13, 0x7c00u16, 0x7bffu16)
+    };
+    let r = u64::from(rbits) & ((1u64 << nbits) - 1);
+    let neg = a.is_sign_negative();
+    let mag = a.abs();
+    let t = cvt_float_to_float(
+        mag.to_bits() as u64,
+        FloatType::F32,
+        to,
+        Rnd::Rz,
+        CvtMods::default(),
+    ) as u16;
+    let widen = |h: u16| {
+        f32::from_bits(
+            cvt_float_to_float(h as u64, to, FloatType::F32, Rnd::Rn, CvtMods::default()) as u32,
+        )
+    };
+    let mut res = if t == inf {
+        inf
+    } else {
+        let e = i32::from(t >> mant).max(1);
+        let ulp = 2f64.powi(e - bias - mant);
+        let frac = (f64::from(mag) - f64::from(widen(t))) / ulp;
+        if frac >= 1.0 {
+            inf
+        } else {
+            let q = (frac * (1u64 << nbits) as f64) as u64;
+            if q + r >= 1u64 << nbits { t + 1 } else { t }
+        }
+    };
+    if satfinite && res == inf {
+        res = max;
+    }
+    if neg {
+        if relu {
+            return 0;
+        }
+        res |= 0x8000;
+    }
+    res
+}
+
 /// `cvt.frnd{.relu}{.satfinite}.f16x2.f32 d, a, b`: `d[31:16] = cvt(a)`, `d[15:0] = cvt(b)`.
 #[inline]
 pub fn cvt_f32x2_to_f16x2(a: f32, b: f32, rnd: Rnd, relu: bool, satfinite: bool) -> u32 {

@@ -1898,3 +1898,55 @@ fn layouts_and_spec_examples() {
     );
     assert_eq!(fma_bf16(0x7fc1, 0x3f80, 0, Rnd::Rn, true), 0x7fff);
 }
+
+/// `cvt.rs` (stochastic rounding) against the definition written on the bits: the random
+/// bits are added to the discarded bits of the magnitude and the sum is truncated. For bf16
+/// that is `(|a| + r) >> 16` on the f32 encoding (every finite input); for f16 the exponent is
+/// re-biased and the 13 discarded bits taken (inputs whose result is an f16 normal number).
+#[test]
+fn stochastic_rounding_matches_add_and_truncate() {
+    use ptxvm_fp::convert::cvt_f32_to_half_rs;
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..200_000 {
+        let v = next();
+        let bits = v as u32;
+        let r = (v >> 32) as u32 & 0xffff;
+        let a = f32::from_bits(bits);
+        if !a.is_finite() {
+            continue;
+        }
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        // bf16: every finite input (a carry past the largest finite value gives infinity).
+        let want = ((((bits & 0x7fff_ffff) as u64 + r as u64) >> 16) as u16) | sign;
+        assert_eq!(
+            cvt_f32_to_half_rs(a, true, r, false, false),
+            want,
+            "bf16 {bits:#x} {r:#x}"
+        );
+        // f16: exponents whose result is normal (2^-14 <= |a| < 2^16).
+        let e = (bits >> 23) & 0xff;
+        if (113..143).contains(&e) {
+            let r13 = r & 0x1fff;
+            let m = bits & 0x7f_ffff;
+            let base = ((e - 112) << 10) | (m >> 13);
+            let up = ((m & 0x1fff) + r13) >> 13;
+            let want = (base + up) as u16 | sign;
+            assert_eq!(
+                cvt_f32_to_half_rs(a, false, r, false, false),
+                want,
+                "f16 {bits:#x} {r:#x}"
+            );
+        }
+    }
+    // The upper 3 of an f16 element's 16 random bits are ignored.
+    assert_eq!(
+        cvt_f32_to_half_rs(f32::from_bits(0x3f80_1000), false, 0xe000, false, false),
+        0x3c00
+    );
+}

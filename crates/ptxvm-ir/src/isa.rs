@@ -58,6 +58,8 @@ pub enum Slot {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     R,
+    /// A register and never a constant, also in a source position (`rr`).
+    RReg,
     RSink,
     RI,
     I,
@@ -84,6 +86,7 @@ impl Kind {
     fn parse(s: &str) -> Option<Kind> {
         Some(match s {
             "r" => Kind::R,
+            "rr" => Kind::RReg,
             "r_" => Kind::RSink,
             "ri" => Kind::RI,
             "i" => Kind::I,
@@ -113,7 +116,7 @@ impl Kind {
     /// Human description for diagnostics.
     pub fn describe(self) -> &'static str {
         match self {
-            Kind::R => "a register",
+            Kind::R | Kind::RReg => "a register",
             Kind::RSink => "a register or `_`",
             Kind::RI => "a register or an immediate",
             Kind::I => "an immediate",

@@ -1437,6 +1437,7 @@ impl<'a> Cta<'a> {
     ) -> Result<(), Box<Fault>> {
         match &inst.exec {
             Exec::Mov { .. }
+            | Exec::FloatExt { .. }
             | Exec::Mov128 { .. }
             | Exec::Pack { .. }
             | Exec::Unpack { .. }

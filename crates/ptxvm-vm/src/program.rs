@@ -124,6 +124,19 @@ pub enum FOp {
     Copysign,
 }
 
+/// The sm_100 f32 forms computed from the scalar `.f32` operations ([`Exec::FloatExt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatExt {
+    /// `add/sub/mul/fma.f32x2`: the operation (`None`: `fma`) on each 32-bit element of a
+    /// `.b64` (element 0 in the low word).
+    X2(Option<FOp>),
+    /// `add/sub/fma.f32.f16` / `.f32.bf16`: `a` (and `b` of `fma`) are half values, converted
+    /// exactly to f32; one rounding. `op` `None` is `fma`.
+    Mixed { op: Option<FOp>, bf16: bool },
+    /// Three-input `min`/`max` (`.abs`: of every input first).
+    MinMax3 { max: bool, abs: bool },
+}
+
 /// Floating-point unary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FUn {
@@ -240,6 +253,12 @@ pub enum CvtX {
     Half2F32 {
         bf: bool,
         rnd: ptxvm_fp::Rnd,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (`c` is `rbits`).
+    Half2F32Rs {
+        bf: bool,
         relu: bool,
         satfinite: bool,
     },
@@ -417,7 +436,7 @@ pub enum Exec {
     /// `mov.b128`: a `.b128` register is two 64-bit registers, its own (the low half) and a
     /// hidden one (the high half, [`Dx::pair`]). The sources, read as `sbits`-wide pieces,
     /// are concatenated (first piece lowest) into 128 bits, written to `ds` as `dbits`-wide
-    /// pieces.
+    /// pieces. Also the vector move `mov.v2/.v4 {d..}, {a..}` (pieces of the element size).
     Mov128 {
         ds: Vec<Dst>,
         dbits: u32,
@@ -448,6 +467,19 @@ pub enum Exec {
         mode: IntOp,
         ty: Type,
         sat: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// [`FloatExt`]: `.f32x2`, mixed-precision and three-input min/max forms (`c` is
+    /// `Src::Imm(0)` where the form has no third source).
+    FloatExt {
+        x: FloatExt,
+        rnd: ptxvm_fp::Rnd,
+        ftz: bool,
+        sat: bool,
+        nan: bool,
         d: Dst,
         a: Src,
         b: Src,
@@ -935,6 +967,12 @@ impl Exec {
                 reg_d(d, visit);
                 reg_s(a, visit);
                 reg_s(b, visit);
+            }
+            Exec::FloatExt { d, a, b, c, .. } => {
+                reg_d(d, visit);
+                reg_s(a, visit);
+                reg_s(b, visit);
+                reg_s(c, visit);
             }
             Exec::FloatUn { d, a, .. } => {
                 reg_d(d, visit);

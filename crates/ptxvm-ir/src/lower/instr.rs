@@ -516,6 +516,7 @@ impl<'a> Cx<'a> {
         match kind {
             Kind::Any => self.any_operand(o, fx, errs),
             Kind::R
+            | Kind::RReg
             | Kind::RSink
             | Kind::RI
             | Kind::RIS

@@ -442,6 +442,17 @@ pub(crate) fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
     use ptxvm_fp::convert as cv;
     let (fa_, fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
     match op {
+        CvtX::Half2F32Rs {
+            bf,
+            relu,
+            satfinite,
+        } => {
+            // rbits: the upper 16 bits for a (the upper half), the lower 16 for b.
+            let c = c as u32;
+            let hi = cv::cvt_f32_to_half_rs(fa_, bf, c >> 16, relu, satfinite) as u64;
+            let lo = cv::cvt_f32_to_half_rs(fb, bf, c & 0xffff, relu, satfinite) as u64;
+            (hi << 16) | lo
+        }
         CvtX::Half2F32 {
             bf,
             rnd,
@@ -480,6 +491,57 @@ pub(crate) fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
 
 /// `fma.rnd{.ftz}{.sat}.f32` / `fma.rnd.f64` on register bits.
 #[inline(always)]
+/// [`FloatExt`](crate::program::FloatExt): the sm_100 forms built from the scalar `.f32`
+/// operations ([`float_bin`], [`fma_bits`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn float_ext(
+    x: crate::program::FloatExt,
+    rnd: Rnd,
+    ftz: bool,
+    sat: bool,
+    nan: bool,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    use crate::program::FloatExt as X;
+    let f32op = |op: Option<FOp>, a: u64, b: u64, c: u64| match op {
+        Some(op) => float_bin(op, Type::F32, rnd, ftz, sat, nan, false, a, b),
+        None => fma_bits(Type::F32, rnd, ftz, sat, a, b, c),
+    };
+    match x {
+        X::X2(op) => {
+            let lane = |v: u64, k: u32| (v >> (32 * k)) & 0xffff_ffff;
+            let lo = f32op(op, lane(a, 0), lane(b, 0), lane(c, 0));
+            let hi = f32op(op, lane(a, 1), lane(b, 1), lane(c, 1));
+            (lo & 0xffff_ffff) | (hi & 0xffff_ffff) << 32
+        }
+        X::Mixed { op, bf16 } => {
+            // Half to f32 is exact, so the one rounding is the f32 operation's.
+            let w = |h: u64| {
+                let h = h as u16;
+                let f = if bf16 {
+                    ptxvm_fp::convert::cvt_bf16_to_f32(h, false, false)
+                } else {
+                    ptxvm_fp::convert::cvt_f16_to_f32(h, false, false)
+                };
+                f.to_bits() as u64
+            };
+            match op {
+                // `add/sub.f32.atype d, a, c`: the f32 operand is the second source.
+                Some(op) => f32op(Some(op), w(a), b, 0),
+                None => f32op(None, w(a), w(b), c),
+            }
+        }
+        X::MinMax3 { max, abs } => {
+            let op = if max { FOp::Max } else { FOp::Min };
+            let m = |v: u64| if abs { v & 0x7fff_ffff } else { v };
+            let ab = float_bin(op, Type::F32, rnd, ftz, false, nan, false, m(a), m(b));
+            float_bin(op, Type::F32, rnd, ftz, false, nan, false, ab, m(c))
+        }
+    }
+}
+
 pub(crate) fn fma_bits(ty: Type, rnd: Rnd, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     if ty == Type::F32 {
         fa::fma_f32(

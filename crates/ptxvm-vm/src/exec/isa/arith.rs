@@ -47,6 +47,21 @@ impl Dx<'_> {
                     });
                 }
                 match (op(0)?, op(1)?) {
+                    // `mov.v2/.v4 {d..}, {a..}`: a parallel copy (every source read first),
+                    // at most 128 bits (ptxas's vector limit, checked by the table).
+                    (Op::Vector(ds), Op::Vector(srcs))
+                        if ds.len() == srcs.len() && ds.len() as u32 * t.bits() <= 128 =>
+                    {
+                        Exec::Mov128 {
+                            ds: ds.iter().map(|p| self.dst(p)).collect::<Option<_>>()?,
+                            dbits: t.bits(),
+                            srcs: srcs
+                                .iter()
+                                .map(|p| self.fsrc(p, t))
+                                .collect::<Option<_>>()?,
+                            sbits: t.bits(),
+                        }
+                    }
                     (Op::Vector(parts), a) => {
                         let n = parts.len() as u32;
                         Exec::Unpack {
@@ -73,6 +88,9 @@ impl Dx<'_> {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
             | "shl" | "shr" | "copysign" => {
                 let t = ty?;
+                if let Some(x) = self.decode_float_ext(inst, t) {
+                    return x;
+                }
                 let (d, a, b) = (self.dst(op(0)?)?, op(1)?, op(2)?);
                 if t == Type::Pred {
                     let bop = match inst.opcode {
@@ -290,6 +308,9 @@ impl Dx<'_> {
             }
             "mad" | "fma" => {
                 let t = ty?;
+                if let Some(x) = self.decode_float_ext(inst, t) {
+                    return x;
+                }
                 let (d, a, b, c) = (self.dst(op(0)?)?, op(1)?, op(2)?, op(3)?);
                 if matches!(t, Type::F32 | Type::F64) {
                     return Some(Exec::Fma {
@@ -443,6 +464,57 @@ impl Dx<'_> {
     }
 }
 
+impl Dx<'_> {
+    /// The [`FloatExt`] forms: `.f32x2`, `.f32.f16`/`.f32.bf16` and three-input `min`/`max`
+    /// (`None`: not one of them; `Some(None)`: one of them that does not decode).
+    fn decode_float_ext(&self, inst: &ir::Inst, t: Type) -> Option<Option<Exec>> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let fop = match inst.opcode {
+            "add" => Some(FOp::Add),
+            "sub" => Some(FOp::Sub),
+            "mul" => Some(FOp::Mul),
+            _ => None,
+        };
+        let x = if t == Type::F32x2 {
+            FloatExt::X2(fop)
+        } else if t == Type::F32 && (has(".f16") || has(".bf16")) {
+            FloatExt::Mixed {
+                op: fop,
+                bf16: has(".bf16"),
+            }
+        } else if t == Type::F32 && matches!(inst.opcode, "min" | "max") && ops.len() == 4 {
+            FloatExt::MinMax3 {
+                max: inst.opcode == "max",
+                abs: has(".abs"),
+            }
+        } else {
+            return None;
+        };
+        let fma = matches!(inst.opcode, "fma" | "mad");
+        if fop.is_none() && !fma && !matches!(x, FloatExt::MinMax3 { .. }) {
+            return Some(None);
+        }
+        let src = |k: usize| ops.get(k).and_then(|o| self.fsrc(o, Type::F32));
+        // Mixed add/sub have two sources (`d, a, c`); the others name all of theirs.
+        let n = ops.len();
+        Some((|| {
+            Some(Exec::FloatExt {
+                x,
+                rnd: rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn),
+                ftz: has(".ftz"),
+                sat: has(".sat"),
+                nan: has(".NaN"),
+                d: self.dst(ops.first()?)?,
+                a: src(1)?,
+                b: src(2)?,
+                c: if n > 3 { src(3)? } else { Src::Imm(0) },
+            })
+        })())
+    }
+}
+
 impl Cta<'_> {
     /// Runs one thread's step of a arith-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_arith(&mut self, t: usize, inst: &DInst) -> Result<(), Box<Fault>> {
@@ -543,6 +615,21 @@ impl Cta<'_> {
             } => {
                 let a = self.src(t, *a);
                 self.write(t, *d, float_un(*op, *ty, *rnd, *ftz, a));
+            }
+            Exec::FloatExt {
+                x,
+                rnd,
+                ftz,
+                sat,
+                nan,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
+                let v = crate::ops::alu::float_ext(*x, *rnd, *ftz, *sat, *nan, a, b, c);
+                self.write(t, *d, v);
             }
             Exec::Fma {
                 ty,

@@ -14,9 +14,8 @@ impl Dx<'_> {
         let op = |k: usize| inst.operands.get(k);
         let rnd = rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn);
         let (relu, satfinite) = (has(".relu"), has(".satfinite"));
-        if has(".rs") {
-            return None;
-        }
+        // Stochastic rounding: only the f16x2/bf16x2 forms run (not the x4 narrow ones).
+        let rs = has(".rs");
         let narrow = mods.iter().find_map(|m| narrow_of(m));
         let first = mods.iter().position(|m| {
             Type::from_dot(m).is_some() || narrow_of(m).is_some() || *m == ".ue8m0x2"
@@ -24,9 +23,13 @@ impl Dx<'_> {
         let dst = mods[first];
         let src = *mods.get(first + 1)?;
         let x = if has(".pack") {
+            // `cvt.pack.sat.ctype.s32{.b32}`: the converted type follows `.sat` (the
+            // sub-byte types `.u4`/`.s4`/`.u2`/`.s2` are not register types).
+            let at = mods.iter().position(|m| *m == ".sat")? + 1;
+            let dst = *mods.get(at)?;
             let signed = dst.starts_with(".s");
-            if mods.len() > first + 2 {
-                let size = match &dst[2..] {
+            if mods.len() > at + 2 {
+                let size = match dst.get(2..)? {
                     "2" => 2,
                     "4" => 4,
                     "8" => 8,
@@ -38,6 +41,12 @@ impl Dx<'_> {
             }
         } else {
             match (dst, src) {
+                (".f16x2" | ".bf16x2", ".f32") if rs => CvtX::Half2F32Rs {
+                    bf: dst == ".bf16x2",
+                    relu,
+                    satfinite,
+                },
+                _ if rs => return None,
                 (".f16x2" | ".bf16x2", ".f32") => CvtX::Half2F32 {
                     bf: dst == ".bf16x2",
                     rnd,
