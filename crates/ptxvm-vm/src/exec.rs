@@ -1473,7 +1473,8 @@ impl<'a> Cta<'a> {
             | Exec::CpReduceBulk { .. }
             | Exec::Mapa { .. }
             | Exec::GetCtaRank { .. }
-            | Exec::CpBulkMulticast { .. } => self.exec_memory(t, inst, mem, budget),
+            | Exec::CpBulkMulticast { .. }
+            | Exec::Multimem(_) => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }
             | Exec::Bra { .. }

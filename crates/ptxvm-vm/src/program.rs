@@ -853,6 +853,11 @@ pub enum Exec {
     /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
     /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
     WgmmaChecked(Box<DInst>),
+    /// `multimem.ld_reduce`/`st`/`red` on a multicast object of one device: the address must
+    /// lie in a multicast mapping (`AddressSpace::is_multicast`), else it faults; then the
+    /// reduction over the one bound copy is the wrapped access (`Ld`, `St`, `Atom` or
+    /// `AtomV` on global memory, `exec/isa/memory.rs`).
+    Multimem(Box<DInst>),
 }
 
 impl Exec {
@@ -1243,6 +1248,7 @@ impl Exec {
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
             Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
+            Exec::Multimem(inner) => inner.exec.each_reg(visit),
         }
     }
 }
@@ -2167,7 +2173,7 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" => {
+            | "isspacep" | "istypep" | "alloca" | "stacksave" | "stackrestore" | "multimem" => {
                 self.decode_memory(inst)
             }
             "brx" | "nanosleep" | "pmevent" | "brkpt" | "bra" | "ret" | "exit" | "trap"

@@ -689,8 +689,9 @@ fn npy_read(bytes: &[u8]) -> Result<(Dtype, Vec<u64>), String> {
 enum ArgSpec {
     /// Passed to `--arg` verbatim (`u32:5`, `zeros:u32:64`, `hex:..`).
     Verbatim(String),
-    /// A generated buffer.
-    Buffer(Dtype, usize, Values),
+    /// A generated buffer (`true`: `multicast:DTYPE[N] = VALUES`, passed as
+    /// `multicast:PATH.npy`).
+    Buffer(Dtype, usize, Values, bool),
 }
 
 #[derive(Debug)]
@@ -715,7 +716,11 @@ struct TestFile {
 
 fn parse_arg_spec(s: &str) -> Result<ArgSpec, String> {
     // `DTYPE[N] = VALUES` is generated; everything else goes to ptxvm verbatim.
-    if let Some((head, vals)) = s.split_once('=')
+    let (multicast, g) = match s.strip_prefix("multicast:") {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    if let Some((head, vals)) = g.split_once('=')
         && let Some((dt, n)) = head
             .trim()
             .strip_suffix(']')
@@ -729,7 +734,7 @@ fn parse_arg_spec(s: &str) -> Result<ArgSpec, String> {
         {
             return Err(format!("{n} elements declared, {} listed", l.len()));
         }
-        return Ok(ArgSpec::Buffer(dt, n, v));
+        return Ok(ArgSpec::Buffer(dt, n, v, multicast));
     }
     if s.contains(char::is_whitespace) {
         return Err(format!(
@@ -918,12 +923,13 @@ fn run_file(
             ArgSpec::Verbatim(s) => {
                 cmd.arg("--arg").arg(s);
                 dtypes.push(
-                    s.strip_prefix("zeros:")
+                    s.trim_start_matches("multicast:")
+                        .strip_prefix("zeros:")
                         .and_then(|r| r.split(':').next())
                         .and_then(Dtype::from_name),
                 );
             }
-            ArgSpec::Buffer(dt, n, v) => {
+            ArgSpec::Buffer(dt, n, v, multicast) => {
                 let elems = (0..*n)
                     .map(|k| {
                         let val = eval(v.expr(k), k)?;
@@ -940,7 +946,13 @@ fn run_file(
                     .map_err(|e| format!("arg {i}: {e}"))?;
                 let p = tmp.join(format!("in{i}.npy"));
                 std::fs::write(&p, npy_write(*dt, &elems)).map_err(|e| e.to_string())?;
-                cmd.arg("--arg").arg(&p);
+                if *multicast {
+                    let mut m = std::ffi::OsString::from("multicast:");
+                    m.push(&p);
+                    cmd.arg("--arg").arg(m);
+                } else {
+                    cmd.arg("--arg").arg(&p);
+                }
                 dtypes.push(Some(*dt));
             }
         }
