@@ -1202,4 +1202,29 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(m.used(), 1 << 24);
     }
+
+    #[test]
+    fn multicast_mappings_lie_in_device_memory_and_end_with_it() {
+        let m = AddressSpace::new(1 << 32);
+        let a = m.alloc(256, AllocKind::Device, "buf").unwrap();
+        assert!(!m.is_multicast(a, 4));
+        assert!(m.map_multicast(a, 0).is_err());
+        assert!(m.map_multicast(a, 257).is_err(), "past the allocation");
+        assert!(m.map_multicast(u64::MAX - 3, 8).is_err(), "wraps");
+        m.map_multicast(a + 64, 128).unwrap();
+        assert!(m.is_multicast(a + 64, 128));
+        assert!(m.is_multicast(a + 100, 4));
+        assert!(!m.is_multicast(a + 60, 8), "straddles the start");
+        assert!(!m.is_multicast(a + 190, 4), "straddles the end");
+        assert!(!m.is_multicast(a + 64, u64::MAX), "length wraps");
+        assert!(m.map_multicast(a, 65).is_err(), "overlaps");
+        m.map_multicast(a, 64).unwrap();
+        let c = m.alloc(16, AllocKind::Const, "c").unwrap();
+        assert!(m.map_multicast(c, 16).is_err(), "not device memory");
+        assert_eq!(m.unmap_multicast(a), Ok(64));
+        assert!(m.unmap_multicast(a).is_err());
+        m.free(a).unwrap();
+        assert!(!m.is_multicast(a + 64, 4), "freeing the memory ends the mapping");
+        assert!(m.unmap_multicast(a + 64).is_err());
+    }
 }
