@@ -222,6 +222,7 @@ pub struct Driver {
     pub links: Table<Link>,
     pub pools: Table<Pool>,
     pub phys: Table<crate::vmm::PhysMem>,
+    pub multicast: Table<crate::multicast::Multicast>,
     /// Checked modules by content hash: a program that loads the same PTX many times
     /// parses and checks it once.
     pub module_cache: Mutex<HashMap<u64, Arc<ptxvm_vm::CheckedModule>>>,
@@ -266,6 +267,7 @@ fn build() -> Result<Driver, String> {
         links: Table::new(Kind::Link),
         pools,
         phys: Table::new(Kind::PhysMem),
+        multicast: Table::new(Kind::Multicast),
         module_cache: Mutex::new(HashMap::new()),
     })
 }

@@ -24,6 +24,8 @@ pub enum Kind {
     Pool = 0xc9,
     /// Physical memory of the virtual memory management API (`CUmemGenericAllocationHandle`).
     PhysMem = 0xca,
+    /// A multicast object (`cuMulticastCreate`, also a `CUmemGenericAllocationHandle`).
+    Multicast = 0xcb,
 }
 
 /// The kind of a raw handle value, if it is one of ours.
@@ -40,6 +42,7 @@ pub fn kind_of(h: usize) -> Option<Kind> {
         Kind::Link,
         Kind::Pool,
         Kind::PhysMem,
+        Kind::Multicast,
     ]
     .into_iter()
     .find(|k| *k as u8 == tag)

@@ -1224,7 +1224,10 @@ mod tests {
         assert_eq!(m.unmap_multicast(a), Ok(64));
         assert!(m.unmap_multicast(a).is_err());
         m.free(a).unwrap();
-        assert!(!m.is_multicast(a + 64, 4), "freeing the memory ends the mapping");
+        assert!(
+            !m.is_multicast(a + 64, 4),
+            "freeing the memory ends the mapping"
+        );
         assert!(m.unmap_multicast(a + 64).is_err());
     }
 }
