@@ -1474,7 +1474,8 @@ impl<'a> Cta<'a> {
             | Exec::Mapa { .. }
             | Exec::GetCtaRank { .. }
             | Exec::CpBulkMulticast { .. }
-            | Exec::Multimem(_) => self.exec_memory(t, inst, mem, budget),
+            | Exec::Multimem(_)
+            | Exec::CpBulkMasked { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }
             | Exec::Bra { .. }

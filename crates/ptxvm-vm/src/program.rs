@@ -679,6 +679,15 @@ pub enum Exec {
         size: Src,
         mbar: Option<Addr>,
     },
+    /// `cp.async.bulk.global.shared::cta.bulk_group.cp_mask`: `size` bytes copied in 16-byte
+    /// pieces, of each piece only the bytes whose bit in the 16-bit `byte_mask` is set (bit
+    /// `i`: the byte at offset `i` of the piece); the others stay as they are.
+    CpBulkMasked {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        byte_mask: Src,
+    },
     /// `cp.reduce.async.bulk` without a tensor map: `size` bytes of shared memory reduced
     /// element by element (each one atomic read-modify-write, as `red`) into `dst`, at once;
     /// then (with an mbarrier) `size` transaction bytes completed on it.
@@ -1099,6 +1108,17 @@ impl Exec {
                 if let Some(x) = mbar {
                     reg_a(x, visit);
                 }
+            }
+            Exec::CpBulkMasked {
+                dst,
+                src,
+                size,
+                byte_mask,
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                reg_s(byte_mask, visit);
             }
             Exec::CpReduceBulk {
                 dst,

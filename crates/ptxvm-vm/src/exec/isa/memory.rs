@@ -244,6 +244,15 @@ impl Dx<'_> {
                     },
                 }
             }
+            "cp" if has(".async") && has(".bulk") && has(".cp_mask") && !has(".tensor") => {
+                // `[dst], [src], size{, policy}, byteMask`: the policy only steers caches.
+                Exec::CpBulkMasked {
+                    dst: self.addr(op(0)?)?,
+                    src: self.addr(op(1)?)?,
+                    size: self.src(op(2)?)?,
+                    byte_mask: self.src(op(if has(".L2::cache_hint") { 4 } else { 3 })?)?,
+                }
+            }
             "cp" if has(".async")
                 && has(".bulk")
                 && !has(".tensor")
@@ -900,6 +909,42 @@ impl Cta<'_> {
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
                     self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
+            Exec::CpBulkMasked {
+                dst,
+                src,
+                size,
+                byte_mask,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let m = self.src(t, *byte_mask) & 0xffff;
+                let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
+                let (ds, da) = self.resolve(t, MemSpace::Global, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                self.charge_work(t, budget, n)?;
+                // Each selected byte is a store of its own: the bytes the mask leaves out are
+                // never written (another thread may be writing them).
+                let mut piece = [0u8; 16];
+                for off in (0..n).step_by(16) {
+                    self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
+                    let at = da.wrapping_add(off);
+                    // The whole piece must lie in global memory, selected bytes or not.
+                    let mut probe = [0u8; 16];
+                    self.load(t, ds, at, &mut probe, mem)?;
+                    for (i, b) in piece.iter().enumerate() {
+                        if m >> i & 1 == 1 {
+                            self.store(t, ds, at.wrapping_add(i as u64), &[*b], mem)?;
+                        }
+                    }
                 }
             }
             Exec::CpReduceBulk {
