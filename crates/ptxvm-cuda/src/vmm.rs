@@ -23,8 +23,11 @@ pub struct PhysMem {
     pub handle_types: u32,
 }
 
-/// Mappings made by `cuMemMap`: address → (size, physical handle, offset in it).
-static MAPPINGS: Mutex<Option<HashMap<u64, (u64, u64, u64)>>> = Mutex::new(None);
+/// A `cuMemMap` mapping: (size, physical handle, offset in it).
+type Mapping = (u64, u64, u64);
+
+/// Mappings made by `cuMemMap`: address → mapping.
+static MAPPINGS: Mutex<Option<HashMap<u64, Mapping>>> = Mutex::new(None);
 
 /// The `cuMemMap` mapping of physical memory holding `addr`: (base, size, handle, offset).
 pub(crate) fn mapping_of(addr: u64) -> Option<(u64, u64, u64, u64)> {
@@ -35,7 +38,7 @@ pub(crate) fn mapping_of(addr: u64) -> Option<(u64, u64, u64, u64)> {
     })
 }
 
-fn mappings<T>(f: impl FnOnce(&mut HashMap<u64, (u64, u64, u64)>) -> T) -> T {
+fn mappings<T>(f: impl FnOnce(&mut HashMap<u64, Mapping>) -> T) -> T {
     let mut g = MAPPINGS.lock().unwrap_or_else(|e| e.into_inner());
     f(g.get_or_insert_with(HashMap::new))
 }
