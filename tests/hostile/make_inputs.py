@@ -364,6 +364,13 @@ case(d + "unknown_subcommand", "Unknown subcommand: usage error.", "frobnicate",
 case(d + "unknown_kernel", "--kernel naming no kernel: usage error.", "run examples/vector_add.ptx --kernel nope --grid 1 --block 1", 2, stderr="no kernel `nope`")
 case(d + "too_few_args", "Fewer --arg than parameters: usage error.", V + "--arg u32:1", 2, stderr="takes 4 parameters")
 case(d + "bad_dims", "A malformed --grid: usage error.", "run examples/vector_add.ptx --grid 1,x --block 1", 2)
+REST = " --arg zeros:f32:4 --arg zeros:f32:4 --arg u32:4"
+case(d + "multicast_scalar", "`--arg multicast:` of a value, not a buffer: usage error.", V + "--arg multicast:u32:5" + REST, 2, stderr="needs a buffer")
+case(d + "multicast_nested", "`multicast:multicast:...`: the inner spec is no spec (usage error).", V + "--arg multicast:multicast:zeros:f32:4" + REST, 2, stderr="unknown scalar type `multicast`")
+case(d + "multicast_empty", "`multicast:` with nothing after it: usage error.", V + "--arg multicast:" + REST, 2, stderr="--arg 0")
+case(d + "multicast_bad_count", "`multicast:zeros:f32:` (no count): usage error.", V + "--arg multicast:zeros:f32:" + REST, 2, stderr="is not a count")
+case(d + "multicast_huge", "A multicast buffer larger than the device: usage error, no allocation.", V + "--arg multicast:zeros:f32:4611686018427387903" + REST, 2, stderr="--arg 0")
+case(d + "multicast_missing_file", "`multicast:` of a .npy file that does not exist: input error.", V + "--arg multicast:{tmp}/nope.npy" + REST, 1, stderr="cannot read")
 
 # ------------------------------------------------------------------------------------------
 # 7. Determinism

@@ -118,10 +118,10 @@ pub fn attribute(dev: &Dev, attr: i32) -> R<i32> {
         126 => 1,        // MEM_SYNC_DOMAIN_COUNT
         127 => clusters, // TENSOR_MAP_ACCESS_SUPPORTED (sm_90+)
         128 => 0,
-        129 => 0,  // UNIFIED_FUNCTION_POINTERS
-        130 => 0,  // NUMA_CONFIG: none
-        131 => -1, // NUMA_ID
-        132 => 0,
+        129 => 0,        // UNIFIED_FUNCTION_POINTERS
+        130 => 0,        // NUMA_CONFIG: none
+        131 => -1,       // NUMA_ID
+        132 => clusters, // MULTICAST_SUPPORTED (sm_90+: multicast objects of one device)
         133 => 0,
         134 => -1, // HOST_NUMA_ID
         135..=138 => 0,

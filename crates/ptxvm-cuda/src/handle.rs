@@ -26,6 +26,8 @@ pub enum Kind {
     PhysMem = 0xca,
     /// A CUDA array (`CUarray`, `crate::texture`).
     Array = 0xcb,
+    /// A multicast object (`cuMulticastCreate`, also a `CUmemGenericAllocationHandle`).
+    Multicast = 0xcc,
 }
 
 /// The kind of a raw handle value, if it is one of ours.
@@ -43,6 +45,7 @@ pub fn kind_of(h: usize) -> Option<Kind> {
         Kind::Pool,
         Kind::PhysMem,
         Kind::Array,
+        Kind::Multicast,
     ]
     .into_iter()
     .find(|k| *k as u8 == tag)

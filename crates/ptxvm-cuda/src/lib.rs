@@ -28,6 +28,7 @@ pub mod launch;
 pub mod logs;
 pub mod memory;
 pub mod module;
+pub mod multicast;
 pub mod procaddr;
 pub mod stream;
 pub mod tensormap;

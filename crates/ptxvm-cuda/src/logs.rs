@@ -1,9 +1,7 @@
 //! The driver's log (`cuLogs*`): every message ptxvm's driver writes to stderr is also kept
 //! here (up to [`MAX_LOG`] messages) and handed to registered callbacks, so tools that read
 //! driver logs see ptxvm's diagnostics (kernel faults, modules that do not compile, ...).
-//! Also multicast objects (`cuMulticast*`): the emulated devices are not behind an NVLink
-//! switch (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED` is 0), so creating one answers
-//! `CUDA_ERROR_NOT_SUPPORTED`, as the real driver does on such a GPU.
+//! (Multicast objects are in `multicast.rs`.)
 
 use crate::driver::{Error, R, api, drv, out};
 use crate::types::*;
@@ -169,86 +167,6 @@ pub unsafe extern "C" fn cuLogsDumpToMemory(
         }
         Ok(())
     })
-}
-
-fn no_multicast() -> R {
-    drv()?;
-    Err(Error::quiet(
-        CUDA_ERROR_NOT_SUPPORTED,
-        "multicast objects need an NVLink switch; ptxvm's devices report CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 0",
-    ))
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastCreate(_h: *mut u64, _prop: *const c_void) -> CUresult {
-    api("cuMulticastCreate", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastAddDevice(_h: u64, _dev: i32) -> CUresult {
-    api("cuMulticastAddDevice", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastBindMem(
-    _h: u64,
-    _o: usize,
-    _m: u64,
-    _mo: usize,
-    _s: usize,
-    _f: u64,
-) -> CUresult {
-    api("cuMulticastBindMem", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastBindMem_v2(
-    _h: u64,
-    _d: i32,
-    _o: usize,
-    _m: u64,
-    _mo: usize,
-    _s: usize,
-    _f: u64,
-) -> CUresult {
-    api("cuMulticastBindMem_v2", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastBindAddr(
-    _h: u64,
-    _o: usize,
-    _p: u64,
-    _s: usize,
-    _f: u64,
-) -> CUresult {
-    api("cuMulticastBindAddr", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastBindAddr_v2(
-    _h: u64,
-    _d: i32,
-    _o: usize,
-    _p: u64,
-    _s: usize,
-    _f: u64,
-) -> CUresult {
-    api("cuMulticastBindAddr_v2", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastUnbind(_h: u64, _d: i32, _o: usize, _s: usize) -> CUresult {
-    api("cuMulticastUnbind", no_multicast)
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cuMulticastGetGranularity(
-    _g: *mut usize,
-    _prop: *const c_void,
-    _o: u32,
-) -> CUresult {
-    api("cuMulticastGetGranularity", no_multicast)
 }
 
 // Green contexts (SM partitions): not supported by ptxvm yet. The entry points exist (clients

@@ -23,10 +23,22 @@ pub struct PhysMem {
     pub handle_types: u32,
 }
 
-/// Mappings made by `cuMemMap`: address → (size, physical handle).
-static MAPPINGS: Mutex<Option<HashMap<u64, (u64, u64)>>> = Mutex::new(None);
+/// A `cuMemMap` mapping: (size, physical handle, offset in it).
+type Mapping = (u64, u64, u64);
 
-fn mappings<T>(f: impl FnOnce(&mut HashMap<u64, (u64, u64)>) -> T) -> T {
+/// Mappings made by `cuMemMap`: address → mapping.
+static MAPPINGS: Mutex<Option<HashMap<u64, Mapping>>> = Mutex::new(None);
+
+/// The `cuMemMap` mapping of physical memory holding `addr`: (base, size, handle, offset).
+pub(crate) fn mapping_of(addr: u64) -> Option<(u64, u64, u64, u64)> {
+    mappings(|m| {
+        m.iter()
+            .find(|(b, (s, _, _))| addr >= **b && addr - **b < *s)
+            .map(|(&b, &(s, h, o))| (b, s, h, o))
+    })
+}
+
+fn mappings<T>(f: impl FnOnce(&mut HashMap<u64, Mapping>) -> T) -> T {
     let mut g = MAPPINGS.lock().unwrap_or_else(|e| e.into_inner());
     f(g.get_or_insert_with(HashMap::new))
 }
@@ -113,6 +125,13 @@ pub unsafe extern "C" fn cuMemCreate(
 pub unsafe extern "C" fn cuMemRelease(h: u64) -> CUresult {
     api("cuMemRelease", || {
         // Mappings keep the memory alive (the kernel holds the object while it is mapped).
+        if crate::handle::kind_of(h as usize) == Some(crate::handle::Kind::Multicast) {
+            return drv()?
+                .multicast
+                .remove(h as usize)
+                .map(|_| ())
+                .ok_or(Error::code(CUDA_ERROR_INVALID_VALUE));
+        }
         drv()?
             .phys
             .remove(h as usize)
@@ -169,6 +188,9 @@ pub unsafe extern "C" fn cuMemMap(
 ) -> CUresult {
     api("cuMemMap", || {
         let d = drv()?;
+        if crate::handle::kind_of(h as usize) == Some(crate::handle::Kind::Multicast) {
+            return crate::multicast::map(d, p, size as u64, offset as u64, h);
+        }
         let phys = d
             .phys
             .get(h as usize)
@@ -185,7 +207,7 @@ pub unsafe extern "C" fn cuMemMap(
                 .map_shared(p, size, phys.fd.as_raw_fd(), offset, "cuMemMap mapping")
             {
                 Ok(()) => {
-                    mappings(|m| m.insert(p, (size, h)));
+                    mappings(|m| m.insert(p, (size, h, offset)));
                     return Ok(());
                 }
                 Err(e) => last = e,
@@ -290,8 +312,8 @@ pub unsafe extern "C" fn cuMemRetainAllocationHandle(h: *mut u64, addr: *mut c_v
         let a = addr as u64;
         let found = mappings(|m| {
             m.iter()
-                .find(|(b, (s, _))| a >= **b && a < **b + *s)
-                .map(|(_, &(_, ph))| ph)
+                .find(|(b, (s, _, _))| a >= **b && a < **b + *s)
+                .map(|(_, &(_, ph, _))| ph)
         });
         let ph = found.ok_or(Error::code(CUDA_ERROR_INVALID_VALUE))?;
         d.phys

@@ -482,6 +482,34 @@ impl Device {
             .map_err(|e| VmError::usage(e.to_string()))
     }
 
+    /// Makes `[addr, addr+size)` of device memory the address range of a multicast object
+    /// with this one device bound (the `cuMulticast*` API; `ptxvm run --arg multicast:`):
+    /// with one device the multicast range aliases the bound memory (the same bytes), and
+    /// `multimem.*` instructions accept addresses inside it only. The range must lie in one
+    /// live device allocation; freeing it ends the mapping.
+    pub fn map_multicast(&self, addr: u64, size: u64) -> Result<(), VmError> {
+        self.mem.map_multicast(addr, size).map_err(VmError::Usage)
+    }
+
+    /// Ends the multicast mapping starting at `addr` (the memory stays allocated).
+    pub fn unmap_multicast(&self, addr: u64) -> Result<(), VmError> {
+        self.mem
+            .unmap_multicast(addr)
+            .map(|_| ())
+            .map_err(VmError::Usage)
+    }
+
+    /// Allocates zeroed device memory mapped as a multicast object of this one device
+    /// ([`Device::malloc`] + [`Device::map_multicast`]); [`Device::free`] releases both.
+    pub fn malloc_multicast(&self, bytes: u64) -> Result<u64, VmError> {
+        let a = self.malloc(bytes)?;
+        if let Err(e) = self.map_multicast(a, bytes) {
+            let _ = self.free(a);
+            return Err(e);
+        }
+        Ok(a)
+    }
+
     /// Frees device memory.
     pub fn free(&self, addr: u64) -> Result<(), VmError> {
         self.mem.free(addr).map(|_| ()).map_err(VmError::Usage)

@@ -1477,7 +1477,9 @@ impl<'a> Cta<'a> {
             | Exec::Tma(_)
             | Exec::Mapa { .. }
             | Exec::GetCtaRank { .. }
-            | Exec::CpBulkMulticast { .. } => self.exec_memory(t, inst, mem, budget),
+            | Exec::CpBulkMulticast { .. }
+            | Exec::Multimem(_)
+            | Exec::CpBulkMasked { .. } => self.exec_memory(t, inst, mem, budget),
             Exec::Builtin { .. }
             | Exec::BrxIdx { .. }
             | Exec::Bra { .. }

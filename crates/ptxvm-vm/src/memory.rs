@@ -195,6 +195,10 @@ struct State {
     pending: Vec<(u64, u64)>,
     heap_used: u64,
     heap_limit: u64,
+    /// Multicast mappings (`multimem.*` addresses): base → size. With one device a
+    /// multicast range is the bound memory itself, so each lies inside a live device
+    /// allocation; freeing or unmapping that allocation ends the mapping.
+    multicast: BTreeMap<u64, u64>,
 }
 
 /// The device's address space.
@@ -431,6 +435,7 @@ impl AddressSpace {
                 heap_used: 0,
                 heap_limit: DEFAULT_HEAP_LIMIT,
                 pending: Vec::new(),
+                multicast: BTreeMap::new(),
             }),
             atomics: Mutex::new(()),
             epoch: AtomicU64::new(0),
@@ -760,6 +765,7 @@ impl AddressSpace {
         }
         st.allocs.remove(&addr);
         self.epoch.fetch_add(1, Ordering::AcqRel);
+        Self::drop_multicast(&mut st, addr, size);
         st.used = st.used.saturating_sub(size);
         // SAFETY: the range was a mapping made by `map_shared` inside our reservation; an
         // anonymous PROT_NONE mapping takes its place again.
@@ -834,6 +840,7 @@ impl AddressSpace {
         a.live = false;
         self.epoch.fetch_add(1, Ordering::AcqRel);
         let (size, kind) = (a.size, a.kind);
+        Self::drop_multicast(st, addr, size);
         if kind == AllocKind::Registered {
             // Not ours: forget it entirely (the program may register the range again).
             st.allocs.remove(&addr);
@@ -1058,6 +1065,68 @@ impl AddressSpace {
     pub fn contains(&self, addr: u64) -> bool {
         self.lookup(addr).is_some()
     }
+
+    /// Makes `[addr, addr+size)` a multicast mapping (the address range of a multicast object
+    /// with one device bound, `cuMulticast*` + `cuMemMap`): with one device the multicast
+    /// range and the bound memory are the same bytes, so the range must lie inside one live
+    /// device allocation (or `cuMemMap` mapping of the bound memory) and overlap no other
+    /// multicast mapping. `multimem.*` accepts only addresses inside such a range.
+    pub fn map_multicast(&self, addr: u64, size: u64) -> Result<(), String> {
+        let mut st = self.wr();
+        if size == 0 {
+            return Err("a multicast mapping of 0 bytes".into());
+        }
+        let end = addr
+            .checked_add(size)
+            .ok_or("the multicast range wraps around the address space")?;
+        match Self::find(&st, addr, size) {
+            Ok((_, a)) if a.kind == AllocKind::Device => {}
+            Ok((base, a)) => {
+                return Err(format!(
+                    "{addr:#x}..{end:#x} lies in {base:#x} ({}), which is not device memory",
+                    a.what
+                ));
+            }
+            Err(e) => return Err(format!("multicast mapping: {}", e.message())),
+        }
+        let overlaps = st
+            .multicast
+            .range(..end)
+            .next_back()
+            .is_some_and(|(&b, &s)| b + s > addr);
+        if overlaps {
+            return Err(format!("{addr:#x}..{end:#x} overlaps a multicast mapping"));
+        }
+        st.multicast.insert(addr, size);
+        Ok(())
+    }
+
+    /// Ends the multicast mapping that starts at `addr` (the bytes stay, as the bound
+    /// memory); returns its size.
+    pub fn unmap_multicast(&self, addr: u64) -> Result<u64, String> {
+        self.wr()
+            .multicast
+            .remove(&addr)
+            .ok_or_else(|| format!("{addr:#x} is not the start of a multicast mapping"))
+    }
+
+    /// Whether `[addr, addr+len)` lies inside one multicast mapping.
+    pub fn is_multicast(&self, addr: u64, len: u64) -> bool {
+        let st = self.rd();
+        st.multicast
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(&b, &s)| addr.checked_add(len).is_some_and(|e| e <= b + s))
+    }
+
+    /// Forgets the multicast mappings inside a range that stops being accessible.
+    fn drop_multicast(st: &mut State, addr: u64, size: u64) {
+        let end = addr.saturating_add(size);
+        let gone: Vec<u64> = st.multicast.range(addr..end).map(|(&b, _)| b).collect();
+        for b in gone {
+            st.multicast.remove(&b);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1140,5 +1209,33 @@ mod tests {
         let b = m.alloc(1 << 24, AllocKind::Device, "big2").unwrap();
         assert_ne!(a, b);
         assert_eq!(m.used(), 1 << 24);
+    }
+
+    #[test]
+    fn multicast_mappings_lie_in_device_memory_and_end_with_it() {
+        let m = AddressSpace::new(1 << 32);
+        let a = m.alloc(256, AllocKind::Device, "buf").unwrap();
+        assert!(!m.is_multicast(a, 4));
+        assert!(m.map_multicast(a, 0).is_err());
+        assert!(m.map_multicast(a, 257).is_err(), "past the allocation");
+        assert!(m.map_multicast(u64::MAX - 3, 8).is_err(), "wraps");
+        m.map_multicast(a + 64, 128).unwrap();
+        assert!(m.is_multicast(a + 64, 128));
+        assert!(m.is_multicast(a + 100, 4));
+        assert!(!m.is_multicast(a + 60, 8), "straddles the start");
+        assert!(!m.is_multicast(a + 190, 4), "straddles the end");
+        assert!(!m.is_multicast(a + 64, u64::MAX), "length wraps");
+        assert!(m.map_multicast(a, 65).is_err(), "overlaps");
+        m.map_multicast(a, 64).unwrap();
+        let c = m.alloc(16, AllocKind::Const, "c").unwrap();
+        assert!(m.map_multicast(c, 16).is_err(), "not device memory");
+        assert_eq!(m.unmap_multicast(a), Ok(64));
+        assert!(m.unmap_multicast(a).is_err());
+        m.free(a).unwrap();
+        assert!(
+            !m.is_multicast(a + 64, 4),
+            "freeing the memory ends the mapping"
+        );
+        assert!(m.unmap_multicast(a + 64).is_err());
     }
 }

@@ -711,6 +711,15 @@ pub enum Exec {
         size: Src,
         mbar: Option<Addr>,
     },
+    /// `cp.async.bulk.global.shared::cta.bulk_group.cp_mask`: `size` bytes copied in 16-byte
+    /// pieces, of each piece only the bytes whose bit in the 16-bit `byte_mask` is set (bit
+    /// `i`: the byte at offset `i` of the piece); the others stay as they are.
+    CpBulkMasked {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        byte_mask: Src,
+    },
     /// `cp.reduce.async.bulk` without a tensor map: `size` bytes of shared memory reduced
     /// element by element (each one atomic read-modify-write, as `red`) into `dst`, at once;
     /// then (with an mbarrier) `size` transaction bytes completed on it.
@@ -891,6 +900,11 @@ pub enum Exec {
     /// An instruction that may name the accumulator of a `wgmma.mma_async` still in flight
     /// (`crate::ops::wgmma::guard_in_flight`): it faults when it does, else runs as itself.
     WgmmaChecked(Box<DInst>),
+    /// `multimem.ld_reduce`/`st`/`red` on a multicast object of one device: the address must
+    /// lie in a multicast mapping (`AddressSpace::is_multicast`), else it faults; then the
+    /// reduction over the one bound copy is the wrapped access (`Ld`, `St`, `Atom` or
+    /// `AtomV` on global memory, `exec/isa/memory.rs`).
+    Multimem(Box<DInst>),
 }
 
 impl Exec {
@@ -1139,6 +1153,17 @@ impl Exec {
                     reg_a(x, visit);
                 }
             }
+            Exec::CpBulkMasked {
+                dst,
+                src,
+                size,
+                byte_mask,
+            } => {
+                reg_a(dst, visit);
+                reg_a(src, visit);
+                reg_s(size, visit);
+                reg_s(byte_mask, visit);
+            }
             Exec::CpReduceBulk {
                 dst,
                 src,
@@ -1289,6 +1314,7 @@ impl Exec {
             Exec::Tma(x) => x.each_reg(visit),
             Exec::Texture(x) => x.each_reg(visit),
             Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
+            Exec::Multimem(inner) => inner.exec.each_reg(visit),
         }
     }
 }
@@ -2213,7 +2239,7 @@ impl Dx<'_> {
             "cvt" | "cvta" => self.decode_convert(inst),
             "ld" | "ldu" | "st" | "atom" | "red" | "cp" | "mapa" | "createpolicy"
             | "getctarank" | "prefetch" | "prefetchu" | "applypriority" | "discard"
-            | "isspacep" | "alloca" | "stacksave" | "stackrestore" | "tensormap" => {
+            | "isspacep" | "alloca" | "stacksave" | "stackrestore" | "tensormap" | "multimem" => {
                 self.decode_memory(inst)
             }
             "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" | "sured" | "istypep" => {

@@ -5,7 +5,9 @@
 //! X[,Y[,Z]] --block X[,Y[,Z]] [--shared-mem BYTES] [--cluster X[,Y[,Z]]] [--arg SPEC]...
 //! [--out DIR]`, SPEC one of
 //! `TYPE:VALUE`, `PATH.npy`, `zeros:DTYPE:COUNT`, `hex:BYTES`, `tex:PATH.npy[,OPTIONS]`,
-//! `surf:PATH.npy` (`crate::texarg`), `tmap:…` (a TMA tensor map); `--symbol NAME=SPEC` fills a
+//! `surf:PATH.npy` (`crate::texarg`), `tmap:…` (a TMA tensor map), or `multicast:` before a
+//! buffer spec (the buffer mapped as a multicast object of the one device, for `multimem`);
+//! `--symbol NAME=SPEC` fills a
 //! module `.global`/`.const` variable before the launch (and `--out` writes it to
 //! `DIR/NAME.npy`); `--out DIR` writes buffer
 //! argument i to `DIR/arg<i>.npy`.
@@ -814,8 +816,18 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
             buffers.push(None);
             continue;
         }
+        // `multicast:SPEC`: the buffer SPEC, mapped as a multicast object of the one device.
+        let (multicast, text) = match text.strip_prefix("multicast:") {
+            Some(rest) => (true, rest),
+            None => (false, text.as_str()),
+        };
         let spec = parse_spec(text).map_err(|e| RunError::usage(format!("--arg {i}: {e}")))?;
         buffers.push(None);
+        if multicast && matches!(spec, Spec::Bytes(..) | Spec::Object(..)) {
+            return Err(RunError::usage(format!(
+                "--arg {i}: `multicast:{text}` needs a buffer (multicast:PATH.npy or multicast:zeros:DTYPE:COUNT), not a value or an object"
+            )));
+        }
         match &spec {
             Spec::Bytes(b, what) => {
                 if b.len() != p.size as usize {
@@ -857,6 +869,10 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
                 }
                 let d = place(&dev, &spec, text, format!("arg{i}"), &format!("--arg {i}"))?
                     .ok_or_else(|| RunError::usage(format!("--arg {i}: not a buffer")))?;
+                if multicast {
+                    dev.map_multicast(d.addr, d.bytes.max(1))
+                        .map_err(|e| RunError::input(format!("--arg {i}: multicast: {e}")))?;
+                }
                 bytes.push(d.addr.to_le_bytes().to_vec());
                 if let Some(b) = buffers.last_mut() {
                     *b = Some(d.addr);

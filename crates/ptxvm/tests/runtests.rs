@@ -694,8 +694,9 @@ fn npy_read(bytes: &[u8]) -> Result<(Dtype, Vec<u64>), String> {
 enum ArgSpec {
     /// Passed to `--arg` verbatim (`u32:5`, `zeros:u32:64`, `hex:..`).
     Verbatim(String),
-    /// A generated buffer.
-    Buffer(Dtype, usize, Values),
+    /// A generated buffer (`true`: `multicast:DTYPE[N] = VALUES`, passed as
+    /// `multicast:PATH.npy`).
+    Buffer(Dtype, usize, Values, bool),
     /// A generated array passed as a texture or surface (`tex,OPTS:DTYPE[D0,D1,..] = ..`,
     /// `surf:DTYPE[..] = ..`): `tex` or `surf`, the options (`,filter=linear`), the shape.
     Object(String, String, Dtype, Vec<usize>, Values),
@@ -766,7 +767,11 @@ fn parse_arg_spec(s: &str) -> Result<ArgSpec, String> {
         return Ok(ArgSpec::Object(kind.into(), opts.into(), dt, shape, v));
     }
     // `DTYPE[N] = VALUES` is generated; everything else goes to ptxvm verbatim.
-    if let Some((head, vals)) = s.split_once('=')
+    let (multicast, g) = match s.strip_prefix("multicast:") {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    if let Some((head, vals)) = g.split_once('=')
         && let Some((dt, n)) = head
             .trim()
             .strip_suffix(']')
@@ -780,7 +785,7 @@ fn parse_arg_spec(s: &str) -> Result<ArgSpec, String> {
         {
             return Err(format!("{n} elements declared, {} listed", l.len()));
         }
-        return Ok(ArgSpec::Buffer(dt, n, v));
+        return Ok(ArgSpec::Buffer(dt, n, v, multicast));
     }
     if s.contains(char::is_whitespace) {
         return Err(format!(
@@ -969,7 +974,8 @@ fn run_file(
             ArgSpec::Verbatim(s) => {
                 cmd.arg("--arg").arg(s);
                 dtypes.push(
-                    s.strip_prefix("zeros:")
+                    s.trim_start_matches("multicast:")
+                        .strip_prefix("zeros:")
                         .and_then(|r| r.split(':').next())
                         .and_then(Dtype::from_name),
                 );
@@ -984,7 +990,7 @@ fn run_file(
                     .arg(format!("{kind}:{}{opts}", p.display()));
                 dtypes.push(Some(*dt));
             }
-            ArgSpec::Buffer(dt, n, v) => {
+            ArgSpec::Buffer(dt, n, v, multicast) => {
                 let elems = (0..*n)
                     .map(|k| {
                         let val = eval(v.expr(k), k)?;
@@ -1001,7 +1007,13 @@ fn run_file(
                     .map_err(|e| format!("arg {i}: {e}"))?;
                 let p = tmp.join(format!("in{i}.npy"));
                 std::fs::write(&p, npy_write(*dt, &elems)).map_err(|e| e.to_string())?;
-                cmd.arg("--arg").arg(&p);
+                if *multicast {
+                    let mut m = std::ffi::OsString::from("multicast:");
+                    m.push(&p);
+                    cmd.arg("--arg").arg(m);
+                } else {
+                    cmd.arg("--arg").arg(&p);
+                }
                 dtypes.push(Some(*dt));
             }
         }

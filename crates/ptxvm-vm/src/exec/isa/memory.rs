@@ -247,6 +247,15 @@ impl Dx<'_> {
                     },
                 }
             }
+            "cp" if has(".async") && has(".bulk") && has(".cp_mask") && !has(".tensor") => {
+                // `[dst], [src], size{, policy}, byteMask`: the policy only steers caches.
+                Exec::CpBulkMasked {
+                    dst: self.addr(op(0)?)?,
+                    src: self.addr(op(1)?)?,
+                    size: self.src(op(2)?)?,
+                    byte_mask: self.src(op(if has(".L2::cache_hint") { 4 } else { 3 })?)?,
+                }
+            }
             "cp" if has(".async")
                 && has(".bulk")
                 && !has(".tensor")
@@ -296,6 +305,7 @@ impl Dx<'_> {
             "cp" if has(".async") && has(".bulk") && has(".prefetch") && !has(".tensor") => {
                 Exec::Fence
             }
+            "multimem" => return self.decode_multimem(inst),
             "mapa" => Exec::Mapa {
                 d: self.dst(op(0)?)?,
                 a: self.src(op(1)?)?,
@@ -581,6 +591,123 @@ impl Dx<'_> {
     }
 }
 
+impl Dx<'_> {
+    /// `multimem.ld_reduce`/`st`/`red` with one device bound to the multicast object: the
+    /// reduction is over one copy, so `ld_reduce` is a load of the value (no arithmetic: a
+    /// value converted to a wider `.acc::f32`/`.acc::f16` accumulation type and back is
+    /// unchanged; NaNs pass through as they are), `st` a store, and `red` the atomic
+    /// reduction of `red`/`atom` on the copy (the same definition: `Exec::Atom`/`AtomV`).
+    /// Each is wrapped in `Exec::Multimem`, which first requires a multicast address.
+    fn decode_multimem(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let ops = &inst.operands;
+        let t = mods
+            .iter()
+            .rev()
+            .find_map(|m| Type::from_dot(m))
+            .or_else(|| {
+                // The 4-element fp8 packings have no `Type`: 32 bits of data here.
+                mods.iter()
+                    .any(|m| matches!(*m, ".e4m3x4" | ".e5m2x4"))
+                    .then_some(Type::B32)
+            })?;
+        let space = space_of(mods);
+        let lanes = mods.iter().find_map(|m| match *m {
+            ".v2" => Some(2),
+            ".v4" => Some(4),
+            ".v8" => Some(8),
+            _ => None,
+        });
+        let elems = |o: &Op| -> Option<Vec<Op>> {
+            match (o, lanes) {
+                (Op::Vector(v), Some(n)) if v.len() == n => Some(v.clone()),
+                (Op::Vector(_), _) | (_, Some(_)) => None,
+                (o, None) => Some(vec![o.clone()]),
+            }
+        };
+        // Loads and stores move bits: the element's width is all that matters.
+        let bits = match t.bytes() {
+            1 => Type::B8,
+            2 => Type::B16,
+            4 if t.class() == Class::Signed => t,
+            4 => Type::B32,
+            8 if t.class() == Class::Signed => t,
+            8 => Type::B64,
+            _ => return None,
+        };
+        let exec = match *mods.first()? {
+            ".ld_reduce" => Exec::Ld {
+                space,
+                ty: bits,
+                ds: elems(ops.first()?)?
+                    .iter()
+                    .map(|x| self.dst(x))
+                    .collect::<Option<Vec<_>>>()?,
+                addr: self.addr(ops.get(1)?)?,
+            },
+            ".st" => Exec::St {
+                space,
+                ty: bits,
+                srcs: elems(ops.get(1)?)?
+                    .iter()
+                    .map(|x| self.fsrc(x, bits))
+                    .collect::<Option<Vec<_>>>()?,
+                addr: self.addr(ops.first()?)?,
+            },
+            ".red" => {
+                let op = mods.iter().find_map(|m| {
+                    Some(match *m {
+                        ".add" => AtomOp::Add,
+                        ".min" => AtomOp::Min,
+                        ".max" => AtomOp::Max,
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        _ => return None,
+                    })
+                })?;
+                let bs = elems(ops.get(1)?)?
+                    .iter()
+                    .map(|x| self.fsrc(x, t))
+                    .collect::<Option<Vec<_>>>()?;
+                let addr = self.addr(ops.first()?)?;
+                match lanes {
+                    Some(_)
+                        if op == AtomOp::Add
+                            && (t == Type::F32 || crate::ops::half::is_half(t)) =>
+                    {
+                        Exec::AtomV {
+                            space,
+                            op,
+                            ty: t,
+                            ds: Vec::new(),
+                            addr,
+                            bs,
+                        }
+                    }
+                    Some(_) => return None,
+                    None => Exec::Atom {
+                        space,
+                        op,
+                        ty: t,
+                        d: Dst::Sink,
+                        addr,
+                        b: *bs.first()?,
+                        c: Src::Imm(0),
+                    },
+                }
+            }
+            _ => return None,
+        };
+        Some(Exec::Multimem(Box::new(DInst {
+            exec,
+            guard: None,
+            line: 0,
+            loc: None,
+        })))
+    }
+}
+
 impl Cta<'_> {
     /// Runs one thread's step of a memory-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_memory(
@@ -593,6 +720,11 @@ impl Cta<'_> {
         let next = self.threads[t].pc + 1;
         match &inst.exec {
             Exec::Nop => {}
+            Exec::Multimem(inner) => {
+                self.multimem_check(t, &inner.exec, mem)?;
+                // The wrapped access advances the thread.
+                return self.exec_memory(t, inner, mem, budget);
+            }
             Exec::Discard { addr, size } => {
                 // A weak write of indeterminate values (PTX ISA "discard"): the values ptxvm
                 // picks are the ones already there. The line must still be a writable,
@@ -928,6 +1060,42 @@ impl Cta<'_> {
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
                     self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                }
+            }
+            Exec::CpBulkMasked {
+                dst,
+                src,
+                size,
+                byte_mask,
+            } => {
+                let n = self.src(t, *size) & 0xffff_ffff;
+                let m = self.src(t, *byte_mask) & 0xffff;
+                let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
+                let (ds, da) = self.resolve(t, MemSpace::Global, *dst);
+                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::Misaligned,
+                        format!(
+                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                        ),
+                    ));
+                }
+                self.charge_work(t, budget, n)?;
+                // Each selected byte is a store of its own: the bytes the mask leaves out are
+                // never written (another thread may be writing them).
+                let mut piece = [0u8; 16];
+                for off in (0..n).step_by(16) {
+                    self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
+                    let at = da.wrapping_add(off);
+                    // The whole piece must lie in global memory, selected bytes or not.
+                    let mut probe = [0u8; 16];
+                    self.load(t, ds, at, &mut probe, mem)?;
+                    for (i, b) in piece.iter().enumerate() {
+                        if m >> i & 1 == 1 {
+                            self.store(t, ds, at.wrapping_add(i as u64), &[*b], mem)?;
+                        }
+                    }
                 }
             }
             Exec::CpReduceBulk {
@@ -1691,6 +1859,51 @@ impl Cta<'_> {
             };
         }
         Ok(())
+    }
+
+    /// Faults unless the access of a `multimem` instruction lies inside one multicast
+    /// mapping of global memory. The PTX ISA leaves `multimem` on any other address
+    /// undefined; ptxvm stops there, naming the address.
+    fn multimem_check(&self, t: usize, e: &Exec, mem: &AddressSpace) -> Result<(), Box<Fault>> {
+        let (name, space, ty, n, addr) = match e {
+            Exec::Ld {
+                space,
+                ty,
+                ds,
+                addr,
+            } => ("multimem.ld_reduce", *space, *ty, ds.len(), *addr),
+            Exec::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => ("multimem.st", *space, *ty, srcs.len(), *addr),
+            Exec::Atom {
+                space, ty, addr, ..
+            } => ("multimem.red", *space, *ty, 1, *addr),
+            Exec::AtomV {
+                space,
+                ty,
+                bs,
+                addr,
+                ..
+            } => ("multimem.red", *space, *ty, bs.len(), *addr),
+            _ => return Err(self.unsupported(t, "multimem of this form")),
+        };
+        let len = u64::from(ty.bytes()) * n as u64;
+        let (sp, at) = self.resolve(t, space, addr);
+        if matches!(sp, MemSpace::Global | MemSpace::Generic) && mem.is_multicast(at, len) {
+            return Ok(());
+        }
+        Err(self.fault(
+            t,
+            FaultKind::OutOfBounds,
+            format!(
+                "{name} of {len} bytes at {at:#x}: not a multicast address (the {} address is in no multicast mapping; the PTX ISA leaves multimem on other addresses undefined){}",
+                space_name(sp),
+                where_in(sp, at, mem)
+            ),
+        ))
     }
 
     /// The fault of a misaligned access.
