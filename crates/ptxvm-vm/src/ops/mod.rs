@@ -9,7 +9,7 @@ pub mod int;
 pub mod mbarrier;
 pub mod printf;
 pub mod tensor;
-pub mod tma;
 pub mod texture;
+pub mod tma;
 pub mod video;
 pub mod wgmma;
