@@ -13,6 +13,9 @@ use logos::Logos;
 pub enum Tok {
     /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier.
     #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
+    /// A modifier that starts with digits, such as the `tcgen05` shapes `.16x64b`,
+    /// `.32x32b`, `.16x32bx2`, `.128x256b` (not `.5e3`, a float).
+    #[regex(r"\.[0-9]+[A-DF-Za-df-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
     Dot,
     /// An identifier (§4.4): `[a-zA-Z]{followsym}*` or `[_$%]{followsym}+`.
     #[regex(r"[a-zA-Z][a-zA-Z0-9_$]*|[_$%][a-zA-Z0-9_$]+")]
@@ -179,6 +182,10 @@ mod tests {
             vec![Ident, Dot, Ident, Comma, Ident, Comma, Ident, Semi, Eof]
         );
         assert_eq!(kinds("ld.shared::cta"), vec![Ident, Dot, Eof]);
+        assert_eq!(
+            kinds("tcgen05.ld.sync.aligned.16x32bx2.x2.b32 .32x32b .5e3"),
+            vec![Ident, Dot, Dot, Dot, Dot, Dot, Dot, Dot, DecFloat, Eof]
+        );
         assert_eq!(kinds("_"), vec![Underscore, Eof]);
     }
 

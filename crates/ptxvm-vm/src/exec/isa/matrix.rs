@@ -191,7 +191,79 @@ impl Dx<'_> {
                     addr: None,
                 }
             }
+            "tcgen05" => return self.decode_tcgen05(inst),
             _ => return None,
+        })
+    }
+
+    /// `tcgen05` (`crate::ops::tcgen05`): Tensor Memory allocation, `ld`/`st`, `wait`,
+    /// `fence`. `.cta_group::2`, `mma`, `cp`, `shift`, `commit`, `ld.red` decode as unsupported.
+    fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::{Move, Tc5Op};
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let op = |k: usize| ops.get(k);
+        let regs = |o: &Op| -> Vec<Op> {
+            match o {
+                Op::Vector(v) => v.clone(),
+                other => vec![other.clone()],
+            }
+        };
+        let imm = |o: Option<&Op>| match o {
+            Some(Op::Imm(v)) => Some(*v),
+            _ => None,
+        };
+        let plain = |op: Tc5Op| Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts: Vec::new(),
+            srcs: Vec::new(),
+            addr: None,
+        };
+        if has(".cta_group::2") {
+            return None;
+        }
+        Some(if has(".alloc") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Alloc),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(1)?)?],
+                addr: Some((space_of(mods), self.addr(op(0)?)?)),
+            }
+        } else if has(".dealloc") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Dealloc),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(0)?)?, self.src(op(1)?)?],
+                addr: None,
+            }
+        } else if has(".relinquish_alloc_permit") {
+            plain(Tc5Op::Relinquish)
+        } else if has(".wait::ld") || has(".wait::st") {
+            plain(Tc5Op::Wait)
+        } else if has(".fence::before_thread_sync") || has(".fence::after_thread_sync") {
+            plain(Tc5Op::Fence)
+        } else if has(".ld") && !has(".red") {
+            let r = regs(op(0)?);
+            let m = Move::parse(mods, imm(op(2)), r.len())?;
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Ld(m)),
+                dsts: r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(1)?)?)),
+            }
+        } else if has(".st") {
+            let split = has(".16x32bx2");
+            let r = regs(op(if split { 2 } else { 1 })?);
+            let m = Move::parse(mods, if split { imm(op(1)) } else { None }, r.len())?;
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::St(m)),
+                dsts: Vec::new(),
+                srcs: r.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
+        } else {
+            return None;
         })
     }
 }
@@ -221,6 +293,9 @@ impl Cta<'_> {
         // the warp engine's `mma.sync` by 3-6% (measured on a 512^3 `hgemm_mma_64x64`).
         if let MatrixOp::Wgmma(wg) = op {
             return self.wgmma_exec(part, inst, *wg, dsts, srcs);
+        }
+        if let MatrixOp::Tcgen05(tc) = op {
+            return self.tcgen05_exec(part, *tc, dsts, srcs, *addr);
         }
         let mut by_lane: [Option<usize>; 32] = [None; 32];
         for &i in part {
@@ -384,7 +459,7 @@ impl Cta<'_> {
                 }
             }
             // Handled above.
-            MatrixOp::Wgmma(_) => {}
+            MatrixOp::Wgmma(_) | MatrixOp::Tcgen05(_) => {}
             MatrixOp::MovTrans => {
                 let (Some(src), Some(d)) = (srcs.first(), dsts.first()) else {
                     return Ok(());
@@ -950,5 +1025,225 @@ impl Cta<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+impl Cta<'_> {
+    /// Executes a `tcgen05` instruction (`crate::ops::tcgen05`) for warp `part[0] / 32`: every
+    /// lane must take part (`.sync.aligned`), and the operands that name Tensor Memory must be
+    /// the same in every lane.
+    #[inline(never)]
+    pub(in crate::exec) fn tcgen05_exec(
+        &mut self,
+        part: &[usize],
+        op: crate::ops::tcgen05::Tc5Op,
+        dsts: &[Dst],
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Tc5Op, warp_lanes};
+        let Some(&t0) = part.first() else {
+            return Ok(());
+        };
+        let name = match op {
+            Tc5Op::Alloc => "tcgen05.alloc".to_string(),
+            Tc5Op::Dealloc => "tcgen05.dealloc".into(),
+            Tc5Op::Relinquish => "tcgen05.relinquish_alloc_permit".into(),
+            Tc5Op::Ld(m) => m.name(false),
+            Tc5Op::St(m) => m.name(true),
+            Tc5Op::Wait => "tcgen05.wait".into(),
+            Tc5Op::Fence => "tcgen05.fence".into(),
+        };
+        let model = self.launch.model;
+        if !model.has_tcgen05() {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` needs a GPU with tcgen05 (sm_100a, sm_101a, sm_103a, sm_110a); the device model is {} ({})",
+                    model.arch, model.board
+                ),
+            ));
+        }
+        if matches!(op, Tc5Op::Fence) {
+            return Ok(());
+        }
+        let w = t0 / 32;
+        let mut lanes = [usize::MAX; 32];
+        for &i in part {
+            lanes[self.threads[i].lane as usize] = i;
+        }
+        if let Some(l) = lanes.iter().position(|&i| i == usize::MAX) {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "`{name}` is executed by every thread of the warp (.sync.aligned), but lane {l} of warp {w} does not exist, has exited or is not converged"
+                ),
+            ));
+        }
+        let uniform = |this: &Self, v: &dyn Fn(usize) -> u64, what: &str| {
+            let v0 = v(lanes[0]);
+            for (l, &i) in lanes.iter().enumerate() {
+                let x = v(i);
+                if x != v0 {
+                    return Err(this.fault(
+                        i,
+                        FaultKind::MemberMask,
+                        format!(
+                            "`{name}`: {what} differs between the threads of the warp (lane 0: {v0:#x}, lane {l}: {x:#x})"
+                        ),
+                    ));
+                }
+            }
+            Ok(v0)
+        };
+        let taddr_of = |this: &Self, i: usize| -> u64 {
+            match addr {
+                Some((_, Addr::Reg(r, off))) => this.reg(i, r).wrapping_add(off as u64),
+                Some((_, Addr::Abs(off))) => off as u64,
+                Some((_, Addr::Var(loc, off))) => this.var_addr(i, loc).wrapping_add(off as u64),
+                None => 0,
+            }
+        };
+        let tm_fault = |this: &Self, t: usize, e: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
+        };
+        match op {
+            Tc5Op::Fence | Tc5Op::Wait => Ok(()),
+            Tc5Op::Relinquish => {
+                self.tmem.get_or_insert_with(Default::default).relinquish();
+                Ok(())
+            }
+            Tc5Op::Alloc => {
+                let (Some(&n), Some((space, a))) = (srcs.first(), addr) else {
+                    return Err(self.unsupported(t0, &name));
+                };
+                let n = uniform(self, &|i| self.src(i, n), "nCols")?;
+                let col = self
+                    .tmem
+                    .get_or_insert_with(Default::default)
+                    .alloc(n)
+                    .map_err(|e| {
+                        let kind = if e.starts_with("out of Tensor Memory") {
+                            FaultKind::Deadlock
+                        } else {
+                            FaultKind::OutOfBounds
+                        };
+                        self.fault(t0, kind, format!("`{name}`: {e}"))
+                    })?;
+                // Every thread writes the same address; one store does it.
+                let (sp, at) = self.resolve(t0, space, a);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t0,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{name}`: the destination {at:#x} is not in shared memory (the manual leaves it undefined)"
+                        ),
+                    ));
+                }
+                let mem = self.mem;
+                self.store(t0, sp, at, &col.to_le_bytes(), mem)
+            }
+            Tc5Op::Dealloc => {
+                let (Some(&ta), Some(&n)) = (srcs.first(), srcs.get(1)) else {
+                    return Err(self.unsupported(t0, &name));
+                };
+                let ta = uniform(self, &|i| self.src(i, ta), "taddr")?;
+                let n = uniform(self, &|i| self.src(i, n), "nCols")?;
+                self.tmem
+                    .get_or_insert_with(Default::default)
+                    .dealloc(ta & 0xffff_ffff, n)
+                    .map_err(|e| tm_fault(self, t0, e))
+            }
+            Tc5Op::Ld(m) | Tc5Op::St(m) => {
+                let store = matches!(op, Tc5Op::St(_));
+                let ta = uniform(self, &|i| taddr_of(self, i), "the Tensor Memory address")?;
+                let (lane0, col0) = (((ta >> 16) & 0xffff) as u32, (ta & 0xffff) as u32);
+                let allowed = warp_lanes(w);
+                let Some(tm) = self.tmem.as_deref() else {
+                    return Err(tm_fault(
+                        self,
+                        t0,
+                        "no Tensor Memory is allocated in this CTA".into(),
+                    ));
+                };
+                let nregs = m.regs();
+                let mut writes: Vec<(u32, u32, u32)> = Vec::new();
+                for (l, &i) in lanes.iter().enumerate() {
+                    for j in 0..nregs {
+                        let (dl, dc) = m.cell(l as u32, j as u32);
+                        let lane = lane0.saturating_add(dl);
+                        let col = col0.saturating_add(dc);
+                        if !allowed.contains(&lane) {
+                            return Err(tm_fault(
+                                self,
+                                i,
+                                format!(
+                                    "register {j} of lane {l} is Tensor Memory lane {lane}, but warp {w} (warp {} of its warpgroup) can access only lanes {}..{}",
+                                    w % 4,
+                                    allowed.start,
+                                    allowed.end
+                                ),
+                            ));
+                        }
+                        let cols: &[u32] = if m.pack {
+                            &[col, col.saturating_add(1)]
+                        } else {
+                            &[col]
+                        };
+                        if store {
+                            let v = srcs.get(j).map_or(0, |&s| self.src(i, s)) as u32;
+                            if m.pack {
+                                writes.push((lane, cols[0], v & 0xffff));
+                                writes.push((lane, cols[1], v >> 16));
+                            } else {
+                                writes.push((lane, col, v));
+                            }
+                            for &c in cols {
+                                tm.read(lane, c).map_err(|e| tm_fault(self, i, e))?;
+                            }
+                        } else {
+                            let mut v = 0u32;
+                            for (h, &c) in cols.iter().enumerate() {
+                                let x = tm.read(lane, c).map_err(|e| tm_fault(self, i, e))?;
+                                v |= if m.pack { (x & 0xffff) << (16 * h) } else { x };
+                            }
+                            writes.push((i as u32, j as u32, v));
+                        }
+                    }
+                }
+                if store {
+                    // Every cell was checked above.
+                    if let Some(tm) = self.tmem.as_deref_mut() {
+                        for (lane, col, v) in writes {
+                            let _ = tm.write(lane, col, v);
+                        }
+                    }
+                } else {
+                    for (i, j, v) in writes {
+                        if let Some(&d) = dsts.get(j as usize) {
+                            self.write(i as usize, d, u64::from(v));
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// At the end of a CTA: Tensor Memory must have been deallocated.
+    pub(in crate::exec) fn tcgen05_finish(&self) -> Result<(), Box<Fault>> {
+        if let Some(&(s, n)) = self.tmem.as_ref().and_then(|t| t.held().first()) {
+            return Err(self.fault(
+                0,
+                FaultKind::OutOfBounds,
+                format!(
+                    "the CTA ended with {n} columns of Tensor Memory at column {s} still allocated: every `tcgen05.alloc` must be matched by a `tcgen05.dealloc` before the kernel exits"
+                ),
+            ));
+        }
+        Ok(())
     }
 }
