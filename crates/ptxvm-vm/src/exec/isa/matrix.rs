@@ -826,9 +826,9 @@ impl Cta<'_> {
         [a_desc, b_desc, scale_d]: [u64; 3],
         name: &str,
     ) -> Result<Vec<[u64; 32]>, Box<Fault>> {
-        use crate::ops::tensor::{Acc, Elem};
+        use crate::ops::tensor::Acc;
         use crate::ops::wgmma::{Desc, a_pos, d_pos, elem_bits};
-        use ptxvm_fp::tensor::{self as tc, AccType, BitOp, TcInst};
+        use ptxvm_fp::tensor::TcInst;
         let (n, k) = (s.n as usize, s.k as usize);
         let bits = elem_bits(s.a);
         let mask = if bits == 32 {
@@ -837,55 +837,20 @@ impl Cta<'_> {
             (1u64 << bits) - 1
         };
         let t0 = lanes[0];
-        let mem = self.mem;
         // Reads an operand matrix (rows x k) from shared memory through its descriptor.
-        let gather = |this: &Self,
-                      desc: u64,
-                      mn_major: bool,
-                      row0: usize,
-                      rows: usize,
-                      what: &str|
-         -> Result<Vec<u64>, Box<Fault>> {
-            let dsc = Desc::decode(desc);
-            if let Err((misaligned, m)) = dsc.check() {
-                return Err(this.fault(
+        let gather =
+            |this: &Self, desc: u64, mn_major: bool, row0: usize, rows: usize, what: &str| {
+                this.smem_matrix(
                     t0,
-                    if misaligned {
-                        FaultKind::Misaligned
-                    } else {
-                        FaultKind::Unsupported
-                    },
-                    format!("`{name}`: {what}: {m}"),
-                ));
-            }
-            let mut out = vec![0u64; rows * k];
-            let mut cache: Option<(u64, [u8; 16])> = None;
-            for r in 0..rows {
-                for kk in 0..k {
-                    let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
-                    let chunk = match cache {
-                        Some((a, c)) if a == addr => c,
-                        _ => {
-                            let mut buf = [0u8; 16];
-                            this.load(t0, MemSpace::Shared, addr, &mut buf, mem)
-                                .map_err(|mut f| {
-                                    f.message = format!(
-                                        "`{name}`: {what} (descriptor {desc:#018x}, {}): {}",
-                                        dsc.swizzle_name(),
-                                        f.message
-                                    );
-                                    f
-                                })?;
-                            cache = Some((addr, buf));
-                            buf
-                        }
-                    };
-                    let v = u128::from_le_bytes(chunk) >> bit;
-                    out[r * k + kk] = (v as u64) & mask;
-                }
-            }
-            Ok(out)
-        };
+                    Desc::decode(desc),
+                    desc,
+                    mn_major,
+                    bits,
+                    [row0, rows, k],
+                    name,
+                    what,
+                )
+            };
         // A: the warp's 16 rows.
         let wi = w % 4;
         let a: Vec<u64> = if s.a_regs {
@@ -935,80 +900,14 @@ impl Cta<'_> {
             }
         }
         // D = A.B + C, row by row of the warp's part.
-        let mut d = vec![0u64; 16 * n];
-        match (s.a, s.b) {
-            (Elem::Float(at), Elem::Float(bt)) => {
-                let dt = if f16 { AccType::F16 } else { AccType::F32 };
-                let p = self.launch.model.tensor.fdpa(TcInst::Wgmma, k, at, dt);
-                let neg = |x: tc::Num, yes: bool| match x {
-                    _ if !yes => x,
-                    tc::Num::Inf(sg) => tc::Num::Inf(!sg),
-                    tc::Num::Fin { neg, sig, exp, e } => tc::Num::Fin {
-                        neg: !neg,
-                        sig,
-                        exp,
-                        e,
-                    },
-                    tc::Num::Nan => tc::Num::Nan,
-                };
-                let an: Vec<tc::Num> = a
-                    .iter()
-                    .map(|&x| neg(at.decode(x as u32), s.neg_a))
-                    .collect();
-                let bn: Vec<tc::Num> = b
-                    .iter()
-                    .map(|&x| neg(bt.decode(x as u32), s.neg_b))
-                    .collect();
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::mma_dot_nums(
-                            &p,
-                            &an[r * k..(r + 1) * k],
-                            &bn[col * k..(col + 1) * k],
-                            dt,
-                            c[r * n + col] as u32,
-                        ) as u64;
-                    }
-                }
-            }
-            (Elem::Int(at), Elem::Int(bt)) => {
-                let ai: Vec<i32> = a.iter().map(|&x| at.elem(x as u32, 0)).collect();
-                let bi: Vec<i32> = b.iter().map(|&x| bt.elem(x as u32, 0)).collect();
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::dot_int(
-                            &ai[r * k..(r + 1) * k],
-                            &bi[col * k..(col + 1) * k],
-                            c[r * n + col] as u32 as i32,
-                            s.satfinite,
-                        ) as u32 as u64;
-                    }
-                }
-            }
-            _ => {
-                let pack = |v: &[u64]| -> Vec<u32> {
-                    v.chunks(32)
-                        .map(|ch| {
-                            ch.iter()
-                                .enumerate()
-                                .fold(0u32, |acc, (j, &b)| acc | ((b as u32 & 1) << j))
-                        })
-                        .collect()
-                };
-                let (ap, bp) = (pack(&a), pack(&b));
-                let wk = k / 32;
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::dot_b1(
-                            &ap[r * wk..(r + 1) * wk],
-                            &bp[col * wk..(col + 1) * wk],
-                            c[r * n + col] as u32 as i32,
-                            BitOp::And,
-                        ) as u32 as u64;
-                    }
-                }
-            }
-        }
+        let d = self.tc_dot(
+            TcInst::Wgmma,
+            [16, n, k],
+            [&a, &b, &c],
+            [s.a, s.b],
+            f16,
+            [s.neg_a, s.neg_b, s.satfinite],
+        );
         // Scatter into D's registers.
         let mut out = vec![[0u64; 32]; s.nd as usize];
         for l in 0..32 {
@@ -1231,6 +1130,153 @@ impl Cta<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Reads an operand matrix (`rows` x `k` from row `row0`, `bits`-bit elements) from shared
+    /// memory through its descriptor (`raw` for messages): `wgmma` and `tcgen05.mma`.
+    #[allow(clippy::too_many_arguments)]
+    fn smem_matrix(
+        &self,
+        t0: usize,
+        dsc: crate::ops::wgmma::Desc,
+        desc: u64,
+        mn_major: bool,
+        bits: u32,
+        [row0, rows, k]: [usize; 3],
+        name: &str,
+        what: &str,
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        let this = self;
+        let mem = self.mem;
+        let mask = if bits == 32 {
+            u64::MAX >> 32
+        } else {
+            (1u64 << bits) - 1
+        };
+        if let Err((misaligned, m)) = dsc.check() {
+            return Err(this.fault(
+                t0,
+                if misaligned {
+                    FaultKind::Misaligned
+                } else {
+                    FaultKind::Unsupported
+                },
+                format!("`{name}`: {what}: {m}"),
+            ));
+        }
+        let mut out = vec![0u64; rows * k];
+        let mut cache: Option<(u64, [u8; 16])> = None;
+        for r in 0..rows {
+            for kk in 0..k {
+                let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
+                let chunk = match cache {
+                    Some((a, c)) if a == addr => c,
+                    _ => {
+                        let mut buf = [0u8; 16];
+                        this.load(t0, MemSpace::Shared, addr, &mut buf, mem)
+                            .map_err(|mut f| {
+                                f.message = format!(
+                                    "`{name}`: {what} (descriptor {desc:#018x}, {}): {}",
+                                    dsc.swizzle_name(),
+                                    f.message
+                                );
+                                f
+                            })?;
+                        cache = Some((addr, buf));
+                        buf
+                    }
+                };
+                let v = u128::from_le_bytes(chunk) >> bit;
+                out[r * k + kk] = (v as u64) & mask;
+            }
+        }
+        Ok(out)
+    }
+
+    /// D = A.B + C for `rows` x `n` with depth `k` (A row-major `rows x k`, B `n x k`, C and the
+    /// result `rows x n`), with the arithmetic of the model's tensor cores for `inst`: the one
+    /// definition `wgmma` and `tcgen05.mma` share. `flags`: negate A, negate B, saturate.
+    #[allow(clippy::too_many_arguments)]
+    fn tc_dot(
+        &self,
+        inst: ptxvm_fp::tensor::TcInst,
+        [rows, n, k]: [usize; 3],
+        [a, b, c]: [&[u64]; 3],
+        [at_, bt_]: [crate::ops::tensor::Elem; 2],
+        f16: bool,
+        [neg_a, neg_b, satfinite]: [bool; 3],
+    ) -> Vec<u64> {
+        use crate::ops::tensor::Elem;
+        use ptxvm_fp::tensor::{self as tc, AccType, BitOp};
+        let mut d = vec![0u64; rows * n];
+        match (at_, bt_) {
+            (Elem::Float(at), Elem::Float(bt)) => {
+                let dt = if f16 { AccType::F16 } else { AccType::F32 };
+                let p = self.launch.model.tensor.fdpa(inst, k, at, dt);
+                let neg = |x: tc::Num, yes: bool| match x {
+                    _ if !yes => x,
+                    tc::Num::Inf(sg) => tc::Num::Inf(!sg),
+                    tc::Num::Fin { neg, sig, exp, e } => tc::Num::Fin {
+                        neg: !neg,
+                        sig,
+                        exp,
+                        e,
+                    },
+                    tc::Num::Nan => tc::Num::Nan,
+                };
+                let an: Vec<tc::Num> = a.iter().map(|&x| neg(at.decode(x as u32), neg_a)).collect();
+                let bn: Vec<tc::Num> = b.iter().map(|&x| neg(bt.decode(x as u32), neg_b)).collect();
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::mma_dot_nums(
+                            &p,
+                            &an[r * k..(r + 1) * k],
+                            &bn[col * k..(col + 1) * k],
+                            dt,
+                            c[r * n + col] as u32,
+                        ) as u64;
+                    }
+                }
+            }
+            (Elem::Int(at), Elem::Int(bt)) => {
+                let ai: Vec<i32> = a.iter().map(|&x| at.elem(x as u32, 0)).collect();
+                let bi: Vec<i32> = b.iter().map(|&x| bt.elem(x as u32, 0)).collect();
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_int(
+                            &ai[r * k..(r + 1) * k],
+                            &bi[col * k..(col + 1) * k],
+                            c[r * n + col] as u32 as i32,
+                            satfinite,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+            _ => {
+                let pack = |v: &[u64]| -> Vec<u32> {
+                    v.chunks(32)
+                        .map(|ch| {
+                            ch.iter()
+                                .enumerate()
+                                .fold(0u32, |acc, (j, &b)| acc | ((b as u32 & 1) << j))
+                        })
+                        .collect()
+                };
+                let (ap, bp) = (pack(&a), pack(&b));
+                let wk = k / 32;
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_b1(
+                            &ap[r * wk..(r + 1) * wk],
+                            &bp[col * wk..(col + 1) * wk],
+                            c[r * n + col] as u32 as i32,
+                            BitOp::And,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+        }
+        d
     }
 
     /// At the end of a CTA: Tensor Memory must have been deallocated.
