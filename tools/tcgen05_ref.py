@@ -13,6 +13,11 @@ Usage: tools/tcgen05_ref.py      writes tests/run/warp/tcgen05_*.ptx and tests/r
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tc_ref  # noqa: E402
+import wgmma_ref  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = ".version 8.6\n.target sm_100a\n.address_size 64\n"
@@ -301,6 +306,213 @@ def forms_file(shape):
     ]
     write(os.path.join(ROOT, "tests/run/warp", f"tcgen05_forms_{shape}.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
 
+# tcgen05.mma: (name, kind, d, a, b, n, A source: "tmem" or (major, swizzle, start offset, lbo,
+# sbo), B (major, swizzle, start offset, lbo, sbo), enable-input-d, negate A, negate B, saturate)
+MMA_CASES = [
+    ("tcgen05_mma_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_bf16_f32_trans_sw64_sw32_nod", "f16", "f32", "bf16", "bf16", 16,
+     ("MN", "64", 0, 1024, 512), ("MN", "32", 0, 0, 256), 0, 0, 0, 0),
+    ("tcgen05_mma_tf32_f32_tmem_sw128_nega", "tf32", "f32", "tf32", "tf32", 24,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 1, 0, 0),
+    ("tcgen05_mma_e4m3_e5m2_f32_sw32_none_negb", "f8f6f4", "f32", "e4m3", "e5m2", 16,
+     ("K", "32", 0, 0, 256), ("K", "none", 0, 128, 256), 1, 0, 1, 0),
+    ("tcgen05_mma_s8_u8_s32_sat_none_sw128", "i8", "s32", "s8", "u8", 16,
+     ("K", "none", 0, 128, 256), ("K", "128", 0, 0, 1024), 1, 0, 0, 1),
+    ("tcgen05_mma_f16_f32_tmem_trans_b_sw64", "f16", "f32", "f16", "f16", 8,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 0, 0, 0),
+]
+TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1}
+SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6}
+
+
+def sm100_desc(lbo, sbo, swz):
+    """The descriptor bits besides the start address (PTX ISA "Shared memory descriptor")."""
+    return ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 46) | (SWZ_CODE[swz] << 61)
+
+
+def mma_file(case):
+    name, kind, d, at, bt, n, asrc, bsrc, en, na, nb, sat = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    bits = wgmma_ref.BITS[at]
+    k = 256 // bits
+    T = 128 // bits
+    center = rng.next()
+
+    def rand(t):
+        v = tc_ref.rand_elem(rng, t)
+        return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
+
+    A = [[rand(at) for _ in range(k)] for _ in range(128)]
+    B = [[rand(bt) for _ in range(k)] for _ in range(n)]
+    C = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
+           else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
+         for _ in range(128)]
+    img = bytearray(65536)
+    end = 0
+    if asrc != "tmem":
+        major, swz, off, lbo, sbo = asrc
+        for m in range(128):
+            for kk in range(k):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    bbase = (end + 1023) // 1024 * 1024
+    major, swz, off, lbo, sbo = bsrc
+    for nn in range(n):
+        for kk in range(k):
+            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
+    D = [[0] * n for _ in range(128)]
+    for m in range(128):
+        for nn in range(n):
+            a = [neg(at, x, na) for x in A[m]]
+            b = [neg(bt, x, nb) for x in B[nn]]
+            c = C[m][nn] if en else 0
+            if d == "s32":
+                D[m][nn] = tc_ref.dot_int(at, bt, a, b, c - (1 << 32) if c >> 31 else c, bool(sat)) & 0xFFFFFFFF
+            else:
+                # tcgen05's model: one block per 32 bytes of A (tc_ref's rtx-blackwell row).
+                D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c)
+    dtype = {"f32": 1, "s32": 2}[d]
+    trans_a = asrc != "tmem" and asrc[0] == "MN"
+    idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
+        | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
+        | ((128 >> 4) << 24)
+    # A in Tensor Memory: row m in lane m, 32 bytes from column 256 (8 cells).
+    apacked = []
+    for m in range(128):
+        row = 0
+        for kk in range(k):
+            row |= A[m][kk] << (kk * bits)
+        apacked += [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+    cflat = [C[m][j] for m in range(128) for j in range(n)]
+    dflat = [D[m][j] for m in range(128) for j in range(n)]
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<8>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd1, [cin];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        "\tld.param.u64 %rd2, [ain];",
+        "\tcvta.to.global.u64 %rd2, %rd2;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\t// copy the shared-memory image",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 512;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\t// C: row tid of D (columns 0..N), A: row tid at column 256 (32 bytes)",
+    ]
+    for c0 in range(0, n, 8):
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd1, %rd6;")
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+    L.append("\tadd.u64 %rd7, %rd2, %rd6;")
+    for j in range(8):
+        L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+    L.append("\tadd.u32 %r10, %r9, 256;")
+    L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\ttcgen05.wait::st.sync.aligned;")
+    L.append("\ttcgen05.fence::before_thread_sync;")
+    L.append("\tbar.sync 0;")
+    L.append("\ttcgen05.fence::after_thread_sync;")
+    L.append("\t@%p1 bra SKIP_MMA;")
+    if asrc != "tmem":
+        L.append(f"\tadd.u32 %r11, %r2, {asrc[2]};")
+        L.append("\tshr.u32 %r11, %r11, 4;")
+        L.append("\tand.b32 %r11, %r11, 0x3fff;")
+        L.append("\tcvt.u64.u32 %rd8, %r11;")
+        L.append(f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};")
+    L.append(f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};")
+    L.append("\tshr.u32 %r12, %r12, 4;")
+    L.append("\tand.b32 %r12, %r12, 0x3fff;")
+    L.append("\tcvt.u64.u32 %rd9, %r12;")
+    L.append(f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};")
+    L.append(f"\tmov.u32 %r13, {idesc:#x};")
+    L.append(f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;")
+    L.append("\tadd.u32 %r14, %r7, 256;")
+    aop = "[%r14]" if asrc == "tmem" else "%rd8"
+    L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, %p2;")
+    L.append("\tmov.u32 %r15, mbar;")
+    L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
+    L.append("SKIP_MMA:")
+    L.append("WAIT:")
+    L.append("\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;")
+    L.append("\t@!%p3 bra WAIT;")
+    L.append("\ttcgen05.fence::after_thread_sync;")
+    for c0 in range(0, n, 8):
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd3, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    L.append("\tsetp.ne.u32 %p1, %r1, 0;")
+    epilogue(L)
+    L[-6] = "\t@%p1 bra DONE;"
+    L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
+    head = [
+        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = 128, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        f"// A {'from Tensor Memory' if asrc == 'tmem' else 'K-major' if asrc[0] == 'K' else 'MN-major'}"
+        + ("" if asrc == "tmem" else f" ({asrc[1]} swizzle, LBO {asrc[3]}, SBO {asrc[4]})")
+        + f", B {bsrc[0]}-major ({bsrc[1]} swizzle, LBO {bsrc[3]}, SBO {bsrc[4]}), enable-input-d {en},",
+        f"// negate A {na}, negate B {nb}, saturate {sat}; issued by thread 0, completed through",
+        "// tcgen05.commit on an mbarrier. Generated by tools/tcgen05_ref.py: the shared-memory image",
+        "// from tools/wgmma_ref.py's canonical layouts (tcgen05 descriptor: version 1, swizzle codes",
+        "// 0/2/4/6), D row m in lane m from D's column, A in Tensor Memory row m in lane m (elements",
+        "// packed from bit 0 of A's column), expected D from tools/tc_ref.py's exact model of",
+        "// tcgen05 (one block per 32 bytes of A).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
+        f"// arg: u32[{len(apacked)}] = [{', '.join(hex(x) for x in apacked)}]",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
 
 def write(path, text):
     with open(path, "w") as f:
@@ -442,6 +654,8 @@ def main():
     for shape, cases in st.items():
         lines, expect, total, desc = st_file(shape, cases)
         emit(f"tcgen05_st_{shape}.ptx", f"tcgen05.st.{shape}", lines, expect, total, desc)
+    for case in MMA_CASES:
+        mma_file(case)
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
 

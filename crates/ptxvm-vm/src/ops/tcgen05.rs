@@ -33,6 +33,103 @@ pub enum Tc5Op {
     Wait,
     /// `tcgen05.fence::before_thread_sync` / `::after_thread_sync` (ordering only).
     Fence,
+    /// `tcgen05.mma.cta_group::1.kind [d], a, b_desc, idesc, enable_input_d`, issued by each
+    /// executing thread: `addr` D's address; `srcs` A (descriptor, or the register of A's
+    /// Tensor Memory address when `a_tmem`, plus `a_off`), B's descriptor, idesc, enable-input-d.
+    Mma {
+        kind: Kind,
+        a_tmem: bool,
+        a_off: i32,
+    },
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`: one
+    /// arrive-on per executing thread (its MMAs are complete already); `addr` the mbarrier.
+    Commit,
+}
+
+impl Tc5Op {
+    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.commit`), not `.sync.aligned`.
+    pub fn per_thread(&self) -> bool {
+        matches!(self, Tc5Op::Mma { .. } | Tc5Op::Commit)
+    }
+}
+
+/// `.kind` of `tcgen05.mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    F16,
+    Tf32,
+    F8f6f4,
+    I8,
+}
+
+/// A decoded instruction descriptor (PTX ISA "Instruction descriptor", kinds tf32, f16,
+/// f8f6f4, i8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Idesc {
+    pub sparse: bool,
+    pub saturate: bool,
+    pub dtype: u32,
+    pub atype: u32,
+    pub btype: u32,
+    pub neg_a: bool,
+    pub neg_b: bool,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub n: u32,
+    pub m: u32,
+}
+
+impl Idesc {
+    pub fn decode(d: u32) -> Idesc {
+        Idesc {
+            sparse: d >> 2 & 1 != 0,
+            saturate: d >> 3 & 1 != 0,
+            dtype: d >> 4 & 3,
+            atype: d >> 7 & 7,
+            btype: d >> 10 & 7,
+            neg_a: d >> 13 & 1 != 0,
+            neg_b: d >> 14 & 1 != 0,
+            trans_a: d >> 15 & 1 != 0,
+            trans_b: d >> 16 & 1 != 0,
+            n: (d >> 17 & 0x3f) << 3,
+            m: (d >> 24 & 0x1f) << 4,
+        }
+    }
+}
+
+/// A `tcgen05` shared-memory matrix descriptor as the `wgmma` one it extends: the same start,
+/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 2 128-byte,
+/// 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model or an invalid one (the message).
+pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
+    if d >> 46 & 7 != 1 {
+        return Err(format!(
+            "shared memory descriptor {d:#018x}: bits 46-48 must be the fixed value 0b001"
+        ));
+    }
+    if d >> 52 & 1 != 0 {
+        return Err(format!(
+            "shared memory descriptor {d:#018x}: the absolute leading-dimension address mode (bit 52) is not supported"
+        ));
+    }
+    let w = match d >> 61 {
+        0 => 1,
+        2 => 8,
+        4 => 4,
+        6 => 2,
+        1 => {
+            return Err(format!(
+                "shared memory descriptor {d:#018x}: the 128-byte swizzle with 32-byte atoms (mode 1) is not supported"
+            ));
+        }
+        m => {
+            return Err(format!(
+                "shared memory descriptor {d:#018x}: swizzle mode {m} is invalid"
+            ));
+        }
+    };
+    let mut x = crate::ops::wgmma::Desc::decode(d & ((1 << 62) - 1));
+    x.w = w;
+    Ok(x)
 }
 
 /// The data-movement shape of `tcgen05.ld`/`tcgen05.st`.

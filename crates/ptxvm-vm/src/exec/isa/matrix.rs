@@ -243,6 +243,49 @@ impl Dx<'_> {
             plain(Tc5Op::Wait)
         } else if has(".fence::before_thread_sync") || has(".fence::after_thread_sync") {
             plain(Tc5Op::Fence)
+        } else if has(".mma") {
+            use crate::ops::tcgen05::Kind;
+            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") || ops.len() != 5 {
+                return None;
+            }
+            let kind = if has(".kind::f16") {
+                Kind::F16
+            } else if has(".kind::tf32") {
+                Kind::Tf32
+            } else if has(".kind::f8f6f4") {
+                Kind::F8f6f4
+            } else if has(".kind::i8") {
+                Kind::I8
+            } else {
+                return None;
+            };
+            let (a, a_tmem, a_off) = match op(1)? {
+                Op::Addr { .. } => match self.addr(op(1)?)? {
+                    Addr::Reg(r, off) => (Src::Reg(r), true, i32::try_from(off).ok()?),
+                    _ => return None,
+                },
+                o => (self.src(o)?, false, 0),
+            };
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Mma {
+                    kind,
+                    a_tmem,
+                    a_off,
+                }),
+                dsts: Vec::new(),
+                srcs: vec![a, self.src(op(2)?)?, self.src(op(3)?)?, self.src(op(4)?)?],
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
+        } else if has(".commit") {
+            if has(".multicast::cluster") {
+                return None;
+            }
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Commit),
+                dsts: Vec::new(),
+                srcs: Vec::new(),
+                addr: Some((space_of(mods), self.addr(op(0)?)?)),
+            }
         } else if has(".ld") && !has(".red") {
             let r = regs(op(0)?);
             let m = Move::parse(mods, imm(op(2)), r.len())?;
@@ -952,6 +995,16 @@ impl Cta<'_> {
             Tc5Op::St(m) => m.name(true),
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
+            Tc5Op::Mma { kind, .. } => format!(
+                "tcgen05.mma.cta_group::1.kind::{}",
+                match kind {
+                    crate::ops::tcgen05::Kind::F16 => "f16",
+                    crate::ops::tcgen05::Kind::Tf32 => "tf32",
+                    crate::ops::tcgen05::Kind::F8f6f4 => "f8f6f4",
+                    crate::ops::tcgen05::Kind::I8 => "i8",
+                }
+            ),
+            Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
         };
         let model = self.launch.model;
         if !model.has_tcgen05() {
@@ -965,6 +1018,31 @@ impl Cta<'_> {
             ));
         }
         if matches!(op, Tc5Op::Fence) {
+            return Ok(());
+        }
+        // Issued by each executing thread, not warp-collective.
+        if let Tc5Op::Mma {
+            kind,
+            a_tmem,
+            a_off,
+        } = op
+        {
+            for &i in part {
+                self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Commit = op {
+            let Some((space, a)) = addr else {
+                return Err(self.unsupported(t0, &name));
+            };
+            let mem = self.mem;
+            for &i in part {
+                let (sp, at) = self.resolve(i, space, a);
+                self.mbar_update(i, sp, at, mem, |_, w| {
+                    crate::ops::mbarrier::MBar::arrive(w, 1, false, false).map(|x| Some(x.0))
+                })?;
+            }
             return Ok(());
         }
         let w = t0 / 32;
@@ -1009,7 +1087,7 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
         };
         match op {
-            Tc5Op::Fence | Tc5Op::Wait => Ok(()),
+            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
                 Ok(())
@@ -1262,7 +1340,7 @@ impl Cta<'_> {
                         })
                         .collect()
                 };
-                let (ap, bp) = (pack(&a), pack(&b));
+                let (ap, bp) = (pack(a), pack(b));
                 let wk = k / 32;
                 for r in 0..rows {
                     for col in 0..n {
@@ -1277,6 +1355,218 @@ impl Cta<'_> {
             }
         }
         d
+    }
+
+    /// One `tcgen05.mma` (`.cta_group::1`, dense) issued by thread `t`, completed at once: D
+    /// (M = 128: row m in lane m, column n at D's column + n, 32-bit accumulators) = A.B (+ D
+    /// with enable-input-d). A from shared memory through its descriptor, or from Tensor
+    /// Memory (row m in lane m, element k at bit k * bits of the row from A's column).
+    #[allow(clippy::too_many_arguments)]
+    fn tcgen05_mma(
+        &mut self,
+        t: usize,
+        kind: crate::ops::tcgen05::Kind,
+        a_tmem: bool,
+        a_off: i32,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Idesc, Kind, smem_desc};
+        use crate::ops::tensor::Elem;
+        use ptxvm_fp::tensor::{IntType, TcInst, TcType};
+        let (Some(&sa), Some(&sb), Some(&si), Some(&se), Some((_, Addr::Reg(dr, doff)))) =
+            (srcs.first(), srcs.get(1), srcs.get(2), srcs.get(3), addr)
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let unsup = |this: &Self, m: String| {
+            this.fault(t, FaultKind::Unsupported, format!("`{name}`: {m}"))
+        };
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let raw = self.src(t, si) as u32;
+        let id = Idesc::decode(raw);
+        if id.sparse {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                ),
+            ));
+        }
+        if id.m != 128 {
+            return Err(unsup(
+                self,
+                format!(
+                    "M = {} (instruction descriptor {raw:#010x}): only M = 128 is modelled (the Tensor Memory layout of D for M = 64 is given only as a figure)",
+                    id.m
+                ),
+            ));
+        }
+        if id.n < 8 || id.n > 256 {
+            return Err(bad(
+                self,
+                format!(
+                    "N = {} (instruction descriptor {raw:#010x}) is not one of 8, 16, ..., 256",
+                    id.n
+                ),
+            ));
+        }
+        let fl = |c: u32| match c {
+            0 => Some(TcType::E4m3),
+            1 => Some(TcType::E5m2),
+            _ => None,
+        };
+        let (at, bt, dt_ok) = match kind {
+            Kind::F16 => {
+                let f = |c| match c {
+                    0 => Some(TcType::F16),
+                    1 => Some(TcType::Bf16),
+                    _ => None,
+                };
+                (
+                    f(id.atype).map(Elem::Float),
+                    f(id.btype).map(Elem::Float),
+                    id.dtype == 1,
+                )
+            }
+            Kind::Tf32 => (
+                (id.atype == 2).then_some(Elem::Float(TcType::Tf32)),
+                (id.btype == 2).then_some(Elem::Float(TcType::Tf32)),
+                id.dtype == 1,
+            ),
+            Kind::F8f6f4 => (
+                fl(id.atype).map(Elem::Float),
+                fl(id.btype).map(Elem::Float),
+                id.dtype == 1,
+            ),
+            Kind::I8 => {
+                let f = |c| match c {
+                    0 => Some(IntType::U8),
+                    1 => Some(IntType::S8),
+                    _ => None,
+                };
+                (
+                    f(id.atype).map(Elem::Int),
+                    f(id.btype).map(Elem::Int),
+                    id.dtype == 2,
+                )
+            }
+        };
+        let (Some(at), Some(bt), true) = (at, bt, dt_ok) else {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (f16 D, and the f6/f4 types of kind::f8f6f4, are not modelled)",
+                    id.dtype, id.atype, id.btype
+                ),
+            ));
+        };
+        if (kind == Kind::I8) && (id.neg_a || id.neg_b) {
+            return Err(bad(
+                self,
+                format!("instruction descriptor {raw:#010x}: kind::i8 cannot negate"),
+            ));
+        }
+        if id.saturate && kind != Kind::I8 {
+            return Err(bad(
+                self,
+                format!("instruction descriptor {raw:#010x}: saturate is for kind::i8 only"),
+            ));
+        }
+        let bits: u32 = match kind {
+            Kind::F16 => 16,
+            Kind::Tf32 => 32,
+            _ => 8,
+        };
+        let (m, n, k) = (128usize, id.n as usize, (256 / bits) as usize);
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        if d_addr >> 16 & 0xffff != 0 {
+            return Err(bad(
+                self,
+                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let mask = if bits == 32 {
+            0xffff_ffffu64
+        } else {
+            (1u64 << bits) - 1
+        };
+        let tm_err = |this: &Self, e: String| bad(this, e);
+        // A.
+        let a: Vec<u64> = if a_tmem {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            if aa >> 16 & 0xffff != 0 {
+                return Err(bad(
+                    self,
+                    format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
+                ));
+            }
+            let acol = (aa & 0xffff) as u32;
+            let Some(tm) = self.tmem.as_deref() else {
+                return Err(bad(
+                    self,
+                    "no Tensor Memory is allocated in this CTA".into(),
+                ));
+            };
+            let mut a = vec![0u64; m * k];
+            for r in 0..m {
+                for kk in 0..k {
+                    let bit = kk as u32 * bits;
+                    let cell = tm
+                        .read(r as u32, acol + bit / 32)
+                        .map_err(|e| tm_err(self, e))?;
+                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                }
+            }
+            a
+        } else {
+            let raw_a = self.src(t, sa);
+            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
+            self.smem_matrix(t, dsc, raw_a, id.trans_a, bits, [0, m, k], name, "A")?
+        };
+        let raw_b = self.src(t, sb);
+        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
+        let b = self.smem_matrix(t, dsc, raw_b, id.trans_b, bits, [0, n, k], name, "B")?;
+        // C: D's cells, or 0.
+        let enable = self.src(t, se) != 0;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        let mut c = vec![0u64; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let v = tm
+                    .read(r as u32, dcol + col as u32)
+                    .map_err(|e| tm_err(self, e))?;
+                if enable {
+                    c[r * n + col] = u64::from(v);
+                }
+            }
+        }
+        let d = self.tc_dot(
+            TcInst::Tcgen05,
+            [m, n, k],
+            [&a, &b, &c],
+            [at, bt],
+            false,
+            [id.neg_a, id.neg_b, id.saturate],
+        );
+        if let Some(tm) = self.tmem.as_deref_mut() {
+            for r in 0..m {
+                for col in 0..n {
+                    // Every cell was read above.
+                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col] as u32);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// At the end of a CTA: Tensor Memory must have been deallocated.
