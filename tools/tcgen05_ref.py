@@ -596,6 +596,30 @@ ERRORS = {
         ],
         ["warp 1", "can access only lanes 32..64"],
     ),
+    "tcgen05_mma_m64": (
+        "tcgen05.mma with M = 64 in the instruction descriptor (D's Tensor Memory layout for M = 64 is a figure: not modelled)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((64 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["only M = 128 is modelled", "tcgen05.mma"],
+    ),
+    "tcgen05_mma_d_unallocated": (
+        "tcgen05.mma whose D (N = 64 columns) does not fit the 32 allocated columns",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["column 32", "not allocated"],
+    ),
 }
 
 
@@ -609,6 +633,9 @@ def error_file(name, what, body, errs):
     lines.append(".visible .entry k()")
     lines.append("{")
     lines.append("\t.reg .b32 %r<8>;")
+    if "%rd1" in "".join(body):
+        lines.append("\t.reg .b64 %rd<2>;")
+        lines.append("\t.reg .pred %q<1>;")
     lines.append("\t.shared .align 4 .b32 slot;")
     if name == "tcgen05_ld_other_quarter":
         lines.append("\tmov.u32 %r0, %tid.x;")
