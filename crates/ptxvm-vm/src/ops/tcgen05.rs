@@ -33,9 +33,10 @@ pub enum Tc5Op {
     Wait,
     /// `tcgen05.fence::before_thread_sync` / `::after_thread_sync` (ordering only).
     Fence,
-    /// `tcgen05.mma.cta_group::1.kind [d], a, b_desc, idesc, enable_input_d`, issued by each
-    /// executing thread: `addr` D's address; `srcs` A (descriptor, or the register of A's
-    /// Tensor Memory address when `a_tmem`, plus `a_off`), B's descriptor, idesc, enable-input-d.
+    /// `tcgen05.mma.cta_group::1.kind [d], a, b_desc, idesc{, disable_output_lane},
+    /// enable_input_d`, issued by each executing thread: `addr` D's address; `srcs` A
+    /// (descriptor, or the register of A's Tensor Memory address when `a_tmem`, plus `a_off`),
+    /// B's descriptor, idesc, enable-input-d, then disable-output-lane's four words if given.
     Mma {
         kind: Kind,
         a_tmem: bool,

@@ -245,9 +245,18 @@ impl Dx<'_> {
             plain(Tc5Op::Fence)
         } else if has(".mma") {
             use crate::ops::tcgen05::Kind;
-            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") || ops.len() != 5 {
+            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
                 return None;
             }
+            // disable-output-lane (four registers for .cta_group::1) before enable-input-d;
+            // scale-input-d is not modelled.
+            let lanes_off: Vec<Src> = match (ops.len(), op(4)) {
+                (5, _) => Vec::new(),
+                (6, Some(Op::Vector(v))) if v.len() == 4 => {
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?
+                }
+                _ => return None,
+            };
             let kind = if has(".kind::f16") {
                 Kind::F16
             } else if has(".kind::tf32") {
@@ -273,7 +282,15 @@ impl Dx<'_> {
                     a_off,
                 }),
                 dsts: Vec::new(),
-                srcs: vec![a, self.src(op(2)?)?, self.src(op(3)?)?, self.src(op(4)?)?],
+                srcs: [
+                    a,
+                    self.src(op(2)?)?,
+                    self.src(op(3)?)?,
+                    self.src(op(ops.len() - 1)?)?,
+                ]
+                .into_iter()
+                .chain(lanes_off)
+                .collect(),
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
         } else if has(".commit") {
@@ -1558,8 +1575,16 @@ impl Cta<'_> {
             false,
             [id.neg_a, id.neg_b, id.saturate],
         );
+        // disable-output-lane: bit r (of the four words, lowest first) keeps lane r of D.
+        let mut off = [0u32; 4];
+        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
+            off[j] = self.src(t, x) as u32;
+        }
         if let Some(tm) = self.tmem.as_deref_mut() {
             for r in 0..m {
+                if off[r / 32] >> (r % 32) & 1 != 0 {
+                    continue;
+                }
                 for col in 0..n {
                     // Every cell was read above.
                     let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col] as u32);
