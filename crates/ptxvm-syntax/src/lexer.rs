@@ -13,7 +13,8 @@ use logos::Logos;
 pub enum Tok {
     /// `.name` or `.name::sub` — a directive, a state space, a type or a modifier; also the
     /// modifiers that start with digits (`.1d`, `.2d`, `.3d`, `.2dms` of the texture and tensor
-    /// instructions; a digit run followed by `e`/`E` stays a float such as `.5e3`).
+    /// instructions, the `tcgen05` shapes `.16x64b`, `.32x32b`, `.16x32bx2`; a digit run
+    /// followed by `e`/`E` stays a float such as `.5e3`).
     #[regex(r"\.[A-Za-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
     #[regex(r"\.[0-9]+[A-DF-Za-df-z_$][A-Za-z0-9_$]*(::[A-Za-z0-9_$]+)*")]
     Dot,
@@ -182,6 +183,10 @@ mod tests {
             vec![Ident, Dot, Ident, Comma, Ident, Comma, Ident, Semi, Eof]
         );
         assert_eq!(kinds("ld.shared::cta"), vec![Ident, Dot, Eof]);
+        assert_eq!(
+            kinds("tcgen05.ld.sync.aligned.16x32bx2.x2.b32 .32x32b .5e3"),
+            vec![Ident, Dot, Dot, Dot, Dot, Dot, Dot, Dot, DecFloat, Eof]
+        );
         assert_eq!(kinds("_"), vec![Underscore, Eof]);
         assert_eq!(
             kinds("cp.async.bulk.tensor.2d.global tex.2dms x+.5"),

@@ -53,6 +53,12 @@ pub struct GpuModel {
 
 impl GpuModel {
     /// Compute capability as an integer (80 for 8.0).
+    /// Whether the GPU has the 5th-generation tensor cores (`tcgen05`, Tensor Memory):
+    /// sm_100a, sm_101a, sm_103a and sm_110a (not sm_120a).
+    pub fn has_tcgen05(&self) -> bool {
+        self.arch_specific && matches!(self.sm(), 100 | 101 | 103 | 110)
+    }
+
     pub fn sm(&self) -> u32 {
         self.major * 10 + self.minor
     }

@@ -346,6 +346,8 @@ struct Cta<'a> {
     clock: u64,
     /// `wgmma` state (results in flight, warpgroup logs), once a `wgmma` has run.
     wgmma: Option<Box<crate::ops::wgmma::CtaWgmma>>,
+    /// Tensor Memory (`tcgen05`), once the CTA allocates or relinquishes.
+    tmem: Option<Box<crate::ops::tcgen05::Tmem>>,
     /// The CTA's rank in its cluster (`%cluster_ctarank`).
     rank: u32,
     /// While this CTA runs a slice, the shared memory of the other CTAs of its cluster, by
@@ -849,6 +851,7 @@ impl<'a> Cta<'a> {
                 .collect(),
             clock: 0,
             wgmma: None,
+            tmem: None,
             rank: 0,
             peers: Vec::new(),
         })
@@ -886,6 +889,7 @@ impl<'a> Cta<'a> {
         self.exits_dirty = false;
         self.clock = 0;
         self.wgmma = None;
+        self.tmem = None;
         self.wcache.fill(None);
         for th in &mut self.threads {
             th.pc = 0;
@@ -1025,6 +1029,7 @@ impl<'a> Cta<'a> {
             }
             if self.live.iter().all(|&m| m == 0) {
                 self.wgmma_finish()?;
+                self.tcgen05_finish()?;
                 return Ok(Ran::Done);
             }
             if !progressed {

@@ -344,6 +344,8 @@ pub enum MatrixOp {
     /// `wgmma.*` (`crate::ops::wgmma`); `mma_async`: `dsts` D's registers, `srcs` A's
     /// registers or descriptor, B's descriptor, scale-d.
     Wgmma(crate::ops::wgmma::WgOp),
+    /// `tcgen05` Tensor Memory allocation and data movement (`crate::ops::tcgen05`).
+    Tcgen05(crate::ops::tcgen05::Tc5Op),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2256,7 +2258,7 @@ impl Dx<'_> {
                 self.decode_video(inst)
             }
             "activemask" | "vote" | "shfl" | "match" | "redux" | "elect" => self.decode_warp(inst),
-            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" | "wgmma" => {
+            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" | "wgmma" | "tcgen05" => {
                 self.decode_matrix(inst)
             }
             _ => None,

@@ -1025,6 +1025,10 @@ impl Cta<'_> {
                 }
                 ok.then_some(*mv)
             }
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(t),
+                ..
+            } if t.per_thread() => Some([act; 32]),
             Exec::Matrix { .. } => {
                 let live = live();
                 (act == live).then_some([live; 32])

@@ -8,6 +8,7 @@ pub mod half;
 pub mod int;
 pub mod mbarrier;
 pub mod printf;
+pub mod tcgen05;
 pub mod tensor;
 pub mod texture;
 pub mod tma;

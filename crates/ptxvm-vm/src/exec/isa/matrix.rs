@@ -191,7 +191,139 @@ impl Dx<'_> {
                     addr: None,
                 }
             }
+            "tcgen05" => return self.decode_tcgen05(inst),
             _ => return None,
+        })
+    }
+
+    /// `tcgen05` (`crate::ops::tcgen05`): Tensor Memory allocation, `ld`/`st`, `wait`,
+    /// `fence`. `.cta_group::2`, `mma`, `cp`, `shift`, `commit`, `ld.red` decode as unsupported.
+    fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::{Move, Tc5Op};
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let ops = &inst.operands;
+        let op = |k: usize| ops.get(k);
+        let regs = |o: &Op| -> Vec<Op> {
+            match o {
+                Op::Vector(v) => v.clone(),
+                other => vec![other.clone()],
+            }
+        };
+        let imm = |o: Option<&Op>| match o {
+            Some(Op::Imm(v)) => Some(*v),
+            _ => None,
+        };
+        let plain = |op: Tc5Op| Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts: Vec::new(),
+            srcs: Vec::new(),
+            addr: None,
+        };
+        if has(".cta_group::2") {
+            return None;
+        }
+        Some(if has(".alloc") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Alloc),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(1)?)?],
+                addr: Some((space_of(mods), self.addr(op(0)?)?)),
+            }
+        } else if has(".dealloc") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Dealloc),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(0)?)?, self.src(op(1)?)?],
+                addr: None,
+            }
+        } else if has(".relinquish_alloc_permit") {
+            plain(Tc5Op::Relinquish)
+        } else if has(".wait::ld") || has(".wait::st") {
+            plain(Tc5Op::Wait)
+        } else if has(".fence::before_thread_sync") || has(".fence::after_thread_sync") {
+            plain(Tc5Op::Fence)
+        } else if has(".mma") {
+            use crate::ops::tcgen05::Kind;
+            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
+                return None;
+            }
+            // disable-output-lane (four registers for .cta_group::1) before enable-input-d;
+            // scale-input-d is not modelled.
+            let lanes_off: Vec<Src> = match (ops.len(), op(4)) {
+                (5, _) => Vec::new(),
+                (6, Some(Op::Vector(v))) if v.len() == 4 => {
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?
+                }
+                _ => return None,
+            };
+            let kind = if has(".kind::f16") {
+                Kind::F16
+            } else if has(".kind::tf32") {
+                Kind::Tf32
+            } else if has(".kind::f8f6f4") {
+                Kind::F8f6f4
+            } else if has(".kind::i8") {
+                Kind::I8
+            } else {
+                return None;
+            };
+            let (a, a_tmem, a_off) = match op(1)? {
+                Op::Addr { .. } => match self.addr(op(1)?)? {
+                    Addr::Reg(r, off) => (Src::Reg(r), true, i32::try_from(off).ok()?),
+                    _ => return None,
+                },
+                o => (self.src(o)?, false, 0),
+            };
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Mma {
+                    kind,
+                    a_tmem,
+                    a_off,
+                }),
+                dsts: Vec::new(),
+                srcs: [
+                    a,
+                    self.src(op(2)?)?,
+                    self.src(op(3)?)?,
+                    self.src(op(ops.len() - 1)?)?,
+                ]
+                .into_iter()
+                .chain(lanes_off)
+                .collect(),
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
+        } else if has(".commit") {
+            if has(".multicast::cluster") {
+                return None;
+            }
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Commit),
+                dsts: Vec::new(),
+                srcs: Vec::new(),
+                addr: Some((space_of(mods), self.addr(op(0)?)?)),
+            }
+        } else if has(".ld") && !has(".red") {
+            let r = regs(op(0)?);
+            let m = Move::parse(mods, imm(op(2)), r.len())?;
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Ld(m)),
+                dsts: r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(1)?)?)),
+            }
+        } else if has(".st") {
+            let split = has(".16x32bx2");
+            let r = regs(op(if split { 2 } else { 1 })?);
+            let m = Move::parse(mods, if split { imm(op(1)) } else { None }, r.len())?;
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::St(m)),
+                dsts: Vec::new(),
+                srcs: r.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
+        } else {
+            return None;
         })
     }
 }
@@ -221,6 +353,9 @@ impl Cta<'_> {
         // the warp engine's `mma.sync` by 3-6% (measured on a 512^3 `hgemm_mma_64x64`).
         if let MatrixOp::Wgmma(wg) = op {
             return self.wgmma_exec(part, inst, *wg, dsts, srcs);
+        }
+        if let MatrixOp::Tcgen05(tc) = op {
+            return self.tcgen05_exec(part, *tc, dsts, srcs, *addr);
         }
         let mut by_lane: [Option<usize>; 32] = [None; 32];
         for &i in part {
@@ -384,7 +519,7 @@ impl Cta<'_> {
                 }
             }
             // Handled above.
-            MatrixOp::Wgmma(_) => {}
+            MatrixOp::Wgmma(_) | MatrixOp::Tcgen05(_) => {}
             MatrixOp::MovTrans => {
                 let (Some(src), Some(d)) = (srcs.first(), dsts.first()) else {
                     return Ok(());
@@ -751,9 +886,9 @@ impl Cta<'_> {
         [a_desc, b_desc, scale_d]: [u64; 3],
         name: &str,
     ) -> Result<Vec<[u64; 32]>, Box<Fault>> {
-        use crate::ops::tensor::{Acc, Elem};
+        use crate::ops::tensor::Acc;
         use crate::ops::wgmma::{Desc, a_pos, d_pos, elem_bits};
-        use ptxvm_fp::tensor::{self as tc, AccType, BitOp, TcInst};
+        use ptxvm_fp::tensor::TcInst;
         let (n, k) = (s.n as usize, s.k as usize);
         let bits = elem_bits(s.a);
         let mask = if bits == 32 {
@@ -762,55 +897,20 @@ impl Cta<'_> {
             (1u64 << bits) - 1
         };
         let t0 = lanes[0];
-        let mem = self.mem;
         // Reads an operand matrix (rows x k) from shared memory through its descriptor.
-        let gather = |this: &Self,
-                      desc: u64,
-                      mn_major: bool,
-                      row0: usize,
-                      rows: usize,
-                      what: &str|
-         -> Result<Vec<u64>, Box<Fault>> {
-            let dsc = Desc::decode(desc);
-            if let Err((misaligned, m)) = dsc.check() {
-                return Err(this.fault(
+        let gather =
+            |this: &Self, desc: u64, mn_major: bool, row0: usize, rows: usize, what: &str| {
+                this.smem_matrix(
                     t0,
-                    if misaligned {
-                        FaultKind::Misaligned
-                    } else {
-                        FaultKind::Unsupported
-                    },
-                    format!("`{name}`: {what}: {m}"),
-                ));
-            }
-            let mut out = vec![0u64; rows * k];
-            let mut cache: Option<(u64, [u8; 16])> = None;
-            for r in 0..rows {
-                for kk in 0..k {
-                    let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
-                    let chunk = match cache {
-                        Some((a, c)) if a == addr => c,
-                        _ => {
-                            let mut buf = [0u8; 16];
-                            this.load(t0, MemSpace::Shared, addr, &mut buf, mem)
-                                .map_err(|mut f| {
-                                    f.message = format!(
-                                        "`{name}`: {what} (descriptor {desc:#018x}, {}): {}",
-                                        dsc.swizzle_name(),
-                                        f.message
-                                    );
-                                    f
-                                })?;
-                            cache = Some((addr, buf));
-                            buf
-                        }
-                    };
-                    let v = u128::from_le_bytes(chunk) >> bit;
-                    out[r * k + kk] = (v as u64) & mask;
-                }
-            }
-            Ok(out)
-        };
+                    Desc::decode(desc),
+                    desc,
+                    mn_major,
+                    bits,
+                    [row0, rows, k],
+                    name,
+                    what,
+                )
+            };
         // A: the warp's 16 rows.
         let wi = w % 4;
         let a: Vec<u64> = if s.a_regs {
@@ -860,80 +960,14 @@ impl Cta<'_> {
             }
         }
         // D = A.B + C, row by row of the warp's part.
-        let mut d = vec![0u64; 16 * n];
-        match (s.a, s.b) {
-            (Elem::Float(at), Elem::Float(bt)) => {
-                let dt = if f16 { AccType::F16 } else { AccType::F32 };
-                let p = self.launch.model.tensor.fdpa(TcInst::Wgmma, k, at, dt);
-                let neg = |x: tc::Num, yes: bool| match x {
-                    _ if !yes => x,
-                    tc::Num::Inf(sg) => tc::Num::Inf(!sg),
-                    tc::Num::Fin { neg, sig, exp, e } => tc::Num::Fin {
-                        neg: !neg,
-                        sig,
-                        exp,
-                        e,
-                    },
-                    tc::Num::Nan => tc::Num::Nan,
-                };
-                let an: Vec<tc::Num> = a
-                    .iter()
-                    .map(|&x| neg(at.decode(x as u32), s.neg_a))
-                    .collect();
-                let bn: Vec<tc::Num> = b
-                    .iter()
-                    .map(|&x| neg(bt.decode(x as u32), s.neg_b))
-                    .collect();
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::mma_dot_nums(
-                            &p,
-                            &an[r * k..(r + 1) * k],
-                            &bn[col * k..(col + 1) * k],
-                            dt,
-                            c[r * n + col] as u32,
-                        ) as u64;
-                    }
-                }
-            }
-            (Elem::Int(at), Elem::Int(bt)) => {
-                let ai: Vec<i32> = a.iter().map(|&x| at.elem(x as u32, 0)).collect();
-                let bi: Vec<i32> = b.iter().map(|&x| bt.elem(x as u32, 0)).collect();
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::dot_int(
-                            &ai[r * k..(r + 1) * k],
-                            &bi[col * k..(col + 1) * k],
-                            c[r * n + col] as u32 as i32,
-                            s.satfinite,
-                        ) as u32 as u64;
-                    }
-                }
-            }
-            _ => {
-                let pack = |v: &[u64]| -> Vec<u32> {
-                    v.chunks(32)
-                        .map(|ch| {
-                            ch.iter()
-                                .enumerate()
-                                .fold(0u32, |acc, (j, &b)| acc | ((b as u32 & 1) << j))
-                        })
-                        .collect()
-                };
-                let (ap, bp) = (pack(&a), pack(&b));
-                let wk = k / 32;
-                for r in 0..16 {
-                    for col in 0..n {
-                        d[r * n + col] = tc::dot_b1(
-                            &ap[r * wk..(r + 1) * wk],
-                            &bp[col * wk..(col + 1) * wk],
-                            c[r * n + col] as u32 as i32,
-                            BitOp::And,
-                        ) as u32 as u64;
-                    }
-                }
-            }
-        }
+        let d = self.tc_dot(
+            TcInst::Wgmma,
+            [16, n, k],
+            [&a, &b, &c],
+            [s.a, s.b],
+            f16,
+            [s.neg_a, s.neg_b, s.satfinite],
+        );
         // Scatter into D's registers.
         let mut out = vec![[0u64; 32]; s.nd as usize];
         for l in 0..32 {
@@ -950,5 +984,627 @@ impl Cta<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+impl Cta<'_> {
+    /// Executes a `tcgen05` instruction (`crate::ops::tcgen05`) for warp `part[0] / 32`: every
+    /// lane must take part (`.sync.aligned`), and the operands that name Tensor Memory must be
+    /// the same in every lane.
+    #[inline(never)]
+    pub(in crate::exec) fn tcgen05_exec(
+        &mut self,
+        part: &[usize],
+        op: crate::ops::tcgen05::Tc5Op,
+        dsts: &[Dst],
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Tc5Op, warp_lanes};
+        let Some(&t0) = part.first() else {
+            return Ok(());
+        };
+        let name = match op {
+            Tc5Op::Alloc => "tcgen05.alloc".to_string(),
+            Tc5Op::Dealloc => "tcgen05.dealloc".into(),
+            Tc5Op::Relinquish => "tcgen05.relinquish_alloc_permit".into(),
+            Tc5Op::Ld(m) => m.name(false),
+            Tc5Op::St(m) => m.name(true),
+            Tc5Op::Wait => "tcgen05.wait".into(),
+            Tc5Op::Fence => "tcgen05.fence".into(),
+            Tc5Op::Mma { kind, .. } => format!(
+                "tcgen05.mma.cta_group::1.kind::{}",
+                match kind {
+                    crate::ops::tcgen05::Kind::F16 => "f16",
+                    crate::ops::tcgen05::Kind::Tf32 => "tf32",
+                    crate::ops::tcgen05::Kind::F8f6f4 => "f8f6f4",
+                    crate::ops::tcgen05::Kind::I8 => "i8",
+                }
+            ),
+            Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
+        };
+        let model = self.launch.model;
+        if !model.has_tcgen05() {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` needs a GPU with tcgen05 (sm_100a, sm_101a, sm_103a, sm_110a); the device model is {} ({})",
+                    model.arch, model.board
+                ),
+            ));
+        }
+        if matches!(op, Tc5Op::Fence) {
+            return Ok(());
+        }
+        // Issued by each executing thread, not warp-collective.
+        if let Tc5Op::Mma {
+            kind,
+            a_tmem,
+            a_off,
+        } = op
+        {
+            for &i in part {
+                self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Commit = op {
+            let Some((space, a)) = addr else {
+                return Err(self.unsupported(t0, &name));
+            };
+            let mem = self.mem;
+            for &i in part {
+                let (sp, at) = self.resolve(i, space, a);
+                self.mbar_update(i, sp, at, mem, |_, w| {
+                    crate::ops::mbarrier::MBar::arrive(w, 1, false, false).map(|x| Some(x.0))
+                })?;
+            }
+            return Ok(());
+        }
+        let w = t0 / 32;
+        let mut lanes = [usize::MAX; 32];
+        for &i in part {
+            lanes[self.threads[i].lane as usize] = i;
+        }
+        if let Some(l) = lanes.iter().position(|&i| i == usize::MAX) {
+            return Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "`{name}` is executed by every thread of the warp (.sync.aligned), but lane {l} of warp {w} does not exist, has exited or is not converged"
+                ),
+            ));
+        }
+        let uniform = |this: &Self, v: &dyn Fn(usize) -> u64, what: &str| {
+            let v0 = v(lanes[0]);
+            for (l, &i) in lanes.iter().enumerate() {
+                let x = v(i);
+                if x != v0 {
+                    return Err(this.fault(
+                        i,
+                        FaultKind::MemberMask,
+                        format!(
+                            "`{name}`: {what} differs between the threads of the warp (lane 0: {v0:#x}, lane {l}: {x:#x})"
+                        ),
+                    ));
+                }
+            }
+            Ok(v0)
+        };
+        let taddr_of = |this: &Self, i: usize| -> u64 {
+            match addr {
+                Some((_, Addr::Reg(r, off))) => this.reg(i, r).wrapping_add(off as u64),
+                Some((_, Addr::Abs(off))) => off as u64,
+                Some((_, Addr::Var(loc, off))) => this.var_addr(i, loc).wrapping_add(off as u64),
+                None => 0,
+            }
+        };
+        let tm_fault = |this: &Self, t: usize, e: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
+        };
+        match op {
+            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit => Ok(()),
+            Tc5Op::Relinquish => {
+                self.tmem.get_or_insert_with(Default::default).relinquish();
+                Ok(())
+            }
+            Tc5Op::Alloc => {
+                let (Some(&n), Some((space, a))) = (srcs.first(), addr) else {
+                    return Err(self.unsupported(t0, &name));
+                };
+                let n = uniform(self, &|i| self.src(i, n), "nCols")?;
+                let col = self
+                    .tmem
+                    .get_or_insert_with(Default::default)
+                    .alloc(n)
+                    .map_err(|e| {
+                        let kind = if e.starts_with("out of Tensor Memory") {
+                            FaultKind::Deadlock
+                        } else {
+                            FaultKind::OutOfBounds
+                        };
+                        self.fault(t0, kind, format!("`{name}`: {e}"))
+                    })?;
+                // Every thread writes the same address; one store does it.
+                let (sp, at) = self.resolve(t0, space, a);
+                if sp != MemSpace::Shared {
+                    return Err(self.fault(
+                        t0,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{name}`: the destination {at:#x} is not in shared memory (the manual leaves it undefined)"
+                        ),
+                    ));
+                }
+                let mem = self.mem;
+                self.store(t0, sp, at, &col.to_le_bytes(), mem)
+            }
+            Tc5Op::Dealloc => {
+                let (Some(&ta), Some(&n)) = (srcs.first(), srcs.get(1)) else {
+                    return Err(self.unsupported(t0, &name));
+                };
+                let ta = uniform(self, &|i| self.src(i, ta), "taddr")?;
+                let n = uniform(self, &|i| self.src(i, n), "nCols")?;
+                self.tmem
+                    .get_or_insert_with(Default::default)
+                    .dealloc(ta & 0xffff_ffff, n)
+                    .map_err(|e| tm_fault(self, t0, e))
+            }
+            Tc5Op::Ld(m) | Tc5Op::St(m) => {
+                let store = matches!(op, Tc5Op::St(_));
+                let ta = uniform(self, &|i| taddr_of(self, i), "the Tensor Memory address")?;
+                let (lane0, col0) = (((ta >> 16) & 0xffff) as u32, (ta & 0xffff) as u32);
+                let allowed = warp_lanes(w);
+                let Some(tm) = self.tmem.as_deref() else {
+                    return Err(tm_fault(
+                        self,
+                        t0,
+                        "no Tensor Memory is allocated in this CTA".into(),
+                    ));
+                };
+                let nregs = m.regs();
+                let mut writes: Vec<(u32, u32, u32)> = Vec::new();
+                for (l, &i) in lanes.iter().enumerate() {
+                    for j in 0..nregs {
+                        let (dl, dc) = m.cell(l as u32, j as u32);
+                        let lane = lane0.saturating_add(dl);
+                        let col = col0.saturating_add(dc);
+                        if !allowed.contains(&lane) {
+                            return Err(tm_fault(
+                                self,
+                                i,
+                                format!(
+                                    "register {j} of lane {l} is Tensor Memory lane {lane}, but warp {w} (warp {} of its warpgroup) can access only lanes {}..{}",
+                                    w % 4,
+                                    allowed.start,
+                                    allowed.end
+                                ),
+                            ));
+                        }
+                        let cols: &[u32] = if m.pack {
+                            &[col, col.saturating_add(1)]
+                        } else {
+                            &[col]
+                        };
+                        if store {
+                            let v = srcs.get(j).map_or(0, |&s| self.src(i, s)) as u32;
+                            if m.pack {
+                                writes.push((lane, cols[0], v & 0xffff));
+                                writes.push((lane, cols[1], v >> 16));
+                            } else {
+                                writes.push((lane, col, v));
+                            }
+                            for &c in cols {
+                                tm.read(lane, c).map_err(|e| tm_fault(self, i, e))?;
+                            }
+                        } else {
+                            let mut v = 0u32;
+                            for (h, &c) in cols.iter().enumerate() {
+                                let x = tm.read(lane, c).map_err(|e| tm_fault(self, i, e))?;
+                                v |= if m.pack { (x & 0xffff) << (16 * h) } else { x };
+                            }
+                            writes.push((i as u32, j as u32, v));
+                        }
+                    }
+                }
+                if store {
+                    // Every cell was checked above.
+                    if let Some(tm) = self.tmem.as_deref_mut() {
+                        for (lane, col, v) in writes {
+                            let _ = tm.write(lane, col, v);
+                        }
+                    }
+                } else {
+                    for (i, j, v) in writes {
+                        if let Some(&d) = dsts.get(j as usize) {
+                            self.write(i as usize, d, u64::from(v));
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads an operand matrix (`rows` x `k` from row `row0`, `bits`-bit elements) from shared
+    /// memory through its descriptor (`raw` for messages): `wgmma` and `tcgen05.mma`.
+    #[allow(clippy::too_many_arguments)]
+    fn smem_matrix(
+        &self,
+        t0: usize,
+        dsc: crate::ops::wgmma::Desc,
+        desc: u64,
+        mn_major: bool,
+        bits: u32,
+        [row0, rows, k]: [usize; 3],
+        name: &str,
+        what: &str,
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        let this = self;
+        let mem = self.mem;
+        let mask = if bits == 32 {
+            u64::MAX >> 32
+        } else {
+            (1u64 << bits) - 1
+        };
+        if let Err((misaligned, m)) = dsc.check() {
+            return Err(this.fault(
+                t0,
+                if misaligned {
+                    FaultKind::Misaligned
+                } else {
+                    FaultKind::Unsupported
+                },
+                format!("`{name}`: {what}: {m}"),
+            ));
+        }
+        let mut out = vec![0u64; rows * k];
+        let mut cache: Option<(u64, [u8; 16])> = None;
+        for r in 0..rows {
+            for kk in 0..k {
+                let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
+                let chunk = match cache {
+                    Some((a, c)) if a == addr => c,
+                    _ => {
+                        let mut buf = [0u8; 16];
+                        this.load(t0, MemSpace::Shared, addr, &mut buf, mem)
+                            .map_err(|mut f| {
+                                f.message = format!(
+                                    "`{name}`: {what} (descriptor {desc:#018x}, {}): {}",
+                                    dsc.swizzle_name(),
+                                    f.message
+                                );
+                                f
+                            })?;
+                        cache = Some((addr, buf));
+                        buf
+                    }
+                };
+                let v = u128::from_le_bytes(chunk) >> bit;
+                out[r * k + kk] = (v as u64) & mask;
+            }
+        }
+        Ok(out)
+    }
+
+    /// D = A.B + C for `rows` x `n` with depth `k` (A row-major `rows x k`, B `n x k`, C and the
+    /// result `rows x n`), with the arithmetic of the model's tensor cores for `inst`: the one
+    /// definition `wgmma` and `tcgen05.mma` share. `flags`: negate A, negate B, saturate.
+    #[allow(clippy::too_many_arguments)]
+    fn tc_dot(
+        &self,
+        inst: ptxvm_fp::tensor::TcInst,
+        [rows, n, k]: [usize; 3],
+        [a, b, c]: [&[u64]; 3],
+        [at_, bt_]: [crate::ops::tensor::Elem; 2],
+        f16: bool,
+        [neg_a, neg_b, satfinite]: [bool; 3],
+    ) -> Vec<u64> {
+        use crate::ops::tensor::Elem;
+        use ptxvm_fp::tensor::{self as tc, AccType, BitOp};
+        let mut d = vec![0u64; rows * n];
+        match (at_, bt_) {
+            (Elem::Float(at), Elem::Float(bt)) => {
+                let dt = if f16 { AccType::F16 } else { AccType::F32 };
+                let p = self.launch.model.tensor.fdpa(inst, k, at, dt);
+                let neg = |x: tc::Num, yes: bool| match x {
+                    _ if !yes => x,
+                    tc::Num::Inf(sg) => tc::Num::Inf(!sg),
+                    tc::Num::Fin { neg, sig, exp, e } => tc::Num::Fin {
+                        neg: !neg,
+                        sig,
+                        exp,
+                        e,
+                    },
+                    tc::Num::Nan => tc::Num::Nan,
+                };
+                let an: Vec<tc::Num> = a.iter().map(|&x| neg(at.decode(x as u32), neg_a)).collect();
+                let bn: Vec<tc::Num> = b.iter().map(|&x| neg(bt.decode(x as u32), neg_b)).collect();
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::mma_dot_nums(
+                            &p,
+                            &an[r * k..(r + 1) * k],
+                            &bn[col * k..(col + 1) * k],
+                            dt,
+                            c[r * n + col] as u32,
+                        ) as u64;
+                    }
+                }
+            }
+            (Elem::Int(at), Elem::Int(bt)) => {
+                let ai: Vec<i32> = a.iter().map(|&x| at.elem(x as u32, 0)).collect();
+                let bi: Vec<i32> = b.iter().map(|&x| bt.elem(x as u32, 0)).collect();
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_int(
+                            &ai[r * k..(r + 1) * k],
+                            &bi[col * k..(col + 1) * k],
+                            c[r * n + col] as u32 as i32,
+                            satfinite,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+            _ => {
+                let pack = |v: &[u64]| -> Vec<u32> {
+                    v.chunks(32)
+                        .map(|ch| {
+                            ch.iter()
+                                .enumerate()
+                                .fold(0u32, |acc, (j, &b)| acc | ((b as u32 & 1) << j))
+                        })
+                        .collect()
+                };
+                let (ap, bp) = (pack(a), pack(b));
+                let wk = k / 32;
+                for r in 0..rows {
+                    for col in 0..n {
+                        d[r * n + col] = tc::dot_b1(
+                            &ap[r * wk..(r + 1) * wk],
+                            &bp[col * wk..(col + 1) * wk],
+                            c[r * n + col] as u32 as i32,
+                            BitOp::And,
+                        ) as u32 as u64;
+                    }
+                }
+            }
+        }
+        d
+    }
+
+    /// One `tcgen05.mma` (`.cta_group::1`, dense) issued by thread `t`, completed at once: D
+    /// (M = 128: row m in lane m, column n at D's column + n, 32-bit accumulators) = A.B (+ D
+    /// with enable-input-d). A from shared memory through its descriptor, or from Tensor
+    /// Memory (row m in lane m, element k at bit k * bits of the row from A's column).
+    #[allow(clippy::too_many_arguments)]
+    fn tcgen05_mma(
+        &mut self,
+        t: usize,
+        kind: crate::ops::tcgen05::Kind,
+        a_tmem: bool,
+        a_off: i32,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Idesc, Kind, smem_desc};
+        use crate::ops::tensor::Elem;
+        use ptxvm_fp::tensor::{IntType, TcInst, TcType};
+        let (Some(&sa), Some(&sb), Some(&si), Some(&se), Some((_, Addr::Reg(dr, doff)))) =
+            (srcs.first(), srcs.get(1), srcs.get(2), srcs.get(3), addr)
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let unsup = |this: &Self, m: String| {
+            this.fault(t, FaultKind::Unsupported, format!("`{name}`: {m}"))
+        };
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let raw = self.src(t, si) as u32;
+        let id = Idesc::decode(raw);
+        if id.sparse {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                ),
+            ));
+        }
+        if id.m != 128 {
+            return Err(unsup(
+                self,
+                format!(
+                    "M = {} (instruction descriptor {raw:#010x}): only M = 128 is modelled (the Tensor Memory layout of D for M = 64 is given only as a figure)",
+                    id.m
+                ),
+            ));
+        }
+        if id.n < 8 || id.n > 256 {
+            return Err(bad(
+                self,
+                format!(
+                    "N = {} (instruction descriptor {raw:#010x}) is not one of 8, 16, ..., 256",
+                    id.n
+                ),
+            ));
+        }
+        let fl = |c: u32| match c {
+            0 => Some(TcType::E4m3),
+            1 => Some(TcType::E5m2),
+            _ => None,
+        };
+        let (at, bt, dt_ok) = match kind {
+            Kind::F16 => {
+                let f = |c| match c {
+                    0 => Some(TcType::F16),
+                    1 => Some(TcType::Bf16),
+                    _ => None,
+                };
+                (
+                    f(id.atype).map(Elem::Float),
+                    f(id.btype).map(Elem::Float),
+                    id.dtype == 1,
+                )
+            }
+            Kind::Tf32 => (
+                (id.atype == 2).then_some(Elem::Float(TcType::Tf32)),
+                (id.btype == 2).then_some(Elem::Float(TcType::Tf32)),
+                id.dtype == 1,
+            ),
+            Kind::F8f6f4 => (
+                fl(id.atype).map(Elem::Float),
+                fl(id.btype).map(Elem::Float),
+                id.dtype == 1,
+            ),
+            Kind::I8 => {
+                let f = |c| match c {
+                    0 => Some(IntType::U8),
+                    1 => Some(IntType::S8),
+                    _ => None,
+                };
+                (
+                    f(id.atype).map(Elem::Int),
+                    f(id.btype).map(Elem::Int),
+                    id.dtype == 2,
+                )
+            }
+        };
+        let (Some(at), Some(bt), true) = (at, bt, dt_ok) else {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (f16 D, and the f6/f4 types of kind::f8f6f4, are not modelled)",
+                    id.dtype, id.atype, id.btype
+                ),
+            ));
+        };
+        if (kind == Kind::I8) && (id.neg_a || id.neg_b) {
+            return Err(bad(
+                self,
+                format!("instruction descriptor {raw:#010x}: kind::i8 cannot negate"),
+            ));
+        }
+        if id.saturate && kind != Kind::I8 {
+            return Err(bad(
+                self,
+                format!("instruction descriptor {raw:#010x}: saturate is for kind::i8 only"),
+            ));
+        }
+        let bits: u32 = match kind {
+            Kind::F16 => 16,
+            Kind::Tf32 => 32,
+            _ => 8,
+        };
+        let (m, n, k) = (128usize, id.n as usize, (256 / bits) as usize);
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        if d_addr >> 16 & 0xffff != 0 {
+            return Err(bad(
+                self,
+                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let mask = if bits == 32 {
+            0xffff_ffffu64
+        } else {
+            (1u64 << bits) - 1
+        };
+        let tm_err = |this: &Self, e: String| bad(this, e);
+        // A.
+        let a: Vec<u64> = if a_tmem {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            if aa >> 16 & 0xffff != 0 {
+                return Err(bad(
+                    self,
+                    format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
+                ));
+            }
+            let acol = (aa & 0xffff) as u32;
+            let Some(tm) = self.tmem.as_deref() else {
+                return Err(bad(
+                    self,
+                    "no Tensor Memory is allocated in this CTA".into(),
+                ));
+            };
+            let mut a = vec![0u64; m * k];
+            for r in 0..m {
+                for kk in 0..k {
+                    let bit = kk as u32 * bits;
+                    let cell = tm
+                        .read(r as u32, acol + bit / 32)
+                        .map_err(|e| tm_err(self, e))?;
+                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                }
+            }
+            a
+        } else {
+            let raw_a = self.src(t, sa);
+            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
+            self.smem_matrix(t, dsc, raw_a, id.trans_a, bits, [0, m, k], name, "A")?
+        };
+        let raw_b = self.src(t, sb);
+        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
+        let b = self.smem_matrix(t, dsc, raw_b, id.trans_b, bits, [0, n, k], name, "B")?;
+        // C: D's cells, or 0.
+        let enable = self.src(t, se) != 0;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        let mut c = vec![0u64; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let v = tm
+                    .read(r as u32, dcol + col as u32)
+                    .map_err(|e| tm_err(self, e))?;
+                if enable {
+                    c[r * n + col] = u64::from(v);
+                }
+            }
+        }
+        let d = self.tc_dot(
+            TcInst::Tcgen05,
+            [m, n, k],
+            [&a, &b, &c],
+            [at, bt],
+            false,
+            [id.neg_a, id.neg_b, id.saturate],
+        );
+        // disable-output-lane: bit r (of the four words, lowest first) keeps lane r of D.
+        let mut off = [0u32; 4];
+        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
+            off[j] = self.src(t, x) as u32;
+        }
+        if let Some(tm) = self.tmem.as_deref_mut() {
+            for r in 0..m {
+                if off[r / 32] >> (r % 32) & 1 != 0 {
+                    continue;
+                }
+                for col in 0..n {
+                    // Every cell was read above.
+                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col] as u32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of a CTA: Tensor Memory must have been deallocated.
+    pub(in crate::exec) fn tcgen05_finish(&self) -> Result<(), Box<Fault>> {
+        if let Some(&(s, n)) = self.tmem.as_ref().and_then(|t| t.held().first()) {
+            return Err(self.fault(
+                0,
+                FaultKind::OutOfBounds,
+                format!(
+                    "the CTA ended with {n} columns of Tensor Memory at column {s} still allocated: every `tcgen05.alloc` must be matched by a `tcgen05.dealloc` before the kernel exits"
+                ),
+            ));
+        }
+        Ok(())
     }
 }

@@ -174,10 +174,17 @@ impl Cta<'_> {
             }
             _ => inst,
         };
-        if let Exec::Matrix { .. } = &inst.exec {
+        if let Exec::Matrix { op, .. } = &inst.exec {
             // `.sync.aligned`: the whole warp takes part; lanes wait until every existing,
-            // non-exited lane of the warp has arrived at this instruction.
-            let all = self.live_lanes(w as usize);
+            // non-exited lane of the warp has arrived at this instruction. The per-thread
+            // `tcgen05.mma`/`commit` run for the lanes that are here.
+            let all = if matches!(op, MatrixOp::Tcgen05(t) if t.per_thread()) {
+                active
+                    .iter()
+                    .fold(0u32, |m, &i| m | 1 << self.threads[i].lane)
+            } else {
+                self.live_lanes(w as usize)
+            };
             for &i in active {
                 self.threads[i].sync_mask = all;
                 self.threads[i].state = TState::WarpSync;

@@ -1,0 +1,434 @@
+//! `tcgen05` (5th-generation tensor cores, sm_100a/101a/103a/110a): the CTA's Tensor Memory,
+//! its allocator and the data-movement shapes of `tcgen05.ld`/`tcgen05.st`.
+//!
+//! Tensor Memory is 128 lanes x 512 columns of 32-bit cells per CTA; an address is
+//! `lane << 16 | column`. Allocation is in columns (a power of two in [32, 512]), all lanes.
+//! The layouts of the data-movement shapes (which thread and register holds which cell) are
+//! the PTX manual's figures, read from CUTLASS's copy traits (`SM100_TMEM_LOAD_*`), which state
+//! them as text; `docs/tensor-cores.md` spells them out. Pure functions and plain state; the
+//! execution is `Cta::tcgen05_exec` (`exec/isa/matrix.rs`).
+
+/// Lanes of Tensor Memory.
+pub const LANES: u32 = 128;
+/// Columns of Tensor Memory.
+pub const COLS: u32 = 512;
+
+/// A `tcgen05` instruction the engines run (`MatrixOp::Tcgen05`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tc5Op {
+    /// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols`: `addr` the
+    /// destination, `srcs[0]` nCols.
+    Alloc,
+    /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols`: `srcs` taddr, nCols.
+    Dealloc,
+    /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`.
+    Relinquish,
+    /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, splitoff}`: `dsts` the
+    /// registers, `addr` taddr.
+    Ld(Move),
+    /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, splitoff}, r`: `srcs` the
+    /// registers, `addr` taddr.
+    St(Move),
+    /// `tcgen05.wait::ld` / `tcgen05.wait::st` (loads and stores complete when they execute).
+    Wait,
+    /// `tcgen05.fence::before_thread_sync` / `::after_thread_sync` (ordering only).
+    Fence,
+    /// `tcgen05.mma.cta_group::1.kind [d], a, b_desc, idesc{, disable_output_lane},
+    /// enable_input_d`, issued by each executing thread: `addr` D's address; `srcs` A
+    /// (descriptor, or the register of A's Tensor Memory address when `a_tmem`, plus `a_off`),
+    /// B's descriptor, idesc, enable-input-d, then disable-output-lane's four words if given.
+    Mma {
+        kind: Kind,
+        a_tmem: bool,
+        a_off: i32,
+    },
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`: one
+    /// arrive-on per executing thread (its MMAs are complete already); `addr` the mbarrier.
+    Commit,
+}
+
+impl Tc5Op {
+    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.commit`), not `.sync.aligned`.
+    pub fn per_thread(&self) -> bool {
+        matches!(self, Tc5Op::Mma { .. } | Tc5Op::Commit)
+    }
+}
+
+/// `.kind` of `tcgen05.mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    F16,
+    Tf32,
+    F8f6f4,
+    I8,
+}
+
+/// A decoded instruction descriptor (PTX ISA "Instruction descriptor", kinds tf32, f16,
+/// f8f6f4, i8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Idesc {
+    pub sparse: bool,
+    pub saturate: bool,
+    pub dtype: u32,
+    pub atype: u32,
+    pub btype: u32,
+    pub neg_a: bool,
+    pub neg_b: bool,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub n: u32,
+    pub m: u32,
+}
+
+impl Idesc {
+    pub fn decode(d: u32) -> Idesc {
+        Idesc {
+            sparse: d >> 2 & 1 != 0,
+            saturate: d >> 3 & 1 != 0,
+            dtype: d >> 4 & 3,
+            atype: d >> 7 & 7,
+            btype: d >> 10 & 7,
+            neg_a: d >> 13 & 1 != 0,
+            neg_b: d >> 14 & 1 != 0,
+            trans_a: d >> 15 & 1 != 0,
+            trans_b: d >> 16 & 1 != 0,
+            n: (d >> 17 & 0x3f) << 3,
+            m: (d >> 24 & 0x1f) << 4,
+        }
+    }
+}
+
+/// A `tcgen05` shared-memory matrix descriptor as the `wgmma` one it extends: the same start,
+/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 2 128-byte,
+/// 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model or an invalid one (the message).
+pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
+    if d >> 46 & 7 != 1 {
+        return Err(format!(
+            "shared memory descriptor {d:#018x}: bits 46-48 must be the fixed value 0b001"
+        ));
+    }
+    if d >> 52 & 1 != 0 {
+        return Err(format!(
+            "shared memory descriptor {d:#018x}: the absolute leading-dimension address mode (bit 52) is not supported"
+        ));
+    }
+    let w = match d >> 61 {
+        0 => 1,
+        2 => 8,
+        4 => 4,
+        6 => 2,
+        1 => {
+            return Err(format!(
+                "shared memory descriptor {d:#018x}: the 128-byte swizzle with 32-byte atoms (mode 1) is not supported"
+            ));
+        }
+        m => {
+            return Err(format!(
+                "shared memory descriptor {d:#018x}: swizzle mode {m} is invalid"
+            ));
+        }
+    };
+    let mut x = crate::ops::wgmma::Desc::decode(d & ((1 << 62) - 1));
+    x.w = w;
+    Ok(x)
+}
+
+/// The data-movement shape of `tcgen05.ld`/`tcgen05.st`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    S32x32b,
+    S16x64b,
+    S16x128b,
+    S16x256b,
+    /// `.16x32bx2` with its `immHalfSplitoff` (columns between the two halves).
+    S16x32bx2(u32),
+}
+
+/// A `tcgen05.ld`/`st`: shape, repetitions (`.num`), `.pack::16b`/`.unpack::16b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move {
+    pub shape: Shape,
+    pub num: u32,
+    pub pack: bool,
+}
+
+impl Move {
+    /// Parses the modifiers (`splitoff`: the immediate of `.16x32bx2`). `None`: not a form.
+    pub fn parse(mods: &[&str], splitoff: Option<u64>, nregs: usize) -> Option<Move> {
+        let has = |m: &str| mods.contains(&m);
+        let shape = if has(".32x32b") {
+            Shape::S32x32b
+        } else if has(".16x64b") {
+            Shape::S16x64b
+        } else if has(".16x128b") {
+            Shape::S16x128b
+        } else if has(".16x256b") {
+            Shape::S16x256b
+        } else if has(".16x32bx2") {
+            Shape::S16x32bx2(u32::try_from(splitoff?).ok()?)
+        } else {
+            return None;
+        };
+        let num = mods
+            .iter()
+            .find_map(|m| m.strip_prefix(".x").and_then(|n| n.parse::<u32>().ok()))?;
+        if !num.is_power_of_two() || num > 128 {
+            return None;
+        }
+        let pack = has(".pack::16b") || has(".unpack::16b");
+        let m = Move { shape, num, pack };
+        (m.regs() == nregs).then_some(m)
+    }
+
+    /// Registers per thread.
+    pub fn regs(&self) -> usize {
+        let per = match self.shape {
+            Shape::S16x128b => 2,
+            Shape::S16x256b => 4,
+            _ => 1,
+        };
+        per * self.num as usize
+    }
+
+    /// The cell of register `j` of lane `l`: (lane offset, first column offset) from the
+    /// instruction's address; with `pack` the register covers this column and the next.
+    pub fn cell(&self, l: u32, j: u32) -> (u32, u32) {
+        let (lane, col, extra) = match self.shape {
+            // Thread l: lane l, register j: column j.
+            Shape::S32x32b => (l, j, 0),
+            // 16 lanes x 64 bits: thread l holds lane l/4 + 8(l%2), column (l/2)%2; each
+            // repetition 2 columns further.
+            Shape::S16x64b => (l / 4 + 8 * (l % 2), (l / 2) % 2 + 2 * j, 0),
+            // 16 lanes x 128 bits: register 2k lane l/4, register 2k+1 lane l/4 + 8, column
+            // l%4 + 4k.
+            Shape::S16x128b => (l / 4 + 8 * (j % 2), l % 4 + 4 * (j / 2), 0),
+            // 16 lanes x 256 bits (the mma accumulator layout): registers 4k, 4k+1 lane l/4,
+            // 4k+2, 4k+3 lane l/4 + 8; columns 2(l%4) + (j%2) + 8k.
+            Shape::S16x256b => (
+                l / 4 + 8 * ((j % 4) / 2),
+                2 * (l % 4) + j % 2 + 8 * (j / 4),
+                0,
+            ),
+            // Two halves of 16 lanes x 32 bits: threads 0-15 lanes 0-15 from the address,
+            // threads 16-31 the same lanes `splitoff` columns further; register j column j.
+            Shape::S16x32bx2(off) => (l % 16, j, if l >= 16 { off } else { 0 }),
+        };
+        let col = if self.pack { 2 * col } else { col };
+        (lane, col.saturating_add(extra))
+    }
+
+    /// The shape's PTX spelling (messages).
+    pub fn name(&self, store: bool) -> String {
+        let shape = match self.shape {
+            Shape::S32x32b => "32x32b",
+            Shape::S16x64b => "16x64b",
+            Shape::S16x128b => "16x128b",
+            Shape::S16x256b => "16x256b",
+            Shape::S16x32bx2(_) => "16x32bx2",
+        };
+        let (op, pack) = if store {
+            ("st", ".unpack::16b")
+        } else {
+            ("ld", ".pack::16b")
+        };
+        format!(
+            "tcgen05.{op}.sync.aligned.{shape}.x{}{}.b32",
+            self.num,
+            if self.pack { pack } else { "" }
+        )
+    }
+}
+
+/// Why an allocation or an access failed (rendered by the caller with the thread).
+pub type TmemError = String;
+
+/// A CTA's Tensor Memory: the cells (allocated when the CTA first allocates), the
+/// allocations (start column, columns), whether the CTA relinquished its permit.
+#[derive(Debug, Default)]
+pub struct Tmem {
+    cells: Vec<u32>,
+    allocs: Vec<(u32, u32)>,
+    relinquished: bool,
+}
+
+impl Tmem {
+    /// `tcgen05.alloc`: the column of the new allocation (lowest free multiple of `n`).
+    pub fn alloc(&mut self, n: u64) -> Result<u32, TmemError> {
+        if self.relinquished {
+            return Err(
+                "an allocation after the CTA executed `tcgen05.relinquish_alloc_permit` (illegal)"
+                    .into(),
+            );
+        }
+        let n = check_cols(n)?;
+        if self.cells.is_empty() {
+            self.cells = vec![0; (LANES * COLS) as usize];
+        }
+        let mut start = 0;
+        while start + n <= COLS {
+            if self
+                .allocs
+                .iter()
+                .all(|&(s, m)| start + n <= s || s + m <= start)
+            {
+                self.allocs.push((start, n));
+                // Fresh columns read as zero (the manual leaves them undefined).
+                for lane in 0..LANES {
+                    let b = (lane * COLS + start) as usize;
+                    if let Some(c) = self.cells.get_mut(b..b + n as usize) {
+                        c.fill(0);
+                    }
+                }
+                return Ok(start);
+            }
+            start += n;
+        }
+        Err(format!(
+            "out of Tensor Memory: {n} columns requested while {} of {COLS} are allocated ({}); on the GPU `tcgen05.alloc` blocks until another warp deallocates, ptxvm reports it instead",
+            self.allocs.iter().map(|a| a.1).sum::<u32>(),
+            self.describe()
+        ))
+    }
+
+    /// `tcgen05.dealloc`: `taddr` must be an allocation's address and `n` its size.
+    pub fn dealloc(&mut self, taddr: u64, n: u64) -> Result<(), TmemError> {
+        let n = check_cols(n)?;
+        let pos = self.allocs.iter().position(|&(s, _)| u64::from(s) == taddr);
+        match pos {
+            Some(i) if self.allocs[i].1 == n => {
+                self.allocs.remove(i);
+                Ok(())
+            }
+            Some(i) => Err(format!(
+                "dealloc of {n} columns at {taddr:#x}, an allocation of {} columns",
+                self.allocs[i].1
+            )),
+            None => Err(format!(
+                "taddr {taddr:#x} is not the address of a Tensor Memory allocation ({})",
+                self.describe()
+            )),
+        }
+    }
+
+    pub fn relinquish(&mut self) {
+        self.relinquished = true;
+    }
+
+    /// Allocations still held (for the check at the end of the CTA).
+    pub fn held(&self) -> &[(u32, u32)] {
+        &self.allocs
+    }
+
+    /// The cell at (lane, column) if it is inside an allocation.
+    fn index(&self, lane: u32, col: u32) -> Result<usize, TmemError> {
+        if lane >= LANES || col >= COLS {
+            return Err(format!(
+                "Tensor Memory address (lane {lane}, column {col}) is outside the 128 lanes x 512 columns"
+            ));
+        }
+        if !self.allocs.iter().any(|&(s, m)| (s..s + m).contains(&col)) {
+            return Err(format!(
+                "Tensor Memory column {col} (lane {lane}) is not allocated ({})",
+                self.describe()
+            ));
+        }
+        Ok((lane * COLS + col) as usize)
+    }
+
+    pub fn read(&self, lane: u32, col: u32) -> Result<u32, TmemError> {
+        let i = self.index(lane, col)?;
+        Ok(self.cells.get(i).copied().unwrap_or(0))
+    }
+
+    pub fn write(&mut self, lane: u32, col: u32, v: u32) -> Result<(), TmemError> {
+        let i = self.index(lane, col)?;
+        if let Some(c) = self.cells.get_mut(i) {
+            *c = v;
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        if self.allocs.is_empty() {
+            return "no columns are allocated".into();
+        }
+        let v: Vec<String> = self
+            .allocs
+            .iter()
+            .map(|&(s, m)| format!("columns {s}..{}", s + m))
+            .collect();
+        format!("allocated: {}", v.join(", "))
+    }
+}
+
+/// nCols: a power of two in [32, 512].
+fn check_cols(n: u64) -> Result<u32, TmemError> {
+    if !(32..=512).contains(&n) || !n.is_power_of_two() {
+        return Err(format!(
+            "nCols = {n}: the number of Tensor Memory columns must be a power of two in [32, 512]"
+        ));
+    }
+    Ok(n as u32)
+}
+
+/// Lanes of Tensor Memory warp `w` may access: warp `w % 4` of its warpgroup reaches lanes
+/// `32 (w % 4) .. 32 (w % 4) + 32`.
+pub fn warp_lanes(w: usize) -> std::ops::Range<u32> {
+    let q = (w % 4) as u32;
+    32 * q..32 * q + 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_cover_each_cell_once() {
+        // Every shape and .num: the 32 threads' registers cover lanes x columns exactly once.
+        for shape in [
+            Shape::S32x32b,
+            Shape::S16x64b,
+            Shape::S16x128b,
+            Shape::S16x256b,
+            Shape::S16x32bx2(0),
+        ] {
+            for num in [1u32, 2, 4, 8] {
+                let mut m = Move {
+                    shape,
+                    num,
+                    pack: false,
+                };
+                if let Shape::S16x32bx2(_) = shape {
+                    m.shape = Shape::S16x32bx2(num);
+                }
+                let mut seen = std::collections::HashSet::new();
+                for l in 0..32 {
+                    for j in 0..m.regs() as u32 {
+                        assert!(seen.insert(m.cell(l, j)), "{shape:?} x{num}");
+                    }
+                }
+                assert_eq!(seen.len(), 32 * m.regs());
+            }
+        }
+    }
+
+    #[test]
+    fn allocator_rules() {
+        let mut t = Tmem::default();
+        assert!(t.alloc(48).is_err());
+        assert!(t.alloc(16).is_err());
+        assert!(t.alloc(1024).is_err());
+        assert_eq!(t.alloc(32), Ok(0));
+        assert_eq!(t.alloc(64), Ok(64));
+        assert_eq!(t.alloc(32), Ok(32));
+        assert!(t.alloc(512).is_err());
+        assert!(t.dealloc(64, 32).is_err());
+        assert!(t.dealloc(96, 32).is_err());
+        assert_eq!(t.dealloc(64, 64), Ok(()));
+        assert!(t.read(0, 64).is_err());
+        assert_eq!(t.write(127, 31, 7), Ok(()));
+        assert_eq!(t.read(127, 31), Ok(7));
+        t.relinquish();
+        assert!(t.alloc(32).is_err());
+    }
+}

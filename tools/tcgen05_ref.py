@@ -1,0 +1,714 @@
+#!/usr/bin/env python3
+"""Run tests for `tcgen05` Tensor Memory (sm_100a): `tcgen05.ld`/`tcgen05.st` in every
+data-movement shape, with and without `.pack::16b`/`.unpack::16b`, and the allocator's errors.
+
+Tensor Memory is modelled here as a dict (lane, column) -> 32-bit cell. Which thread and
+register holds which cell comes from the (thread, value) -> bit layouts CUTLASS states as text
+for its copy atoms (cute/atom/copy_traits_sm100.hpp, `SM100_TMEM_LOAD_<lanes>dp<bits>b<N>x`),
+which are the PTX manual's figures 183-187; they are evaluated generically here (nested
+shapes/strides, colexicographic), sharing no code with ptxvm's closed-form Rust
+(crates/ptxvm-vm/src/ops/tcgen05.rs).
+
+Usage: tools/tcgen05_ref.py      writes tests/run/warp/tcgen05_*.ptx and tests/run/errors/tcgen05_*.ptx
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tc_ref  # noqa: E402
+import wgmma_ref  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = ".version 8.6\n.target sm_100a\n.address_size 64\n"
+
+
+def evaluate(shape, stride, c):
+    """A (possibly nested) layout at the integer coordinate c (colexicographic split)."""
+    if isinstance(shape, int):
+        return (c % shape) * stride
+    off = 0
+    for s, d in zip(shape, stride):
+        size = 1
+        for x in flat(s):
+            size *= x
+        off += evaluate(s, d, c % size)
+        c //= size
+    return off
+
+
+def flat(s):
+    return [s] if isinstance(s, int) else [x for y in s for x in flat(y)]
+
+
+def layout(shape, n):
+    """(bits per lane W, thread layout, value layout) of CUTLASS's DstLayout for .num = n."""
+    if shape == "32x32b":
+        w = 32 * n
+        return w, (32, w), (32 * n, 1)
+    if shape == "16x256b":
+        w = 256 * n
+        return w, ((4, 8), (64, w)), ((64, 2, n), (1, 8 * w, 256))
+    if shape == "16x128b":
+        w = 128 * n
+        return w, ((4, 8), (32, w)), ((32, 2, n), (1, 8 * w, 128))
+    if shape == "16x64b":
+        w = 64 * n
+        return w, ((2, 2, 8), (8 * w, 32, w)), ((32, n), (1, 64))
+    if shape == "16x32bx2":  # immHalfSplitoff = n (CUTLASS's 16dp32b)
+        w = 64 * n
+        return w, ((16, 2), (w, 32 * n)), (32 * n, 1)
+    raise ValueError(shape)
+
+
+REGS = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}
+
+
+def cells(shape, n, pack, t, split=None):
+    """For thread t (0..31): per register j, the (lane offset, [columns]) it covers. For
+    .16x32bx2 the second half (threads 16-31) starts `split` physical columns further."""
+    w, (ts, td), (vs, vd) = layout(shape, n)
+    out = []
+    for j in range(REGS[shape] * n):
+        bit = evaluate(ts, td, t) + evaluate(vs, vd, 32 * j)
+        lane, b = divmod(bit, w)
+        col = b // 32
+        extra = 0
+        if shape == "16x32bx2" and t >= 16:
+            col -= n  # CUTLASS's atom puts the second half right after the first
+            extra = split
+        cols = [2 * col, 2 * col + 1] if pack else [col]
+        out.append((lane, [c + extra for c in cols]))
+    return out
+
+
+def fill_value(lane, col):
+    v = lane | (col << 7)
+    return (((v ^ 0x5A5A) << 16) | v) & 0xFFFFFFFF
+
+
+def const_part(col):
+    c = col << 7
+    return c | ((c ^ 0x5A00) << 16)
+
+
+def vec(regs):
+    return "{" + ", ".join(regs) + "}"
+
+
+def ptx_name(shape, n, pack, store):
+    p = (".unpack::16b" if store else ".pack::16b") if pack else ""
+    op = "st" if store else "ld"
+    return f"tcgen05.{op}.sync.aligned.{shape}.x{n}{p}.b32"
+
+
+def prologue(name, ncols=512):
+    return [
+        HEADER,
+        f".visible .entry {name}(.param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<16>;",
+        "\t.reg .b32 %v<130>;",
+        "\t.reg .b64 %rd<8>;",
+        "\t.reg .pred %p<2>;",
+        "\t.shared .align 4 .b32 slot;",
+        "",
+        "\tld.param.u64 %rd0, [out];",
+        "\tcvta.to.global.u64 %rd1, %rd0;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tsetp.ne.u32 %p0, %r1, 0;",
+        "\t@%p0 bra SKIP_ALLOC;",
+        f"\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], {ncols};",
+        "\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        "SKIP_ALLOC:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r3, [slot];",
+        "\tshl.b32 %r4, %r1, 21;",
+        "\tadd.u32 %r5, %r3, %r4;",
+        "",
+        "\t// Fill: cell (lane L, column c) = ((v ^ 0x5a5a) << 16) | v, v = L | c << 7.",
+        "\txor.b32 %r6, %r0, 0x5a;",
+        "\tshl.b32 %r6, %r6, 16;",
+        "\tor.b32 %r6, %r6, %r0;",
+    ]
+
+
+def fill(lines, ncols):
+    for c0 in range(0, ncols, 128):
+        for j in range(128):
+            lines.append(f"\tor.b32 %v{j}, %r6, {const_part(c0 + j):#x};")
+        lines.append(f"\tadd.u32 %r7, %r5, {c0};")
+        lines.append(
+            f"\ttcgen05.st.sync.aligned.32x32b.x128.b32 [%r7], {vec([f'%v{j}' for j in range(128)])};"
+        )
+    lines.append("\ttcgen05.wait::st.sync.aligned;")
+
+
+def epilogue(lines, ncols=512):
+    lines += [
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\t@%p0 bra DONE;",
+        f"\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, {ncols};",
+        "DONE:",
+        "\tret;",
+        "}",
+        "",
+    ]
+
+
+def store_out(lines, regs, off):
+    """Thread tid writes its registers to out[off + tid * len(regs) + j]."""
+    lines.append(f"\tmul.wide.u32 %rd2, %r0, {4 * len(regs)};")
+    lines.append("\tadd.u64 %rd3, %rd1, %rd2;")
+    for j, r in enumerate(regs):
+        lines.append(f"\tst.global.b32 [%rd3+{4 * (off + j)}], {r};")
+
+
+def ld_file(shape, cases):
+    """cases: (n, pack, lane_off, col_off, split)."""
+    lines = prologue("tcgen05_ld")
+    fill(lines, 512)
+    expect = []
+    off = 0
+    desc = []
+    for n, pack, lane_off, col_off, split in cases:
+        nr = REGS[shape] * n
+        regs = [f"%v{j}" for j in range(nr)]
+        name = ptx_name(shape, n, pack, False)
+        extra = f", {split}" if shape == "16x32bx2" else ""
+        lines.append(f"\t// {name} at lane +{lane_off}, column +{col_off}")
+        lines.append(f"\tadd.u32 %r7, %r5, {(lane_off << 16) + col_off};")
+        lines.append(f"\t{name} {vec(regs)}, [%r7]{extra};")
+        lines.append("\ttcgen05.wait::ld.sync.aligned;")
+        store_out(lines, regs, off)
+        vals = []
+        for tid in range(128):
+            q = tid // 32
+            for lane, cols in cells(shape, n, pack, tid % 32, split):
+                L = 32 * q + lane_off + lane
+                if pack:
+                    v = (fill_value(L, col_off + cols[0]) & 0xFFFF) | (
+                        (fill_value(L, col_off + cols[1]) & 0xFFFF) << 16
+                    )
+                else:
+                    v = fill_value(L, col_off + cols[0])
+                vals.append(v)
+        expect.append((off, vals))
+        desc.append(f"{name}{' split ' + str(split) if shape == '16x32bx2' else ''} lane +{lane_off} col +{col_off}")
+        off += 128 * nr
+    epilogue(lines)
+    return lines, expect, off, desc
+
+
+def st_file(shape, cases):
+    """cases: (n, pack, lane_off, col_off, split, span): store, then read columns
+    [col_off, col_off + span) back with 32x32b."""
+    lines = prologue("tcgen05_st")
+    fill(lines, 512)
+    expect = []
+    off = 0
+    desc = []
+    mem = {}
+    for k, (n, pack, lane_off, col_off, split, span) in enumerate(cases):
+        nr = REGS[shape] * n
+        name = ptx_name(shape, n, pack, True)
+        extra = f", {split}" if shape == "16x32bx2" else ""
+        lines.append(f"\t// {name} at lane +{lane_off}, column +{col_off}")
+        # register j of thread tid: 0x80000000 | k << 24 | tid << 8 | j
+        lines.append("\tshl.b32 %r8, %r0, 8;")
+        for j in range(nr):
+            lines.append(f"\tor.b32 %v{j}, %r8, {0x80000000 | (k << 24) | j:#x};")
+        lines.append(f"\tadd.u32 %r7, %r5, {(lane_off << 16) + col_off};")
+        lines.append(f"\t{name} [%r7]{extra}, {vec([f'%v{j}' for j in range(nr)])};")
+        lines.append("\ttcgen05.wait::st.sync.aligned;")
+        for tid in range(128):
+            q = tid // 32
+            for j, (lane, cols) in enumerate(cells(shape, n, pack, tid % 32, split)):
+                L = 32 * q + lane_off + lane
+                x = 0x80000000 | (k << 24) | (tid << 8) | j
+                if pack:
+                    mem[(L, col_off + cols[0])] = x & 0xFFFF
+                    mem[(L, col_off + cols[1])] = x >> 16
+                else:
+                    mem[(L, col_off + cols[0])] = x
+        # read back
+        rn = 1
+        while rn < span:
+            rn *= 2
+        regs = [f"%v{j}" for j in range(rn)]
+        lines.append(f"\tadd.u32 %r7, %r5, {col_off};")
+        lines.append(f"\ttcgen05.ld.sync.aligned.32x32b.x{rn}.b32 {vec(regs)}, [%r7];")
+        lines.append("\ttcgen05.wait::ld.sync.aligned;")
+        store_out(lines, regs, off)
+        vals = []
+        for tid in range(128):
+            for j in range(rn):
+                c = col_off + j
+                vals.append(mem.get((tid, c), fill_value(tid, c)))
+        expect.append((off, vals))
+        desc.append(f"{name}{' split ' + str(split) if shape == '16x32bx2' else ''} lane +{lane_off} col +{col_off}, read back with 32x32b.x{rn}")
+        off += 128 * rn
+    epilogue(lines)
+    return lines, expect, off, desc
+
+
+MAXNUM = {"32x32b": 128, "16x64b": 128, "16x128b": 64, "16x256b": 32, "16x32bx2": 128}
+
+
+def forms_file(shape):
+    """Every .num of the shape, with and without (un)packing: store distinct values with
+    tcgen05.st and load them back with tcgen05.ld of the same form; each thread ORs the XOR
+    of what it stored and what it loaded, so out[tid] must be 0 (the layouts themselves are
+    checked by the tcgen05_ld_* / tcgen05_st_* files)."""
+    lines = prologue("tcgen05_forms")
+    lines.insert(lines.index("\t.reg .b32 %v<130>;") + 1, "\t.reg .b32 %w<130>;")
+    lines.append("\tshl.b32 %r8, %r0, 8;")
+    lines.append("\tmov.u32 %r9, 0;")
+    n = 1
+    k = 0
+    forms = []
+    while n <= MAXNUM[shape]:
+        for pack in (False, True):
+            nr = REGS[shape] * n
+            split = f", {2 * n if pack else n}" if shape == "16x32bx2" else ""
+            for j in range(nr):
+                lines.append(f"\tor.b32 %v{j}, %r8, {(k << 24) | (0x5A << 16) | j:#x};")
+            st = ptx_name(shape, n, pack, True)
+            ld = ptx_name(shape, n, pack, False)
+            lines.append(f"\t{st} [%r5]{split}, {vec([f'%v{j}' for j in range(nr)])};")
+            lines.append("\ttcgen05.wait::st.sync.aligned;")
+            lines.append(f"\t{ld} {vec([f'%w{j}' for j in range(nr)])}, [%r5]{split};")
+            lines.append("\ttcgen05.wait::ld.sync.aligned;")
+            for j in range(nr):
+                # .unpack::16b puts the halves in the low 16 bits of two cells and
+                # .pack::16b joins them back: the identity as well.
+                lines.append(f"\txor.b32 %w{j}, %w{j}, %v{j};")
+                lines.append(f"\tor.b32 %r9, %r9, %w{j};")
+            forms.append(f"{shape}.x{n}{' (un)pack::16b' if pack else ''}")
+            k += 1
+        n *= 2
+    store_out(lines, ["%r9"], 0)
+    epilogue(lines)
+    head = [
+        f"// tcgen05.st / tcgen05.ld .{shape}, every .num with and without .unpack::16b/.pack::16b",
+        "// (sm_100a), one CTA of 4 warps. Generated by tools/tcgen05_ref.py: each form stores",
+        "// distinct registers and loads them back with the same form; every thread ORs the",
+        "// differences, so each output is 0 (derived by hand: a store then a load of the same",
+        "// cells is the identity). Forms: " + ", ".join(forms),
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        "// arg: zeros:u32:128",
+        "// expect arg0: 0",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", f"tcgen05_forms_{shape}.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
+
+# tcgen05.mma: (name, kind, d, a, b, n, A source: "tmem" or (major, swizzle, start offset, lbo,
+# sbo), B (major, swizzle, start offset, lbo, sbo), enable-input-d, negate A, negate B, saturate)
+MMA_CASES = [
+    ("tcgen05_mma_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_bf16_f32_trans_sw64_sw32_nod", "f16", "f32", "bf16", "bf16", 16,
+     ("MN", "64", 0, 1024, 512), ("MN", "32", 0, 0, 256), 0, 0, 0, 0),
+    ("tcgen05_mma_tf32_f32_tmem_sw128_nega", "tf32", "f32", "tf32", "tf32", 24,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 1, 0, 0),
+    ("tcgen05_mma_e4m3_e5m2_f32_sw32_none_negb", "f8f6f4", "f32", "e4m3", "e5m2", 16,
+     ("K", "32", 0, 0, 256), ("K", "none", 0, 128, 256), 1, 0, 1, 0),
+    ("tcgen05_mma_s8_u8_s32_sat_none_sw128", "i8", "s32", "s8", "u8", 16,
+     ("K", "none", 0, 128, 256), ("K", "128", 0, 0, 1024), 1, 0, 0, 1),
+    ("tcgen05_mma_f16_f32_tmem_trans_b_sw64", "f16", "f32", "f16", "f16", 8,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 0, 0, 0),
+]
+# Cases with disable-output-lane (lanes whose bit is set keep their old contents).
+MMA_DISABLE = {
+    "tcgen05_mma_u8_s8_s32_tmem_none_disable": (0x0000FFFF, 0x80000001, 0, 0xFFFFFFFF),
+    "tcgen05_mma_f16_f32_sw32_sw128_disable": (0x12345678, 0, 0xFFFF0000, 0x1),
+}
+MMA_CASES += [
+    ("tcgen05_mma_u8_s8_s32_tmem_none_disable", "i8", "s32", "u8", "s8", 32,
+     "tmem", ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_f16_f32_sw32_sw128_disable", "f16", "f32", "f16", "f16", 16,
+     ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 0, 0, 0, 0),
+]
+TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1}
+SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6}
+
+
+def sm100_desc(lbo, sbo, swz):
+    """The descriptor bits besides the start address (PTX ISA "Shared memory descriptor")."""
+    return ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 46) | (SWZ_CODE[swz] << 61)
+
+
+def mma_file(case):
+    name, kind, d, at, bt, n, asrc, bsrc, en, na, nb, sat = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    bits = wgmma_ref.BITS[at]
+    k = 256 // bits
+    T = 128 // bits
+    center = rng.next()
+
+    def rand(t):
+        v = tc_ref.rand_elem(rng, t)
+        return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
+
+    A = [[rand(at) for _ in range(k)] for _ in range(128)]
+    B = [[rand(bt) for _ in range(k)] for _ in range(n)]
+    C = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
+           else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
+         for _ in range(128)]
+    img = bytearray(65536)
+    end = 0
+    if asrc != "tmem":
+        major, swz, off, lbo, sbo = asrc
+        for m in range(128):
+            for kk in range(k):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    bbase = (end + 1023) // 1024 * 1024
+    major, swz, off, lbo, sbo = bsrc
+    for nn in range(n):
+        for kk in range(k):
+            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
+    D = [[0] * n for _ in range(128)]
+    for m in range(128):
+        for nn in range(n):
+            a = [neg(at, x, na) for x in A[m]]
+            b = [neg(bt, x, nb) for x in B[nn]]
+            c = C[m][nn] if en else 0
+            if d == "s32":
+                D[m][nn] = tc_ref.dot_int(at, bt, a, b, c - (1 << 32) if c >> 31 else c, bool(sat)) & 0xFFFFFFFF
+            else:
+                # tcgen05's model: one block per 32 bytes of A (tc_ref's rtx-blackwell row).
+                D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c)
+    dis = MMA_DISABLE.get(name)
+    if dis:
+        for m in range(128):
+            if dis[m // 32] >> (m % 32) & 1:
+                D[m] = list(C[m])
+    dtype = {"f32": 1, "s32": 2}[d]
+    trans_a = asrc != "tmem" and asrc[0] == "MN"
+    idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
+        | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
+        | ((128 >> 4) << 24)
+    # A in Tensor Memory: row m in lane m, 32 bytes from column 256 (8 cells).
+    apacked = []
+    for m in range(128):
+        row = 0
+        for kk in range(k):
+            row |= A[m][kk] << (kk * bits)
+        apacked += [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+    cflat = [C[m][j] for m in range(128) for j in range(n)]
+    dflat = [D[m][j] for m in range(128) for j in range(n)]
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<8>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd1, [cin];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        "\tld.param.u64 %rd2, [ain];",
+        "\tcvta.to.global.u64 %rd2, %rd2;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\t// copy the shared-memory image",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 512;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\t// C: row tid of D (columns 0..N), A: row tid at column 256 (32 bytes)",
+    ]
+    for c0 in range(0, n, 8):
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd1, %rd6;")
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+    L.append("\tadd.u64 %rd7, %rd2, %rd6;")
+    for j in range(8):
+        L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+    L.append("\tadd.u32 %r10, %r9, 256;")
+    L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\ttcgen05.wait::st.sync.aligned;")
+    L.append("\ttcgen05.fence::before_thread_sync;")
+    L.append("\tbar.sync 0;")
+    L.append("\ttcgen05.fence::after_thread_sync;")
+    L.append("\t@%p1 bra SKIP_MMA;")
+    if asrc != "tmem":
+        L.append(f"\tadd.u32 %r11, %r2, {asrc[2]};")
+        L.append("\tshr.u32 %r11, %r11, 4;")
+        L.append("\tand.b32 %r11, %r11, 0x3fff;")
+        L.append("\tcvt.u64.u32 %rd8, %r11;")
+        L.append(f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};")
+    L.append(f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};")
+    L.append("\tshr.u32 %r12, %r12, 4;")
+    L.append("\tand.b32 %r12, %r12, 0x3fff;")
+    L.append("\tcvt.u64.u32 %rd9, %r12;")
+    L.append(f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};")
+    L.append(f"\tmov.u32 %r13, {idesc:#x};")
+    L.append(f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;")
+    L.append("\tadd.u32 %r14, %r7, 256;")
+    aop = "[%r14]" if asrc == "tmem" else "%rd8"
+    if dis:
+        for j, x in enumerate(dis):
+            L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
+    else:
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, %p2;")
+    L.append("\tmov.u32 %r15, mbar;")
+    L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
+    L.append("SKIP_MMA:")
+    L.append("WAIT:")
+    L.append("\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;")
+    L.append("\t@!%p3 bra WAIT;")
+    L.append("\ttcgen05.fence::after_thread_sync;")
+    for c0 in range(0, n, 8):
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd3, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    L.append("\tsetp.ne.u32 %p1, %r1, 0;")
+    epilogue(L)
+    L[-6] = "\t@%p1 bra DONE;"
+    L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
+    head = [
+        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = 128, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        f"// A {'from Tensor Memory' if asrc == 'tmem' else 'K-major' if asrc[0] == 'K' else 'MN-major'}"
+        + ("" if asrc == "tmem" else f" ({asrc[1]} swizzle, LBO {asrc[3]}, SBO {asrc[4]})")
+        + f", B {bsrc[0]}-major ({bsrc[1]} swizzle, LBO {bsrc[3]}, SBO {bsrc[4]}), enable-input-d {en},",
+        f"// negate A {na}, negate B {nb}, saturate {sat}"
+        + (f", disable-output-lane {{{', '.join(hex(x) for x in dis)}}} (those lanes keep C)" if dis else "")
+        + "; issued by thread 0, completed through",
+        "// tcgen05.commit on an mbarrier. Generated by tools/tcgen05_ref.py: the shared-memory image",
+        "// from tools/wgmma_ref.py's canonical layouts (tcgen05 descriptor: version 1, swizzle codes",
+        "// 0/2/4/6), D row m in lane m from D's column, A in Tensor Memory row m in lane m (elements",
+        "// packed from bit 0 of A's column), expected D from tools/tc_ref.py's exact model of",
+        "// tcgen05 (one block per 32 bytes of A).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
+        f"// arg: u32[{len(apacked)}] = [{', '.join(hex(x) for x in apacked)}]",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def emit(fname, what, lines, expect, total, desc):
+    head = [
+        f"// tcgen05 Tensor Memory, {what} (sm_100a): one CTA of 4 warps; warp w reaches lanes",
+        "// 32w..32w+31. Generated by tools/tcgen05_ref.py: Tensor Memory is filled through",
+        "// 32x32b stores with cell (lane L, column c) = ((v ^ 0x5a5a) << 16) | v, v = L | c << 7;",
+        "// expected registers / cells from CUTLASS's (thread, value) -> bit layouts of the copy",
+        "// atoms (the PTX manual's figures), evaluated in Python. Cases, in output order:",
+    ]
+    head += [f"//   {d}" for d in desc]
+    head.append("// run: --grid 1 --block 128 --arch sm_100a")
+    head.append(f"// arg: zeros:u32:{total}")
+    for off, vals in expect:
+        head.append(
+            f"// expect arg0[{off}..{off + len(vals)}]: [{', '.join(hex(v) for v in vals)}]"
+        )
+    write(os.path.join(ROOT, "tests/run/warp", fname), "\n".join(head) + "\n" + "\n".join(lines))
+
+
+ERRORS = {
+    "tcgen05_alloc_ncols": (
+        "nCols not a power of two in [32, 512] (from a register: ptxas rejects an immediate 48)",
+        [
+            "\tmov.u32 %r1, 48;",
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], %r1;",
+        ],
+        ["power of two in [32, 512]", "tcgen05.alloc"],
+    ),
+    "tcgen05_alloc_full": (
+        "a second allocation when all 512 columns are taken (the GPU blocks forever)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 512;",
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        ],
+        ["out of Tensor Memory", "512 of 512"],
+    ),
+    "tcgen05_alloc_relinquished": (
+        "tcgen05.alloc after tcgen05.relinquish_alloc_permit",
+        [
+            "\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        ],
+        ["relinquish_alloc_permit"],
+    ),
+    "tcgen05_dealloc_size": (
+        "tcgen05.dealloc with a size other than the allocation's",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 64;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;",
+        ],
+        ["dealloc of 32 columns", "allocation of 64 columns"],
+    ),
+    "tcgen05_leak": (
+        "the kernel exits with Tensor Memory allocated",
+        ["\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 128;"],
+        ["still allocated", "tcgen05.dealloc"],
+    ),
+    "tcgen05_ld_unallocated": (
+        "tcgen05.ld of a column past the allocation (32 columns; .x2 at column 31 reaches 32)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tadd.u32 %r4, %r3, 31;",
+            "\ttcgen05.ld.sync.aligned.32x32b.x2.b32 {%r5, %r6}, [%r4];",
+        ],
+        ["column 32", "not allocated", "columns 0..32"],
+    ),
+    "tcgen05_ld_other_quarter": (
+        "warp 1 reads lanes 0..31, which belong to warp 0 of the warpgroup",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tbar.sync 0;",
+            "\tbra.uni SECOND;",
+        ],
+        ["warp 1", "can access only lanes 32..64"],
+    ),
+    "tcgen05_mma_m64": (
+        "tcgen05.mma with M = 64 in the instruction descriptor (D's Tensor Memory layout for M = 64 is a figure: not modelled)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((64 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["only M = 128 is modelled", "tcgen05.mma"],
+    ),
+    "tcgen05_mma_d_unallocated": (
+        "tcgen05.mma whose D (N = 64 columns) does not fit the 32 allocated columns",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["column 32", "not allocated"],
+    ),
+}
+
+
+def error_file(name, what, body, errs):
+    lines = [f"// tcgen05: {what} must fault with a clear message (hand-written expectation)."]
+    lines.append("// Generated by tools/tcgen05_ref.py.")
+    lines.append(f"// run: --grid 1 --block {64 if name == 'tcgen05_ld_other_quarter' else 32} --arch sm_100a")
+    for e in errs:
+        lines.append(f"// expect error: {e}")
+    lines.append(HEADER)
+    lines.append(".visible .entry k()")
+    lines.append("{")
+    lines.append("\t.reg .b32 %r<8>;")
+    if "%rd1" in "".join(body):
+        lines.append("\t.reg .b64 %rd<2>;")
+        lines.append("\t.reg .pred %q<1>;")
+    lines.append("\t.shared .align 4 .b32 slot;")
+    if name == "tcgen05_ld_other_quarter":
+        lines.append("\tmov.u32 %r0, %tid.x;")
+        lines.append("\tshr.u32 %r1, %r0, 5;")
+        lines.append("\tsetp.ne.u32 %p0, %r1, 0;")
+        lines.insert(lines.index("\t.shared .align 4 .b32 slot;"), "\t.reg .pred %p<1>;")
+        lines.append("\t@%p0 bra WAIT;")
+        lines.append(body[0])
+        lines.append("WAIT:")
+        lines.append("\tbar.sync 0;")
+        lines.append("\tld.shared.b32 %r3, [slot];")
+        lines.append("\t@!%p0 bra DONE;")
+        lines.append("\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r5}, [%r3];")
+        lines.append("DONE:")
+    else:
+        lines += body
+    lines.append("\tret;")
+    lines.append("}")
+    write(os.path.join(ROOT, "tests/run/errors", name + ".ptx"), "\n".join(lines) + "\n")
+
+
+def main():
+    # ld: every shape; .num small, middle, the largest; .pack::16b; 16-lane shapes also at lane +16.
+    ld = {
+        "32x32b": [(1, False, 0, 5, None), (4, False, 0, 64, None), (16, False, 0, 384, None), (2, True, 0, 7, None)],
+        "16x64b": [(1, False, 0, 3, None), (2, False, 16, 32, None), (16, False, 0, 256, None), (4, True, 16, 100, None)],
+        "16x128b": [(1, False, 0, 0, None), (2, False, 16, 9, None), (8, False, 0, 256, None), (2, True, 0, 40, None)],
+        "16x256b": [(1, False, 0, 0, None), (4, False, 16, 64, None), (2, True, 16, 300, None)],
+        "16x32bx2": [(1, False, 0, 0, 1), (2, False, 16, 10, 2), (4, False, 0, 20, 100), (8, False, 0, 256, 8), (2, True, 0, 50, 4)],
+    }
+    for shape, cases in ld.items():
+        lines, expect, total, desc = ld_file(shape, cases)
+        emit(f"tcgen05_ld_{shape}.ptx", f"tcgen05.ld.{shape}", lines, expect, total, desc)
+    for shape in REGS:
+        forms_file(shape)
+    st = {
+        "32x32b": [(1, False, 0, 3, None, 1), (8, False, 0, 20, None, 8), (2, True, 0, 40, None, 4)],
+        "16x64b": [(1, False, 0, 3, None, 2), (4, False, 16, 20, None, 8), (2, True, 0, 40, None, 8)],
+        "16x128b": [(1, False, 16, 3, None, 4), (2, False, 0, 20, None, 8), (2, True, 0, 40, None, 16)],
+        "16x256b": [(1, False, 0, 3, None, 8), (2, False, 16, 20, None, 16), (1, True, 0, 40, None, 16)],
+        "16x32bx2": [(1, False, 0, 3, 1, 2), (2, False, 16, 20, 5, 7), (2, True, 0, 40, 4, 8)],
+    }
+    for shape, cases in st.items():
+        lines, expect, total, desc = st_file(shape, cases)
+        emit(f"tcgen05_st_{shape}.ptx", f"tcgen05.st.{shape}", lines, expect, total, desc)
+    for case in MMA_CASES:
+        mma_file(case)
+    for name, (what, body, errs) in ERRORS.items():
+        error_file(name, what, body, errs)
+
+
+if __name__ == "__main__":
+    main()
