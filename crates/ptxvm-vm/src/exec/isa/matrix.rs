@@ -589,6 +589,39 @@ impl Cta<'_> {
     }
 
     /// At the end of the CTA: every warp of a warpgroup executed the same `wgmma`s.
+    /// The thread of every lane of warp `t0 / 32` taking part in the `.sync.aligned`
+    /// instruction `name` (`part`), which every thread of the `scope` (warp or warpgroup)
+    /// executes together; a lane missing faults.
+    fn whole_warp(
+        &self,
+        t0: usize,
+        part: &[usize],
+        name: &str,
+        scope: &str,
+    ) -> Result<[usize; 32], Box<Fault>> {
+        let mut lanes = [usize::MAX; 32];
+        for &i in part {
+            if let Some(l) = self
+                .threads
+                .get(i)
+                .and_then(|t| lanes.get_mut(t.lane as usize))
+            {
+                *l = i;
+            }
+        }
+        match lanes.iter().position(|&i| i == usize::MAX) {
+            Some(l) => Err(self.fault(
+                t0,
+                FaultKind::MemberMask,
+                format!(
+                    "`{name}` is executed by every thread of the {scope} (.sync.aligned), but lane {l} of warp {} does not exist, has exited or is not converged",
+                    t0 / 32
+                ),
+            )),
+            None => Ok(lanes),
+        }
+    }
+
     pub(in crate::exec) fn wgmma_finish(&self) -> Result<(), Box<Fault>> {
         let Some(st) = &self.wgmma else {
             return Ok(());
@@ -642,19 +675,7 @@ impl Cta<'_> {
             ));
         }
         let w = t0 / 32;
-        let mut lanes = [usize::MAX; 32];
-        for &i in part {
-            lanes[self.threads[i].lane as usize] = i;
-        }
-        if let Some(l) = lanes.iter().position(|&i| i == usize::MAX) {
-            return Err(self.fault(
-                t0,
-                FaultKind::MemberMask,
-                format!(
-                    "`{name}` is executed by every thread of the warpgroup (.sync.aligned), but lane {l} of warp {w} does not exist or has exited"
-                ),
-            ));
-        }
+        let lanes = self.whole_warp(t0, part, &name, "warpgroup")?;
         let nwarps = self.nwarps as usize;
         let g = w / 4;
         if 4 * g + 4 > nwarps {
@@ -1063,19 +1084,7 @@ impl Cta<'_> {
             return Ok(());
         }
         let w = t0 / 32;
-        let mut lanes = [usize::MAX; 32];
-        for &i in part {
-            lanes[self.threads[i].lane as usize] = i;
-        }
-        if let Some(l) = lanes.iter().position(|&i| i == usize::MAX) {
-            return Err(self.fault(
-                t0,
-                FaultKind::MemberMask,
-                format!(
-                    "`{name}` is executed by every thread of the warp (.sync.aligned), but lane {l} of warp {w} does not exist, has exited or is not converged"
-                ),
-            ));
-        }
+        let lanes = self.whole_warp(t0, part, &name, "warp")?;
         let uniform = |this: &Self, v: &dyn Fn(usize) -> u64, what: &str| {
             let v0 = v(lanes[0]);
             for (l, &i) in lanes.iter().enumerate() {

@@ -1040,15 +1040,7 @@ impl Cta<'_> {
                 let n = self.src(t, *size) & 0xffff_ffff;
                 let (ss, sa) = self.resolve(t, *src_space, *src);
                 let (ds, da) = self.resolve(t, *dst_space, *dst);
-                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::Misaligned,
-                        format!(
-                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
-                        ),
-                    ));
-                }
+                self.bulk_aligned(t, sa, da, n)?;
                 // The copy is work: it costs its bytes before it starts.
                 self.charge_work(t, budget, n)?;
                 // In 16-byte pieces (each access is checked at its own natural alignment).
@@ -1072,15 +1064,7 @@ impl Cta<'_> {
                 let m = self.src(t, *byte_mask) & 0xffff;
                 let (ss, sa) = self.resolve(t, MemSpace::Shared, *src);
                 let (ds, da) = self.resolve(t, MemSpace::Global, *dst);
-                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::Misaligned,
-                        format!(
-                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
-                        ),
-                    ));
-                }
+                self.bulk_aligned(t, sa, da, n)?;
                 self.charge_work(t, budget, n)?;
                 // Each selected byte is a store of its own: the bytes the mask leaves out are
                 // never written (another thread may be writing them).
@@ -1144,15 +1128,7 @@ impl Cta<'_> {
                 let (ss, sa) = self.resolve(t, MemSpace::Global, *src);
                 let (_, da) = self.resolve(t, MemSpace::Shared, *dst);
                 let (_, ma) = self.resolve(t, MemSpace::Shared, *mbar);
-                if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::Misaligned,
-                        format!(
-                            "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
-                        ),
-                    ));
-                }
+                self.bulk_aligned(t, sa, da, n)?;
                 let ctas = self.cluster_ctas();
                 if m >> ctas != 0 {
                     return Err(self.fault(
@@ -1216,6 +1192,21 @@ impl Cta<'_> {
             other => return Err(self.misrouted(t, other)),
         }
         self.threads[t].pc = next;
+        Ok(())
+    }
+
+    /// `cp.async.bulk`'s alignment rule: 16-byte aligned addresses, a size that is a
+    /// multiple of 16.
+    fn bulk_aligned(&self, t: usize, sa: u64, da: u64, n: u64) -> Result<(), Box<Fault>> {
+        if !n.is_multiple_of(16) || !sa.is_multiple_of(16) || !da.is_multiple_of(16) {
+            return Err(self.fault(
+                t,
+                FaultKind::Misaligned,
+                format!(
+                    "cp.async.bulk needs 16-byte aligned addresses and a size that is a multiple of 16: source {sa:#x}, destination {da:#x}, size {n}"
+                ),
+            ));
+        }
         Ok(())
     }
 
