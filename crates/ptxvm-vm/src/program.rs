@@ -184,6 +184,30 @@ pub enum AtomOp {
     Cas,
 }
 
+impl AtomOp {
+    /// The operation a modifier names (`.add` … `.cas`).
+    pub fn from_dot(m: &str) -> Option<AtomOp> {
+        Some(match m {
+            ".add" => AtomOp::Add,
+            ".min" => AtomOp::Min,
+            ".max" => AtomOp::Max,
+            ".inc" => AtomOp::Inc,
+            ".dec" => AtomOp::Dec,
+            ".and" => AtomOp::And,
+            ".or" => AtomOp::Or,
+            ".xor" => AtomOp::Xor,
+            ".exch" => AtomOp::Exch,
+            ".cas" => AtomOp::Cas,
+            _ => return None,
+        })
+    }
+
+    /// The reduction a modifier names (every operation but `.exch` and `.cas`).
+    pub fn reduction_from_dot(m: &str) -> Option<AtomOp> {
+        AtomOp::from_dot(m).filter(|o| !matches!(o, AtomOp::Exch | AtomOp::Cas))
+    }
+}
+
 pub use crate::ops::half::{HMods, HOp};
 pub use crate::ops::int::{CarryOp, Packed, PrmtMode};
 pub use crate::ops::video::Video;

@@ -97,21 +97,7 @@ impl Dx<'_> {
                 if has(".async") {
                     return self.decode_red_async(inst, t);
                 }
-                let aop = mods.iter().find_map(|m| {
-                    Some(match *m {
-                        ".add" => AtomOp::Add,
-                        ".min" => AtomOp::Min,
-                        ".max" => AtomOp::Max,
-                        ".inc" => AtomOp::Inc,
-                        ".dec" => AtomOp::Dec,
-                        ".and" => AtomOp::And,
-                        ".or" => AtomOp::Or,
-                        ".xor" => AtomOp::Xor,
-                        ".exch" => AtomOp::Exch,
-                        ".cas" => AtomOp::Cas,
-                        _ => return None,
-                    })
-                })?;
+                let aop = mods.iter().find_map(|m| AtomOp::from_dot(m))?;
                 let rest = usize::from(inst.opcode == "atom");
                 // `.L2::cache_hint` only steers caches: its policy operand is ignored.
                 let hint = has(".L2::cache_hint");
@@ -215,19 +201,7 @@ impl Dx<'_> {
             "tensormap" => return self.decode_tensormap(inst),
             "cp" if has(".reduce") && has(".bulk") && !has(".tensor") => {
                 let t = mods.iter().rev().find_map(|m| Type::from_dot(m))?;
-                let rop = mods.iter().find_map(|m| {
-                    Some(match *m {
-                        ".add" => AtomOp::Add,
-                        ".min" => AtomOp::Min,
-                        ".max" => AtomOp::Max,
-                        ".inc" => AtomOp::Inc,
-                        ".dec" => AtomOp::Dec,
-                        ".and" => AtomOp::And,
-                        ".or" => AtomOp::Or,
-                        ".xor" => AtomOp::Xor,
-                        _ => return None,
-                    })
-                })?;
+                let rop = mods.iter().find_map(|m| AtomOp::reduction_from_dot(m))?;
                 // The destination's space comes first (`.global.shared::cta`).
                 let dst_space = mods
                     .iter()
@@ -398,19 +372,7 @@ impl Dx<'_> {
     /// I/O, and every access is already ordered as `.release` requires).
     fn decode_red_async(&self, inst: &ir::Inst, t: Type) -> Option<Exec> {
         let mods: &[&str] = &inst.mods;
-        let op = mods.iter().find_map(|m| {
-            Some(match *m {
-                ".add" => AtomOp::Add,
-                ".min" => AtomOp::Min,
-                ".max" => AtomOp::Max,
-                ".inc" => AtomOp::Inc,
-                ".dec" => AtomOp::Dec,
-                ".and" => AtomOp::And,
-                ".or" => AtomOp::Or,
-                ".xor" => AtomOp::Xor,
-                _ => return None,
-            })
-        })?;
+        let op = mods.iter().find_map(|m| AtomOp::reduction_from_dot(m))?;
         let ops = &inst.operands;
         let addr = self.addr(ops.first()?)?;
         let b = self.fsrc(ops.get(1)?, t)?;
@@ -489,19 +451,7 @@ impl Dx<'_> {
             }
             (CopyKind::Prefetch, op(0)?)
         } else if has(".reduce") {
-            let rop = mods.iter().find_map(|m| {
-                Some(match *m {
-                    ".add" => AtomOp::Add,
-                    ".min" => AtomOp::Min,
-                    ".max" => AtomOp::Max,
-                    ".inc" => AtomOp::Inc,
-                    ".dec" => AtomOp::Dec,
-                    ".and" => AtomOp::And,
-                    ".or" => AtomOp::Or,
-                    ".xor" => AtomOp::Xor,
-                    _ => return None,
-                })
-            })?;
+            let rop = mods.iter().find_map(|m| AtomOp::reduction_from_dot(m))?;
             (
                 CopyKind::Reduce {
                     op: rop,
@@ -655,17 +605,8 @@ impl Dx<'_> {
                 addr: self.addr(ops.first()?)?,
             },
             ".red" => {
-                let op = mods.iter().find_map(|m| {
-                    Some(match *m {
-                        ".add" => AtomOp::Add,
-                        ".min" => AtomOp::Min,
-                        ".max" => AtomOp::Max,
-                        ".and" => AtomOp::And,
-                        ".or" => AtomOp::Or,
-                        ".xor" => AtomOp::Xor,
-                        _ => return None,
-                    })
-                })?;
+                // (The table admits only .add/.min/.max/.and/.or/.xor here.)
+                let op = mods.iter().find_map(|m| AtomOp::reduction_from_dot(m))?;
                 let bs = elems(ops.get(1)?)?
                     .iter()
                     .map(|x| self.fsrc(x, t))
