@@ -1091,8 +1091,9 @@ impl Gen<'_> {
                         format!("cvt{r}{relu}{sf}.bf16.f32 {d}, {a}")
                     }
                     5 => {
+                        // No `.sat` from a `.bf16` source (ptxas: "Illegal modifier").
                         let (d, a) = (self.dst(W::R), self.reg(W::H));
-                        format!("cvt{f}{sat}.f32.bf16 {d}, {a}")
+                        format!("cvt{f}.f32.bf16 {d}, {a}")
                     }
                     6 => {
                         let d = self.dst(W::R);
@@ -1133,13 +1134,16 @@ impl Gen<'_> {
                     }
                     10 => {
                         let (d, a) = (self.dst(W::D), self.reg(W::H));
-                        let t = self.s.pick(&["f16", "bf16"]);
-                        format!("cvt{sat}.f64.{t} {d}, {a}")
+                        if self.s.coin() {
+                            format!("cvt{sat}.f64.f16 {d}, {a}")
+                        } else {
+                            format!("cvt.f64.bf16 {d}, {a}")
+                        }
                     }
                     _ => {
                         let (d, a) = (self.dst(W::H), self.reg(W::H));
                         if self.s.coin() {
-                            format!("cvt{r}{sat}.f16.bf16 {d}, {a}")
+                            format!("cvt{r}.f16.bf16 {d}, {a}")
                         } else {
                             format!("cvt{r}.bf16.f16 {d}, {a}")
                         }
