@@ -489,8 +489,6 @@ pub(crate) fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// `fma.rnd{.ftz}{.sat}.f32` / `fma.rnd.f64` on register bits.
-#[inline(always)]
 /// [`FloatExt`](crate::program::FloatExt): the sm_100 forms built from the scalar `.f32`
 /// operations ([`float_bin`], [`fma_bits`]).
 #[allow(clippy::too_many_arguments)]
@@ -542,6 +540,9 @@ pub(crate) fn float_ext(
     }
 }
 
+/// `fma.rnd{.ftz}{.sat}.f32` / `fma.rnd.f64` on register bits (inlined into the lane loops,
+/// which are compiled per target feature set: the host's FMA instruction does `.rn`).
+#[inline(always)]
 pub(crate) fn fma_bits(ty: Type, rnd: Rnd, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     if ty == Type::F32 {
         fa::fma_f32(
