@@ -1171,6 +1171,13 @@ impl Exec {
                 size,
                 mbar,
                 ..
+            }
+            | Exec::CpReduceBulk {
+                dst,
+                src,
+                size,
+                mbar,
+                ..
             } => {
                 reg_a(dst, visit);
                 reg_a(src, visit);
@@ -1189,20 +1196,6 @@ impl Exec {
                 reg_a(src, visit);
                 reg_s(size, visit);
                 reg_s(byte_mask, visit);
-            }
-            Exec::CpReduceBulk {
-                dst,
-                src,
-                size,
-                mbar,
-                ..
-            } => {
-                reg_a(dst, visit);
-                reg_a(src, visit);
-                reg_s(size, visit);
-                if let Some(x) = mbar {
-                    reg_a(x, visit);
-                }
             }
             Exec::ClusterBar { .. } => {}
             Exec::Mapa { d, a, rank, .. } => {

@@ -422,9 +422,7 @@ impl Cta<'_> {
         for r in ranks {
             let (a, m) = (self.cluster_addr(r, offs[0]), self.cluster_addr(r, offs[1]));
             self.store(t, MemSpace::Shared, a, &resp, mem)?;
-            self.mbar_update(t, MemSpace::Shared, m, mem, |_, w| {
-                MBar::tx(w, -16).map(Some)
-            })?;
+            self.complete_tx(t, MemSpace::Shared, m, 16, mem)?;
         }
         Ok(())
     }

@@ -858,8 +858,7 @@ impl Cta<'_> {
                 let bv = self.src(t, *b);
                 self.atomic(t, sp, at, *op, *ty, bv, 0, mem)?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
-                let n = i64::from(ty.bytes());
-                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
+                self.complete_tx(t, ms, ma, u64::from(ty.bytes()), mem)?;
             }
             Exec::StAsync {
                 ty,
@@ -880,8 +879,7 @@ impl Cta<'_> {
                 }
                 self.store(t, sp, at, &buf[..n], mem)?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
-                let n = n as i64;
-                self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -n).map(Some))?;
+                self.complete_tx(t, ms, ma, n as u64, mem)?;
             }
             Exec::Atom128 {
                 space,
@@ -992,7 +990,7 @@ impl Cta<'_> {
                 }
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
-                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                    self.complete_tx(t, ms, ma, n, mem)?;
                 }
             }
             Exec::CpBulkMasked {
@@ -1054,7 +1052,7 @@ impl Cta<'_> {
                 }
                 if let Some(m) = mbar {
                     let (ms, ma) = self.resolve(t, MemSpace::Shared, *m);
-                    self.mbar_update(t, ms, ma, mem, |_, w| MBar::tx(w, -(n as i64)).map(Some))?;
+                    self.complete_tx(t, ms, ma, n, mem)?;
                 }
             }
             Exec::CpBulkMulticast {
@@ -1098,9 +1096,7 @@ impl Cta<'_> {
                         self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
                         self.store(t, MemSpace::Shared, rd.wrapping_add(off), &piece, mem)?;
                     }
-                    self.mbar_update(t, MemSpace::Shared, rm, mem, |_, w| {
-                        MBar::tx(w, -(n as i64)).map(Some)
-                    })?;
+                    self.complete_tx(t, MemSpace::Shared, rm, n, mem)?;
                 }
             }
             Exec::Mapa {
@@ -1466,7 +1462,7 @@ impl Cta<'_> {
                             element(self, &g, off)
                         })?;
                     }
-                    self.mbar_update(t, ms, ma, mem, |_, wd| MBar::tx(wd, -(n as i64)).map(Some))?;
+                    self.complete_tx(t, ms, ma, n, mem)?;
                 }
             }
             CopyKind::Store { src } => {

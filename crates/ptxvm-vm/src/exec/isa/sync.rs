@@ -289,6 +289,20 @@ impl Cta<'_> {
         Ok(())
     }
 
+    /// `complete_tx` of `bytes` on the mbarrier at (`space`, `addr`): what every asynchronous
+    /// copy, `st.async` and `red.async` does when its bytes have landed.
+    pub(in crate::exec) fn complete_tx(
+        &mut self,
+        t: usize,
+        space: MemSpace,
+        addr: u64,
+        bytes: u64,
+        mem: &AddressSpace,
+    ) -> Result<(), Box<Fault>> {
+        let n = i64::try_from(bytes).unwrap_or(i64::MAX);
+        self.mbar_update(t, space, addr, mem, |_, w| MBar::tx(w, -n).map(Some))
+    }
+
     /// Reads the 8-byte mbarrier object at `addr` in `space`, applies `f` (the new word, or
     /// `None` to leave it) and writes it back; `f`'s errors are [`FaultKind::Barrier`] faults.
     pub(in crate::exec) fn mbar_update(
