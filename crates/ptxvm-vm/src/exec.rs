@@ -336,6 +336,8 @@ struct Cta<'a> {
     bar_red: [BarRedState; NBAR],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
+    /// Set when a thread printed (its `out` is not empty), so finishing the CTA collects it.
+    printed: bool,
     /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
     jit: Option<std::sync::Arc<jit::JitCode>>,
     /// Per warp, its lanes' `%tid.x`, `.y`, `.z` (`[c * 32 + lane]`; 0 past the block), for
@@ -419,21 +421,36 @@ impl Grid {
     }
 
     /// Files a CTA's printf output and counters.
-    fn finish(&self, i: usize, cta: &mut Cta, st: &Stats) {
-        let mut out = Vec::new();
-        for th in &mut cta.threads {
-            out.append(&mut th.out);
+    /// Files CTA `i`'s printf output and adds its counters to the host thread's `acc`
+    /// (added to the launch's once, by [`Grid::add_stats`]: per CTA, those shared counters
+    /// were a cache line both host threads wrote thousands of times a launch).
+    fn finish(&self, i: usize, cta: &mut Cta, st: &Stats, acc: &mut Stats) {
+        if cta.printed {
+            cta.printed = false;
+            let mut out = Vec::new();
+            for th in &mut cta.threads {
+                out.append(&mut th.out);
+            }
+            if !out.is_empty() {
+                self.outputs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(i, out);
+            }
         }
-        if !out.is_empty() {
-            self.outputs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(i, out);
+        acc.warp_insts += st.warp_insts;
+        acc.thread_insts += st.thread_insts;
+        for (t, n) in acc.tiers.iter_mut().zip(st.tiers) {
+            *t += n;
         }
-        self.warp_insts.fetch_add(st.warp_insts, Ordering::Relaxed);
+    }
+
+    /// Adds a host thread's counters (see [`Grid::finish`]) to the launch's.
+    fn add_stats(&self, acc: &Stats) {
+        self.warp_insts.fetch_add(acc.warp_insts, Ordering::Relaxed);
         self.thread_insts
-            .fetch_add(st.thread_insts, Ordering::Relaxed);
-        for (t, n) in self.tiers.iter().zip(st.tiers) {
+            .fetch_add(acc.thread_insts, Ordering::Relaxed);
+        for (t, n) in self.tiers.iter().zip(acc.tiers) {
             t.fetch_add(n, Ordering::Relaxed);
         }
     }
@@ -546,6 +563,8 @@ pub fn run(
             stopped: false,
         };
         let mut resident: VecDeque<cluster::ClusterRun> = VecDeque::new();
+        // This host thread's counters, added to the launch's when it is done.
+        let mut acc = Stats::default();
         // Finished CTAs whose memory the next ones reuse.
         let mut spare: Vec<Cta> = Vec::new();
         // A cluster index taken from the grid that did not fit in the memory budget yet.
@@ -580,7 +599,7 @@ pub fn run(
             };
             match cr.turn(mem, &mut budget) {
                 Ok(cluster::Turn::Done) => {
-                    cr.finish(&grid, &mut spare);
+                    cr.finish(&grid, &mut spare, &mut acc);
                     admit = resident.is_empty();
                 }
                 // A cluster that runs long lets the next one start (it may wait for it); one
@@ -597,15 +616,16 @@ pub fn run(
                     if !budget.stopped {
                         grid.record(i, f);
                     }
-                    cr.stop(&grid);
+                    cr.stop(&grid, &mut acc);
                     break;
                 }
             }
         }
         // Stopped: keep what the CTAs in flight printed so far.
         for mut cr in resident {
-            cr.stop(&grid);
+            cr.stop(&grid, &mut acc);
         }
+        grid.add_stats(&acc);
     };
     if workers <= 1 {
         work();
@@ -799,7 +819,7 @@ impl<'a> Cta<'a> {
             });
             threads.push(t);
         }
-        Some(Cta {
+        let mut cta = Cta {
             prog,
             kfunc: f,
             launch,
@@ -834,6 +854,7 @@ impl<'a> Cta<'a> {
             woken: Vec::new(),
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
+            printed: false,
             jit: grid.jit.clone(),
             tid_lanes: (0..n.div_ceil(32))
                 .map(|w| {
@@ -854,7 +875,9 @@ impl<'a> Cta<'a> {
             tmem: None,
             rank: 0,
             peers: Vec::new(),
-        })
+        };
+        cta.fresh_groups();
+        Some(cta)
     }
 
     /// Makes a finished CTA of the launch (which gave its budget back) the CTA `ctaid`,
@@ -891,19 +914,21 @@ impl<'a> Cta<'a> {
         self.wgmma = None;
         self.tmem = None;
         self.wcache.fill(None);
+        self.fresh_groups();
+        let printed = std::mem::take(&mut self.printed);
+        // Per thread, only what a run can have changed: this loop runs for every CTA of a
+        // launch, so it reads no more than the thread's own record (the kernel frame,
+        // `frames[0]`, is the same for every CTA of the launch: only calls push and pop
+        // frames above it).
         for th in &mut self.threads {
             th.pc = 0;
             th.state = TState::Ready;
-            th.frames.truncate(1);
-            if let Some(fr) = th.frames.first_mut() {
-                fr.func = self.launch.kernel;
-                fr.regs.clear();
-                fr.local_base = 0;
-                fr.param_base = 0;
-                fr.ret_pc = u32::MAX;
-                fr.rets.clear();
+            if th.frames.len() > 1 {
+                th.frames.truncate(1);
             }
-            th.local = LocalMem::new(f.local_size);
+            if !th.local.is_fresh(f.local_size) {
+                th.local = LocalMem::new(f.local_size);
+            }
             th.local_sp = f.local_size;
             th.frame_bytes = 0;
             if !th.params.is_empty() {
@@ -915,7 +940,9 @@ impl<'a> Cta<'a> {
             th.sync_mask = 0;
             th.red_dst = None;
             th.cluster_arrived = false;
-            th.out.clear();
+            if printed {
+                th.out.clear();
+            }
         }
     }
 
@@ -1140,6 +1167,10 @@ impl<'a> Cta<'a> {
     /// call, then lowest PC) position, unless they have spun too long and another group can
     /// run. `None` when no thread of the warp can run.
     fn select(&mut self, w: u32) -> Option<Group> {
+        if self.live.get(w as usize).is_some_and(|&m| m == 0) {
+            // Every thread of the warp has exited.
+            return None;
+        }
         let lo = (w * 32) as usize;
         let hi = (lo + 32).min(self.threads.len());
         let mut best: Option<(usize, u32, usize)> = None;
@@ -1534,13 +1565,17 @@ impl<'a> Cta<'a> {
     /// was released.
     fn recheck_blocked(&mut self) -> Result<bool, Box<Fault>> {
         self.exits_dirty = false;
-        self.sched_epoch += 1;
         let mut any = false;
         for id in 0..NBAR {
             any |= self.check_barrier(id);
         }
         for w in 0..self.nwarps as usize {
             any |= self.release_warp_syncs(w)?;
+        }
+        if any {
+            // Threads woke: the warp engine's kept groups may no longer be what `select`
+            // picks. (When nothing woke, no thread outside the stepping warp changed.)
+            self.sched_epoch += 1;
         }
         Ok(any)
     }

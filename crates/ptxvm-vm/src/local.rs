@@ -27,6 +27,11 @@ impl LocalMem {
     }
 
     /// The logical size.
+    /// Whether this is `LocalMem::new(len)`: nothing written, nothing reserved beyond it.
+    pub fn is_fresh(&self, len: u32) -> bool {
+        self.len == len && self.pages.is_empty()
+    }
+
     pub fn len(&self) -> u32 {
         self.len
     }

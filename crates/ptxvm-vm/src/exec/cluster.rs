@@ -277,9 +277,9 @@ impl<'a> ClusterRun<'a> {
 
     /// Files every CTA's printf output and counters (in launch order, by index) and gives
     /// their memory to `spare`.
-    pub(super) fn finish(self, grid: &Grid, spare: &mut Vec<Cta<'a>>) {
+    pub(super) fn finish(self, grid: &Grid, spare: &mut Vec<Cta<'a>>, acc: &mut Stats) {
         for mut m in self.members {
-            grid.finish(m.i, &mut m.cta, &m.st);
+            grid.finish(m.i, &mut m.cta, &m.st, acc);
             m.cta.credit(m.cta.charged);
             if spare.len() < MAX_RESIDENT {
                 spare.push(m.cta);
@@ -288,9 +288,9 @@ impl<'a> ClusterRun<'a> {
     }
 
     /// Files what the CTAs printed so far (the launch stopped).
-    pub(super) fn stop(&mut self, grid: &Grid) {
+    pub(super) fn stop(&mut self, grid: &Grid, acc: &mut Stats) {
         for m in &mut self.members {
-            grid.finish(m.i, &mut m.cta, &m.st);
+            grid.finish(m.i, &mut m.cta, &m.st, acc);
         }
     }
 }

@@ -397,6 +397,33 @@ impl Cta<'_> {
         Ok(n > 0)
     }
 
+    /// Gives every warp of a CTA that has not run yet its first group, as [`Cta::select`]
+    /// would pick it (all of the warp's threads at the kernel's first instruction, none
+    /// spinning), so the warp engine starts each warp without scanning its threads.
+    pub(super) fn fresh_groups(&mut self) {
+        if self.launch.engine == super::Engine::Reference {
+            return;
+        }
+        for w in 0..self.nwarps as usize {
+            self.wcache[w] = Some((
+                Group {
+                    mask: self.live[w],
+                    pc: 0,
+                    func: self.launch.kernel,
+                    depth: 1,
+                    leader: 32 * w,
+                    others: u32::MAX,
+                },
+                Spin {
+                    max: 0,
+                    taken: 0,
+                    zeroed: false,
+                },
+                self.sched_epoch,
+            ));
+        }
+    }
+
     /// The spin state of a group just selected.
     #[inline(always)]
     fn spin_of(&self, w: u32, mask: u32) -> Spin {

@@ -583,7 +583,7 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
             addr: Addr::Reg(r, _),
         } => {
             space_code(*space).is_some()
-                && matches!(slot(*r), Some(RegSlot::B64(_)))
+                && matches!(slot(*r), Some(RegSlot::B64(_) | RegSlot::B32(_)))
                 && ds.len() == 1
                 && matches!(ty.bytes(), 4 | 8)
                 && match ty.bytes() {
@@ -598,7 +598,7 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
             addr: Addr::Reg(r, _),
         } => {
             space_code(*space).is_some()
-                && matches!(slot(*r), Some(RegSlot::B64(_)))
+                && matches!(slot(*r), Some(RegSlot::B64(_) | RegSlot::B32(_)))
                 && srcs.len() == 1
                 && match ty.bytes() {
                     4 => reg32(&srcs[0]),
@@ -2599,7 +2599,19 @@ impl Gen<'_, '_> {
         lanes: Value,
         val: Option<Pieces>,
     ) {
-        let base = self.src64(&Src::Reg(r));
+        // A 32-bit address register (a shared-window offset) is zero-extended, as the warp
+        // engine's `addrs` does.
+        let base = match self.reg(r) {
+            Pieces::W64(v) => v,
+            Pieces::W32(v) => std::array::from_fn(|i| {
+                if i % 2 == 0 {
+                    self.b.ins().uwiden_low(v[i / 2])
+                } else {
+                    self.b.ins().uwiden_high(v[i / 2])
+                }
+            }),
+            Pieces::Pred(_) => self.broken(),
+        };
         for (k, v) in base.iter().enumerate() {
             let o = self.b.ins().iconst(I64, off);
             let o = self.b.ins().splat(I64X2, o);

@@ -1474,7 +1474,13 @@ impl Gen<'_> {
             }
             _ => {
                 v.extend(self.address("%a4", n, half / n));
-                "%a5".to_string()
+                if self.s.coin() {
+                    // A 32-bit shared address register, as compilers emit for `.shared`.
+                    v.push("cvt.u32.u64 %t13, %a5".to_string());
+                    "%t13".to_string()
+                } else {
+                    "%a5".to_string()
+                }
             }
         };
         let (space, imm) = if addr == "%a6" {

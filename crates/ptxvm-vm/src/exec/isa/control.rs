@@ -398,6 +398,7 @@ impl Cta<'_> {
                 self.charge_work(t, budget, work + text.len() as u64)?;
                 if complete && self.grid.printf_room(text.len() as u64) {
                     self.threads[t].out.extend_from_slice(&text);
+                    self.printed = true;
                 } else if !complete {
                     // The FIFO had no room for the whole call: dropped.
                     self.grid.drop_printf(text.len() as u64);
