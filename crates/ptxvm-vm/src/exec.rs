@@ -382,6 +382,8 @@ struct Grid {
     tiers: [AtomicU64; 4],
     /// The warp engine's view of the kernel's instructions (empty for the reference).
     pre: Vec<fast::Pre>,
+    /// The kernel's registers a reused CTA zeroes (see [`jit::entry_live`]); `None`: all.
+    entry_live: Option<std::sync::Arc<[RegSlot]>>,
     /// The kernel's native code (the JIT engine), when it compiled before the launch.
     jit: Option<std::sync::Arc<jit::JitCode>>,
     /// The kernel is being compiled in the background: look for its code between slices.
@@ -552,6 +554,10 @@ pub fn run(
         },
         jit: jit_code.clone(),
         jit_pending,
+        entry_live: match launch.engine {
+            Engine::Interp | Engine::Jit => jit::entry_live(&prog.funcs[launch.kernel as usize]),
+            _ => None,
+        },
     };
     let workers = launch.threads.clamp(1, nclusters.clamp(1, MAX_WORKERS));
     // Memory freed while this launch runs stays mapped until it ends.
@@ -891,10 +897,29 @@ impl<'a> Cta<'a> {
         if !self.shared.is_empty() {
             self.shared.fill(0);
         }
-        for w in &mut self.wregs {
-            w.r32.fill([0; 32]);
-            w.r64.fill([0; 32]);
-            w.pred.fill(0);
+        match &self.grid.entry_live {
+            // The warp engine and the JIT zero only the registers a thread may read before
+            // writing them: every other register is written before any engine reads it.
+            // (The reference zeroes all, so the differential tests compare against a
+            // register file that holds nothing from the previous CTA.)
+            Some(live) => {
+                for w in &mut self.wregs {
+                    for s in live.iter() {
+                        match *s {
+                            RegSlot::B32(i) => w.r32.get_mut(i as usize).map(|x| *x = [0; 32]),
+                            RegSlot::B64(i) => w.r64.get_mut(i as usize).map(|x| *x = [0; 32]),
+                            RegSlot::Pred(i) => w.pred.get_mut(i as usize).map(|x| *x = 0),
+                        };
+                    }
+                }
+            }
+            None => {
+                for w in &mut self.wregs {
+                    w.r32.fill([0; 32]);
+                    w.r64.fill([0; 32]);
+                    w.pred.fill(0);
+                }
+            }
         }
         for b in &mut self.bar_lanes {
             b.fill(0);

@@ -1440,6 +1440,10 @@ pub struct FuncCode {
     pub(crate) jit: crate::exec::jit::JitSlot,
     /// Set once the kernel is queued for compiling in the background.
     pub(crate) jit_queued: std::sync::OnceLock<()>,
+    /// The register slots a thread may read before writing them (live at the kernel's first
+    /// instruction), which a reused CTA must zero; `None`: all of them. Computed once, for
+    /// the warp engine and the JIT (see `Cta::reset`).
+    pub(crate) entry_live: std::sync::OnceLock<Option<std::sync::Arc<[RegSlot]>>>,
     /// Warp instructions the kernel's `auto` launches have run without native code (see
     /// [`crate::device::JIT_HOT`]).
     pub(crate) jit_heat: std::sync::Arc<std::sync::atomic::AtomicU64>,

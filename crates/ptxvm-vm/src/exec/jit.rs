@@ -754,6 +754,25 @@ impl Live {
     }
 }
 
+/// The register slots live at the first instruction of `f` (see [`Live`]): those a thread
+/// may read before writing them, which a reused CTA's register file must zero; `None` when
+/// the liveness is too large to compute (zero them all). Cached in the function.
+pub(super) fn entry_live(f: &FuncCode) -> Option<Arc<[RegSlot]>> {
+    f.entry_live
+        .get_or_init(|| {
+            let live = Live::of(f)?;
+            Some(
+                f.reg_slots
+                    .iter()
+                    .enumerate()
+                    .filter(|&(r, _)| live.at(0, r as u32))
+                    .map(|(_, s)| *s)
+                    .collect(),
+            )
+        })
+        .clone()
+}
+
 /// Each instruction's successors (PCs up to `n`, the end).
 fn successors(f: &FuncCode) -> Vec<Vec<usize>> {
     let n = f.code.len();
