@@ -370,6 +370,13 @@ IM2COL = {
                           pixels=[1, 3, 5, 11, 13, 15, 0, 0],
                           doc="element strides 2 in W and H (a stride-2 convolution): W 0, 2, 4 then H + 2; past H the\n"
                               "batch steps to image 1, outside the tensor (zero)."),
+    # The .multicast::cluster load form (CTA mask: rank 0 of the default 1-CTA cluster, so the
+    # only CTA receives the box, as multicast_self.ptx does in tile mode), after an im2col
+    # prefetch of the same box (no memory effect).
+    "im2col_multicast_prefetch": dict(n=1, w=4, h=4, lower=[-1, -1], upper=[-1, -1], start=(-1, -1, 0), off=(1, 1),
+                                      est=(1, 1), pixels=list(range(1, 17)), multicast=True,
+                                      doc="im2col_offsets' map, box and offsets, loaded with .multicast::cluster (CTA mask 1, "
+                                          "the only CTA) after cp.async.bulk.prefetch.tensor.4d.L2.global.im2col of the same box."),
 }
 
 
@@ -399,6 +406,15 @@ def gen_im2col(name, c):
     head += (f"// arg: tmap:0:f32:{C},{w},{h},{n}:{C * 4},{C * 4 * w},{C * 4 * w * h}:{cpp}"
              f":pixels={npix}:lower={','.join(map(str, c['lower']))}:upper={','.join(map(str, c['upper']))}{est}\n")
     head += "// expect arg1: [" + ", ".join(vals) + "]\n"
+    at = f"[%rd3, {{{ch0}, {sw}, {sh}, {sn}}}]"
+    if c.get("multicast"):
+        load = (f"\tcp.async.bulk.prefetch.tensor.4d.L2.global.im2col {at}, {{%rs1, %rs2}};\n"
+                f"\tmov.b16 %rs3, 1;\n"
+                f"\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster"
+                f" [box], {at}, [bar], {{%rs1, %rs2}}, %rs3;")
+    else:
+        load = (f"\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                f" [box], {at}, [bar], {{%rs1, %rs2}};")
     body = HEADER + f"""
 .visible .entry k(.param .u64 src, .param .u64 out, .param .align 64 .b8 tmap[128])
 {{
@@ -415,7 +431,7 @@ def gen_im2col(name, c):
 \tmov.b16 %rs2, {oh};
 \tmbarrier.init.shared::cta.b64 [bar], 1;
 \tmbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], {shared_bytes};
-\tcp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [box], [%rd3, {{{ch0}, {sw}, {sh}, {sn}}}], [bar], {{%rs1, %rs2}};
+{load}
 WAIT:
 \tmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
 \t@!%p2 bra WAIT;
