@@ -567,8 +567,9 @@ impl<'a> Cx<'a> {
                     self.pred(*name, true, fx, errs)
                 }
                 Operand::Pair { a, b, .. } if kind == Kind::PQ => {
-                    // `{d0, ..}|p`: a vector destination with a predicate (`tex`, `tld4`).
-                    let a2 = if matches!(**a, Operand::Vector { .. }) {
+                    // `{d0, ..}|p`: a vector destination with a predicate (`tex`, `tld4`,
+                    // whose `.v4`/`.v2` gives the length).
+                    let a2 = if matches!(**a, Operand::Vector { .. }) && vec_len.is_some() {
                         self.operand(a, Kind::V, ty, relaxed, vec_len, true, fx, errs)
                     } else {
                         self.operand(a, Kind::PSink, None, false, None, true, fx, errs)
