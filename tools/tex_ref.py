@@ -573,8 +573,9 @@ def query_tests():
     write("txq_suq", text)
 
     text = f"""// istypep on real handles: a texture object is a .texref and not a .surfref, a surface
-// object the reverse; neither is a .samplerref (ptxvm has no independent samplers), and a
-// number that is no handle is none of them.
+// object the reverse; neither is a .samplerref (ptxvm has no sampler objects: a texture
+// object lends its sampling state to [a, b, c], but is typed as a texture), and a number
+// that is no handle is none of them.
 // run: --grid 1 --block 1
 // arg: tex:f32[4] = 0
 // arg: surf:u32[4] = 0
