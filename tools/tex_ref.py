@@ -50,7 +50,20 @@ class Tex:
         self.dims = len(self.ext)
         self.floats = arr.dtype.kind == "f" or read_float
 
-    def texel(self, idx):
+    def texel(self, idx, cmp=None):
+        t = self.texel_raw(idx)
+        if cmp is None:
+            return t
+        # Depth compare (ptxvm's documented choice): channel ch passes when f <= value,
+        # giving 1.0 (else 0.0) in every channel; integers compare by value.
+        f, ch = cmp
+        v = t[ch]
+        if not self.floats:
+            v = v - (1 << 32) if self.arr.dtype.kind == "i" and v >= 1 << 31 else v
+        r = F(1) if float(F(f)) <= float(v) else F(0)
+        return [r] * 4
+
+    def texel_raw(self, idx):
         if any(i is None for i in idx):
             return [F(0)] * 4 if self.floats else [0] * 4
         v = self.arr[tuple(idx[::-1])]
@@ -81,15 +94,16 @@ class Tex:
         k = min(int(math.floor(float(a) * 256 + 0.5)), 256)
         return int(fl), k
 
-    def fetch_int(self, c, off=(0, 0, 0)):
+    def fetch_int(self, c, off=(0, 0, 0), cmp=None):
         idx = [address(c[d] + off[d], self.ext[d], self.mode, self.norm) for d in range(self.dims)]
-        return self.texel(idx)
+        return self.texel(idx, None if cmp is None else (cmp, 0))
 
-    def sample(self, c, off=(0, 0, 0)):
-        if self.filt == "point" or not self.floats:
+    def sample(self, c, off=(0, 0, 0), cmp=None):
+        cm = None if cmp is None else (cmp, 0)
+        if self.filt == "point" or (not self.floats and cmp is None):
             idx = [address(int(np.floor(self.unnorm(c[d], d, off[d]))), self.ext[d], self.mode, self.norm)
                    for d in range(self.dims)]
-            return self.texel(idx)
+            return self.texel(idx, cm)
         lo, w = [], []
         for d in range(3):
             if d < self.dims:
@@ -107,19 +121,19 @@ class Tex:
                     wt = F(F(w[0][dx] * w[1][dy]) * w[2][dz])
                     idx = [address(lo[d] + (dx, dy, dz)[d], self.ext[d], self.mode, self.norm)
                            for d in range(self.dims)]
-                    t = self.texel(idx)
+                    t = self.texel(idx, cm)
                     term = [F(wt * v) for v in t]
                     acc = term if acc is None else [F(a + b) for a, b in zip(acc, term)]
         return acc
 
-    def gather(self, c, comp, off=(0, 0)):
+    def gather(self, c, comp, off=(0, 0), cmp=None):
         i, _ = self.weights(self.unnorm(c[0], 0, off[0]))
         j, _ = self.weights(self.unnorm(c[1], 1, off[1]))
         out = []
         for dx, dy in [(0, 1), (1, 1), (1, 0), (0, 0)]:
             idx = [address(i + dx, self.ext[0], self.mode, self.norm),
                    address(j + dy, self.ext[1], self.mode, self.norm)]
-            out.append(self.texel(idx)[comp])
+            out.append(self.texel(idx, None if cmp is None else (cmp, comp))[comp])
         return out
 
 
@@ -559,8 +573,9 @@ def query_tests():
     write("txq_suq", text)
 
     text = f"""// istypep on real handles: a texture object is a .texref and not a .surfref, a surface
-// object the reverse; neither is a .samplerref (ptxvm has no independent samplers), and a
-// number that is no handle is none of them.
+// object the reverse; neither is a .samplerref (ptxvm has no sampler objects: a texture
+// object lends its sampling state to [a, b, c], but is typed as a texture), and a number
+// that is no handle is none of them.
 // run: --grid 1 --block 1
 // arg: tex:f32[4] = 0
 // arg: surf:u32[4] = 0
@@ -715,3 +730,356 @@ if __name__ == "__main__":
     surf_tests()
     query_tests()
     form_tests()
+
+
+# ---------------------------------------------------------------------------------------
+# Depth compare, the residency predicate, cubemaps, multi-sample and explicit-sampler forms
+# (one thread, one instruction after another; every result stored as 32-bit words).
+# ---------------------------------------------------------------------------------------
+
+def fb(x):
+    return int(np.array(F(x), dtype=np.float32).view(np.uint32))
+
+
+def h16(x):
+    return int(np.array(F(x), dtype=np.float32).astype(np.float16).view(np.uint16))
+
+
+def words(r, n):
+    """The destination words of a result: 4 f32/u32 words, or 2 f16x2 words (R low)."""
+    if n == 4:
+        return [fb(v) if isinstance(v, (np.floating, float)) else int(v) & 0xFFFFFFFF for v in r]
+    return [h16(r[0]) | h16(r[1]) << 16, h16(r[2]) | h16(r[3]) << 16]
+
+
+def seq_test(name, comment, params, args, cases, *, version="8.0", target="sm_80", extra_expect=()):
+    """params: the object parameters' names (each a .u64 %rdK, K = 1, 2, ...); args: their
+    `// arg:` specs; cases: (register values {reg: bits}, instruction text with D for the
+    destination, result words, with predicate). The last parameter is the output buffer."""
+    out = []
+    body = []
+    for regs, inst, exp, pred in cases:
+        for r, v in regs.items():
+            body.append(f"  mov.b32 {r}, {v & 0xFFFFFFFF:#x};")
+        n = len(exp)
+        d = "{%d0, %d1, %d2, %d3}" if n == 4 else "{%d0, %d1}"
+        if pred:
+            d += "|%p"
+        body.append("  " + inst.replace("D", d, 1) + ";")
+        for k in range(n):
+            body.append(f"  st.global.b32 [%rd9+{4 * len(out) + 4 * k}], %d{k};")
+        out += exp
+        if pred:
+            body.append("  selp.u32 %x, 1, 0, %p;")
+            body.append(f"  st.global.b32 [%rd9+{4 * len(out)}], %x;")
+            out.append(1)
+    lines = [f"// {l}" for l in comment.strip().split("\n")]
+    lines += ["// Expected values: tools/tex_ref.py.", "// run: --grid 1 --block 1"]
+    lines += [f"// arg: {a}" for a in args]
+    lines.append(f"// arg: zeros:u32:{len(out)}")
+    lines.append(f"// expect arg{len(args)}: u32 {vals(out)}")
+    lines += list(extra_expect)
+    ps = ", ".join([f".param .u64 {p}" for p in params] + [".param .u64 out"])
+    head = f".version {version}\n.target {target}\n.address_size 64\n"
+    text = "\n".join(lines) + "\n\n" + head + "\n" + "\n".join([
+        f".visible .entry {name}({ps})",
+        "{",
+        "  .reg .pred %p;",
+        "  .reg .b32 %d<4>, %c<8>, %g<8>, %o<2>, %l, %f0, %x;",
+        "  .reg .b64 %rd<10>, %v;",
+    ] + [f"  ld.param.u64 %rd{k + 1}, [{p}];" for k, p in enumerate(params)] + [
+        "  ld.param.u64 %rd9, [out];",
+    ] + body + ["  ret;", "}"]) + "\n"
+    write(name, text)
+
+
+def cube_face(x, y, z):
+    """The face and its normalized (u, v), from the table in docs/textures.md (f32)."""
+    x, y, z = F(x), F(y), F(z)
+    ax, ay, az = abs(x), abs(y), abs(z)
+    if ax >= ay and ax >= az:
+        face, sc, tc, ma = (0, -z, -y, ax) if x >= 0 else (1, z, -y, ax)
+    elif ay >= az:
+        face, sc, tc, ma = (2, x, z, ay) if y >= 0 else (3, x, -z, ay)
+    elif z >= 0:
+        face, sc, tc, ma = (4, x, -y, az)
+    else:
+        face, sc, tc, ma = (5, -x, -y, az)
+    uv = lambda c: F(F(F(c / ma) + F(1)) * F(0.5))
+    return face, uv(sc), uv(tc)
+
+
+def arg_spec(kind, arr, opts=""):
+    dt = {"float32": "f32", "float16": "f16", "int32": "i32", "uint32": "u32", "uint8": "u8",
+          "int8": "i8", "uint16": "u16", "int16": "i16"}[arr.dtype.name]
+    shape = ",".join(str(s) for s in arr.shape)
+    return f"{kind}{opts}:{dt}[{shape}] = {vals(arr.reshape(-1))}"
+
+
+def depth_forms():
+    rng = np.random.default_rng(77)
+    a = grid2(4, 5, 21)
+    t = Tex(a, "linear", "clamp")
+    c2 = lambda x, y: {"%c0": fb(x), "%c1": fb(y)}
+    cases = []
+    refs = [F(-1.0), F(0.37), F(2.5), F(-4.2), F(0.0), F(1.75)]
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-0.5, 5.5, size=(40, 2))]
+    k = iter(range(1000))
+
+    def nxt():
+        i = next(k)
+        return co[i % len(co)], refs[i % len(refs)], [int(v) for v in rng.integers(-3, 3, size=2)]
+
+    G = "{%g0, %g1}, {%g2, %g3}"
+    grads = {"%g0": fb(1.0), "%g1": fb(0.0), "%g2": fb(0.0), "%g3": fb(1.0)}
+    A = "[%rd1, {%c0, %c1}]"
+    # tex with depth compare: plain, offset, .base, .level, .grad, f16x2, integer coordinates.
+    for form, extra in [("tex.2d.v4.f32.f32", ""), ("tex.base.2d.v4.f32.f32", ""),
+                        ("tex.level.2d.v4.f32.f32", "%l, "), ("tex.grad.2d.v4.f32.f32", G + ", "),
+                        ("tex.2d.v2.f16x2.f32", "")]:
+        n = 2 if "f16x2" in form else 4
+        for with_off in (False, True):
+            (x, y), f, o = nxt()
+            regs = {**c2(x, y), "%f0": fb(f), "%l": fb(2.0), **grads, "%o0": o[0], "%o1": o[1]}
+            ops = extra + ("{%o0, %o1}, " if with_off else "") + "%f0"
+            r = t.sample((x, y, 0), (o[0], o[1], 0) if with_off else (0, 0, 0), cmp=f)
+            cases.append((regs, f"{form} D, {A}, {ops}", words(r, n), False))
+    for ix, iy in [(1, 2), (-1, 7), (4, 0)]:
+        (x, y), f, o = nxt()
+        regs = {"%c4": ix, "%c5": iy, "%f0": fb(f)}
+        cases.append((regs, "tex.2d.v4.f32.s32 D, [%rd1, {%c4, %c5}], %f0",
+                      words(t.fetch_int((ix, iy, 0), cmp=f), 4), False))
+    # tld4 with depth compare (the chosen channel of each footprint texel compared).
+    for ops, pred, with_off in [("%f0", False, False), ("{%o0, %o1}, %f0", False, True),
+                                ("{%o0, %o1}, %f0", True, True), ("%f0", True, False)]:
+        (x, y), f, o = nxt()
+        regs = {**c2(x, y), "%f0": fb(f), "%o0": o[0], "%o1": o[1]}
+        r = t.gather((x, y), 0, tuple(o) if with_off else (0, 0), cmp=f)
+        cases.append((regs, f"tld4.r.2d.v4.f32.f32 D, {A}, {ops}", words(r, 4), pred))
+    # d|p forms (resident: p is true) and the remaining mipmap f16x2 forms.
+    for form, extra, pred, cmp, off in [
+            ("tex.2d.v4.f32.f32", "", True, False, False),
+            ("tex.2d.v4.f32.f32", "", True, True, False),
+            ("tex.2d.v4.f32.f32", "", True, True, True),
+            ("tex.base.2d.v4.f32.f32", "", True, False, True),
+            ("tex.level.2d.v4.f32.f32", "%l", True, False, False),
+            ("tex.grad.2d.v4.f32.f32", G, True, False, False),
+            ("tex.2d.v2.f16x2.f32", "", True, False, False),
+            ("tex.level.2d.v2.f16x2.f32", "%l", True, False, False),
+            ("tex.grad.2d.v2.f16x2.f32", G, True, False, False),
+            ("tex.base.2d.v2.f16x2.f32", "", False, False, False),
+            ("tex.level.2d.v2.f16x2.f32", "%l", False, False, False),
+            ("tex.grad.2d.v2.f16x2.f32", G, False, False, True)]:
+        (x, y), f, o = nxt()
+        n = 2 if "f16x2" in form else 4
+        regs = {**c2(x, y), "%f0": fb(f), "%l": fb(1.0), **grads, "%o0": o[0], "%o1": o[1]}
+        ops = [e for e in (extra, "{%o0, %o1}" if off else "", "%f0" if cmp else "") if e]
+        r = t.sample((x, y, 0), (o[0], o[1], 0) if off else (0, 0, 0), cmp=f if cmp else None)
+        cases.append((regs, f"{form} D, {A}" + "".join(", " + e for e in ops), words(r, n), pred))
+    seq_test("tex_depth_compare", """Depth compare (the f operand) on a 2D f32 texture, linear filtering, clamp: each texel
+compares as 1.0 when f <= texel (else 0.0; ptxvm's choice, docs/textures.md) and the filter
+weighs the comparison results; every destination element gets the result (f16x2: rounded).
+tld4 with f gathers the four comparison results. Also the d|p forms (p: resident, always
+true) and the .base/.level/.grad f16x2 forms (level 0).""",
+             ["t"], [arg_spec("tex,filter=linear", a)], cases)
+
+
+def cube_forms():
+    rng = np.random.default_rng(78)
+    a = (rng.integers(-16, 16, size=(6, 4, 4, 1)) / 4).astype(np.float32)
+    faces = [Tex(a[i], "linear", "clamp", normalized=True) for i in range(6)]
+    dirs = [tuple(float(F(v)) for v in d) for d in rng.uniform(-1, 1, size=(40, 3))]
+    refs = [F(-0.6), F(0.3), F(1.2), F(-2.0)]
+    cases = []
+    it = iter(range(100))
+    G = "{%g0, %g1, %g2, %g3}, {%g4, %g5, %g6, %g7}"
+    grads = {f"%g{i}": fb(0.25) for i in range(8)}
+    A = "[%rd1, {%c0, %c1, %c2, %c3}]"
+    for form, extra, pred, cmp in [
+            ("tex.cube.v4.f32.f32", "", False, True),
+            ("tex.cube.v2.f16x2.f32", "", False, True),
+            ("tex.base.cube.v4.f32.f32", "", False, True),
+            ("tex.level.cube.v4.f32.f32", "%l", False, True),
+            ("tex.grad.cube.v4.f32.f32", G, False, True),
+            ("tex.base.cube.v2.f16x2.f32", "", False, False),
+            ("tex.level.cube.v2.f16x2.f32", "%l", False, False),
+            ("tex.grad.cube.v2.f16x2.f32", G, False, False),
+            ("tex.cube.v4.f32.f32", "", True, False),
+            ("tex.cube.v4.f32.f32", "", True, True),
+            ("tex.level.cube.v4.f32.f32", "%l", True, False),
+            ("tex.grad.cube.v4.f32.f32", G, True, False),
+            ("tex.cube.v2.f16x2.f32", "", True, False),
+            ("tld4.r.cube.v4.f32.f32", "", False, False),
+            ("tld4.r.cube.v4.f32.f32", "", False, True),
+            ("tld4.r.cube.v4.f32.f32", "", True, True)]:
+        i = next(it)
+        x, y, z = dirs[i]
+        f = refs[i % len(refs)]
+        face, u, v = cube_face(x, y, z)
+        n = 2 if "f16x2" in form else 4
+        if form.startswith("tld4"):
+            r = faces[face].gather((u, v), 0, cmp=f if cmp else None)
+        else:
+            r = faces[face].sample((u, v, 0), cmp=f if cmp else None)
+        regs = {"%c0": fb(x), "%c1": fb(y), "%c2": fb(z), "%c3": 0, "%f0": fb(f), "%l": fb(0.0), **grads}
+        ops = [e for e in (extra, "%f0" if cmp else "") if e]
+        cases.append((regs, f"{form} D, {A}" + "".join(", " + e for e in ops), words(r, n), pred))
+    seq_test("tex_cube_forms", """Cubemap forms on a (6, 4, 4) f32 cubemap with linear filtering (--arg tex:...,geom=cube):
+the face and its normalized (u, v) from the direction's largest component (docs/textures.md),
+sampled as a 2D face with normalized coordinates clamped at its edges; with depth compare,
+with the d|p predicate (resident: true), .base/.level/.grad (level 0), tld4 gathers.""",
+             ["t"], [arg_spec("tex,filter=linear,geom=cube", a)], cases)
+
+
+def ms_forms():
+    rng = np.random.default_rng(79)
+    a = (rng.integers(-40, 40, size=(4, 5, 4)) / 8).astype(np.float32)
+    la = (rng.integers(-40, 40, size=(3, 4, 5, 4)) / 8).astype(np.float32)
+    t = Tex(a, "point", "clamp")
+    lt = [Tex(la[i], "point", "clamp") for i in range(3)]
+    cases = []
+    A = "[%rd1, {%c0, %c1, %c2, %c3}]"
+    for (x, y), o, form, pred, n in [((1, 2), None, "tex.2dms.v4.f32.s32", False, 4),
+                                     ((3, 3), (-2, 1), "tex.2dms.v4.f32.s32", False, 4),
+                                     ((6, -1), None, "tex.2dms.v4.f32.s32", True, 4),
+                                     ((0, 1), (1, 1), "tex.2dms.v4.f32.s32", True, 4),
+                                     ((4, 2), None, "tex.2dms.v2.f16x2.s32", False, 2),
+                                     ((2, 0), (1, 2), "tex.2dms.v2.f16x2.s32", False, 2)]:
+        regs = {"%c0": 0, "%c1": x, "%c2": y, "%c3": 0}
+        ops = ""
+        if o:
+            regs.update({"%o0": o[0], "%o1": o[1]})
+            ops = ", {%o0, %o1}"
+        r = t.fetch_int((x, y, 0), (o[0], o[1], 0) if o else (0, 0, 0))
+        cases.append((regs, f"{form} D, {A}{ops}", words(r, n), pred))
+    for layer, (x, y), o, pred in [(0, (1, 1), None, False), (2, (4, 3), None, True),
+                                   (1, (2, 2), (-1, 1), False), (7, (0, 0), None, False)]:
+        regs = {"%c0": layer, "%c1": 0, "%c2": x, "%c3": y}
+        ops = ""
+        if o:
+            regs.update({"%o0": o[0], "%o1": o[1]})
+            ops = ", {%o0, %o1}"
+        r = lt[min(layer, 2)].fetch_int((x, y, 0), (o[0], o[1], 0) if o else (0, 0, 0))
+        cases.append((regs, f"tex.a2dms.v4.f32.s32 D, [%rd2, {{%c0, %c1, %c2, %c3}}]{ops}", words(r, 4), pred))
+    seq_test("tex_multisample", """Multi-sample forms on ptxvm's one-sample textures: tex.2dms reads sample 0 of a 2D object
+at {sample, x, y, -} (integer coordinates, clamp, offsets added), tex.a2dms sample 0 of a
+layered 2D object at {index, sample, x, y} (the index clamped to the array: 7 reads layer 2).""",
+             ["t", "lt"], [arg_spec("tex", a), arg_spec("tex,geom=layered", la)], cases)
+    text = f"""// tex.2dms with sample number 1: ptxvm's textures have one sample, so the read faults.
+// run: --grid 1 --block 1
+// arg: {arg_spec("tex", a)}
+// expect error: sample 1 of a texture with one sample
+
+{HEAD}
+.visible .entry ms_sample1(.param .u64 t)
+{{
+  .reg .b32 %c<4>, %d<4>;
+  .reg .b64 %rd1;
+  ld.param.u64 %rd1, [t];
+  mov.b32 %c0, 1;
+  mov.b32 %c1, 0;
+  mov.b32 %c2, 0;
+  mov.b32 %c3, 0;
+  tex.2dms.v4.f32.s32 {{%d0, %d1, %d2, %d3}}, [%rd1, {{%c0, %c1, %c2, %c3}}];
+  ret;
+}}
+"""
+    write("tex_multisample_sample1", text)
+
+
+def sampler_forms():
+    rng = np.random.default_rng(80)
+    a = grid2(4, 5, 22)
+    own = Tex(a, "point", "clamp")
+    ind = Tex(a, "linear", "border", normalized=True)
+    dummy = np.zeros((2, 2, 1), dtype=np.float32)
+    cases = []
+    for x, y in rng.uniform(-0.2, 1.2, size=(4, 2)):
+        x, y = float(F(x)), float(F(y))
+        regs = {"%c0": fb(x), "%c1": fb(y)}
+        cases.append((regs, "tex.2d.v4.f32.f32 D, [%rd1, %rd2, {%c0, %c1}]", words(ind.sample((x, y, 0)), 4), False))
+        cases.append((regs, "tld4.r.2d.v4.f32.f32 D, [%rd1, %rd2, {%c0, %c1}]", words(ind.gather((x, y), 0), 4), False))
+        xs, ys = x * 5, y * 4
+        regs = {"%c0": fb(xs), "%c1": fb(ys)}
+        cases.append((regs, "tex.2d.v4.f32.f32 D, [%rd1, {%c0, %c1}]", words(own.sample((xs, ys, 0)), 4), False))
+    seq_test("tex_sampler_operand", """Independent texturing mode: [t, s, c] samples texture t with the sampling state of the
+texture object s (ptxvm has no separate sampler objects; docs/textures.md): t is point/clamp/
+unnormalized, s linear/border/normalized, so [t, s, c] filters t linearly with normalized
+coordinates and border texels 0; [t, c] keeps t's own sampler.""",
+             ["t", "s"], [arg_spec("tex", a), arg_spec("tex,filter=linear,address=border,normalized", dummy)], cases)
+
+
+def surf_p_forms():
+    a = (np.arange(12, dtype=np.uint32) * 0x01010101 + 0x10).reshape(3, 4, 1)
+    b = np.array([[5, 0], [0xFFFFFFFF, 1], [7, 7], [0, 0x80000000]], dtype=np.uint32)
+    c = np.array([[-5, -1], [3, 0], [0, -2147483648], [9, 0]], dtype=np.int32)
+    ea, eb, ec = a.copy(), b.copy(), c.copy()
+    body = []
+    # sust.p.2d.b32 scalar at texel (2, 1): the element gets the value's low 32 bits.
+    body += ["mov.b32 %c0, 2;", "mov.b32 %c1, 1;", "mov.b32 %c2, 0xCAFE;",
+             "sust.p.2d.b32.trap [%rd1, {%c0, %c1}], %c2;"]
+    ea[1, 2, 0] = 0xCAFE
+    # sured.b.and / .or (byte x): texel (3, 0) &= 0x0F0F0F0F, texel (1, 2) |= 0x80000001, and
+    # .clamp: byte x 100 clamps to the last texel of row 2.
+    body += ["mov.b32 %c0, 12;", "mov.b32 %c1, 0;", "mov.b32 %c2, 0x0F0F0F0F;",
+             "sured.b.and.2d.b32.trap [%rd1, {%c0, %c1}], %c2;"]
+    ea[0, 3, 0] &= 0x0F0F0F0F
+    body += ["mov.b32 %c0, 4;", "mov.b32 %c1, 2;", "mov.b32 %c2, 0x80000001;",
+             "sured.b.or.2d.b32.trap [%rd1, {%c0, %c1}], %c2;"]
+    ea[2, 1, 0] |= 0x80000001
+    body += ["mov.b32 %c0, 100;", "mov.b32 %c1, 2;", "mov.b32 %c2, 0xF0;",
+             "sured.b.or.2d.b32.clamp [%rd1, {%c0, %c1}], %c2;"]
+    ea[2, 3, 0] |= 0xF0
+    # sured.p.min/max.1d.b64 (x in texels) on two-channel 32-bit surfaces: one 64-bit element
+    # per texel (channel 0 the low word), unsigned for u32, signed for s32.
+    u64 = lambda r: int(r[0]) | int(r[1]) << 32
+    s64 = lambda r: (int(r[0]) & 0xFFFFFFFF) | (int(r[1]) & 0xFFFFFFFF) << 32
+    ops = []
+    for x, v in [(0, 3), (1, 0x1_0000_0000), (2, 0xFFFF_FFFF_FFFF_FFFF), (3, 1 << 63)]:
+        ops.append(("min", "%rd2", x, v))
+        old = u64(eb[x])
+        nv = min(old, v)
+        eb[x] = [nv & 0xFFFFFFFF, nv >> 32]
+    for x, v in [(0, -(1 << 40)), (1, 5), (2, -1), (3, 1 << 62)]:
+        ops.append(("max", "%rd3", x, v & 0xFFFF_FFFF_FFFF_FFFF))
+        old = s64(ec[x])
+        old = old - (1 << 64) if old >= 1 << 63 else old
+        nv = max(old, v) & 0xFFFF_FFFF_FFFF_FFFF
+        ec[x] = np.array([nv & 0xFFFFFFFF, nv >> 32], dtype=np.uint32).view(np.int32)
+    for op, s, x, v in ops:
+        body += [f"mov.b32 %c0, {x};", f"mov.b64 %v, {v:#x};",
+                 f"sured.p.{op}.1d.b64.trap [{s}, {{%c0}}], %v;"]
+    text = f"""// sust.p with a scalar source, sured.b.and/.or (byte x; .clamp), and sured.p.min/.max.b64
+// (x in texels) on two-channel 32-bit surfaces, whose 8-byte texels are one 64-bit element
+// (channel 0 the low word; u32: unsigned, s32: signed). Expected values: tools/tex_ref.py.
+// run: --grid 1 --block 1
+// arg: {arg_spec("surf", a)}
+// arg: {arg_spec("surf", b)}
+// arg: {arg_spec("surf", c)}
+// expect arg0: u32 {vals(ea.reshape(-1))}
+// expect arg1: u32 {vals(eb.reshape(-1))}
+// expect arg2: i32 {vals(ec.reshape(-1))}
+
+.version 8.1
+.target sm_80
+.address_size 64
+
+.visible .entry surf_p_forms(.param .u64 a, .param .u64 b, .param .u64 c)
+{{
+  .reg .b32 %c<4>;
+  .reg .b64 %rd<4>, %v;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [c];
+""" + "".join(f"  {l}\n" for l in body) + """  ret;
+}
+"""
+    write("surf_p_b64_forms", text)
+
+
+if __name__ == "__main__":
+    depth_forms()
+    cube_forms()
+    ms_forms()
+    sampler_forms()
+    surf_p_forms()

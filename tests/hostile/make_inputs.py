@@ -532,6 +532,10 @@ sust.b.2d.v4.b32.clamp [%rd2, {%r1, %r2}], {%r3, %r4, %r5, %r6};
 sust.b.2d.b32.zero [%rd2, {%r1, %r1}], %r3;
 sured.b.max.2d.u32.clamp [%rd2, {%r1, %r1}], %r2;
 txq.level.width.b32 %r7, [%rd1], 4000;
+tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}], {%r1, %r2}, %f1;
+tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f3, %f4}], %f2, %f3;
+tld4.r.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f4, %f3}], {%r2, %r1}, %f1;
+tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, %rd1, {%f1, %f4}];
 ret;
 }
 """
@@ -557,6 +561,9 @@ bad_specs = {
     "twice": ("tex:{dir}/u8.npy,read=float,read=element", "given twice", "An option given twice."),
     "surf_options": ("surf:{dir}/u8.npy,normalized", "surf:PATH.npy (no options)", "Options on a surface."),
     "no_path": ("tex:,filter=point", "expected tex:PATH.npy", "No path."),
+    "unknown_geom": ("tex:{dir}/u8.npy,geom=3d", "geom is one of layered, cube, acube", "An unknown geometry."),
+    "cube_of_2d": ("tex:{dir}/f32_2d.npy,geom=cube", "geom=cube needs 3", "A cubemap from a 2D array."),
+    "cube_of_5d": ("tex:{dir}/u8_4d.npy,geom=cube", "dimensions besides the channels", "A cubemap from five dimensions."),
 }
 for name, (spec, msg, what) in bad_specs.items():
     case(d + name, what + " A usage error: exit 2.", TX % (spec, "surf:{dir}/u32_2d.npy"), 2, stderr=msg)

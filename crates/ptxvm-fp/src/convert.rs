@@ -1065,6 +1065,50 @@ pub fn cvt_f32x2_to_narrow(a: f32, b: f32, dst: NarrowType, relu: bool) -> u16 {
     (hi << dst.slot()) | lo
 }
 
+/// One element of `cvt.rs{.relu}.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32`:
+/// stochastic rounding of `a` to `dst` with the `nbits` low bits of `rbits` (16 for the 8- and
+/// 6-bit formats, 8 for `.e2m1`), by the rule of [`cvt_f32_to_half_rs`]: the magnitude is
+/// truncated to `dst`, its discarded fraction of a unit in the last place is cut to its first
+/// `nbits` bits `q`, and the result is rounded up when `q + r` carries out of `nbits` bits.
+/// `.satfinite` (mandatory): infinities and magnitudes beyond the largest finite value give
+/// ±MAX, and a carry never passes MAX. NaN gives the format's NaN (`.e4m3`/`.e5m2`) or `+MAX`
+/// for the formats without one (as `.rn`, [`cvt_f32x2_to_narrow`]). `.relu`: a negative
+/// result (`-0` too) is `+0`. The element's code (4 or 6 bits, 8 for the f8 formats).
+pub fn cvt_f32_to_narrow_rs(a: f32, dst: NarrowType, rbits: u32, nbits: u32, relu: bool) -> u8 {
+    let f = dst.format();
+    let max = f.max_finite(false);
+    let mag = match unpack(Format::F32, a.abs().to_bits() as u64) {
+        Val::Nan if f.special == Special::FiniteOnly => return max as u8,
+        Val::Nan => return f.canonical_nan() as u8,
+        Val::Inf(_) => max,
+        v => {
+            let t = val_to(f, v, Rnd::Rz, true);
+            if t >= max {
+                max
+            } else {
+                let value = |bits: u64| match unpack(f, bits) {
+                    Val::Fin { sig, exp, .. } => sig as f64 * 2f64.powi(exp),
+                    _ => 0.0,
+                };
+                let (lo, hi) = (value(t), value(t + 1));
+                // Exact: |a| and the two neighbours are close multiples of one power of two.
+                let frac = (f64::from(a.abs()) - lo) / (hi - lo);
+                let nbits = nbits.min(32);
+                let q = (frac * 2f64.powi(nbits as i32)) as u64;
+                let r = u64::from(rbits) & ((1u64 << nbits) - 1);
+                if q + r >= 1u64 << nbits { t + 1 } else { t }
+            }
+        }
+    };
+    if a.is_sign_negative() {
+        if relu {
+            return 0;
+        }
+        return (mag | f.sign_bit()) as u8;
+    }
+    mag as u8
+}
+
 /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a`: the upper `.f16` of `a` goes to the
 /// upper byte of `d`, the lower to the lower byte.
 #[inline]

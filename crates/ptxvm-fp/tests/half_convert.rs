@@ -1622,6 +1622,110 @@ pub fn check_small_formats(n: usize) -> u64 {
 // Registry (used by the coverage example) and tests
 // ------------------------------------------------------------------------------------------
 
+/// Value of a finite `e4m3` (NaN only at S.1111.111) or `e5m2` (IEEE specials) code from the
+/// format definitions; `None` for NaN and infinities.
+fn f8_value(code: u16, e5m2: bool) -> Option<f64> {
+    let (e_bits, m_bits, bias) = if e5m2 { (5u32, 2u32, 15) } else { (4, 3, 7) };
+    let e = (code >> m_bits) as i32 & ((1 << e_bits) - 1);
+    let m = code & ((1 << m_bits) - 1);
+    if e5m2 && e == 31 || !e5m2 && e == 15 && m == 7 {
+        return None;
+    }
+    let s = if code >> 7 & 1 == 1 { -1.0 } else { 1.0 };
+    let f = m as f64 / (1u32 << m_bits) as f64;
+    Some(if e == 0 {
+        s * f * 2f64.powi(1 - bias)
+    } else {
+        s * (1.0 + f) * 2f64.powi(e - bias)
+    })
+}
+
+/// `cvt.rs{.relu}.satfinite.<narrow>x4.f32` per element (`cvt_f32_to_narrow_rs`) against a
+/// bracket search over the format's codes: `lo <= |x| < hi` the neighbouring magnitudes, up
+/// when `floor((|x| - lo) / (hi - lo) · 2^n) + r >= 2^n` (`n` random bits: 16, 8 for e2m1);
+/// `|x| >= MAX` and infinities give MAX; NaN the format's NaN (`0x7f`) or `+MAX`; `.relu`
+/// makes a negative result `+0`, otherwise the sign is kept (`-0` too).
+pub fn check_narrow_rs(n: usize) -> u64 {
+    let mut count = 0;
+    for (ty, bits, nbits, f8) in [
+        (NarrowType::E4M3, 8u32, 16u32, Some(false)),
+        (NarrowType::E5M2, 8, 16, Some(true)),
+        (NarrowType::E2M3, 6, 16, None),
+        (NarrowType::E3M2, 6, 16, None),
+        (NarrowType::E2M1, 4, 8, None),
+    ] {
+        let (e, m) = match ty {
+            NarrowType::E2M3 => (2, 3),
+            NarrowType::E3M2 => (3, 2),
+            _ => (2, 1),
+        };
+        // Non-negative finite magnitudes, ascending, with their codes.
+        let mut mags: Vec<(f64, u16)> = (0..1u16 << (bits - 1))
+            .filter_map(|c| match f8 {
+                Some(e5) => f8_value(c, e5).map(|v| (v, c)),
+                None => Some((small_value(c, e, m), c)),
+            })
+            .collect();
+        mags.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (maxv, maxc) = *mags.last().unwrap();
+        let sign = 1u16 << (bits - 1);
+        let mut r = Rng(0x5eed_0000 + bits as u64 * 7 + nbits as u64);
+        let mut xs: Vec<f32> = mags.iter().map(|c| c.0 as f32).collect();
+        xs.extend([
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -0.0,
+            0.0,
+            1e-30,
+            -1e-30,
+        ]);
+        while xs.len() < n {
+            let v = r.next();
+            // Magnitudes from far below the smallest subnormal to 4x MAX, both signs.
+            let scale = 2f64.powi((v >> 40) as i32 % 24 - 20);
+            let x = (v as u32 as f64 / u32::MAX as f64) * maxv * 4.0 * scale;
+            xs.push(if v >> 63 == 1 { -x } else { x } as f32);
+        }
+        for &x in &xs {
+            for relu in [false, true] {
+                let rb = r.next() as u32;
+                let got = cvt_f32_to_narrow_rs(x, ty, rb, nbits, relu);
+                let want = if x.is_nan() {
+                    if f8.is_some() { 0x7f } else { maxc }
+                } else {
+                    let ax = (x as f64).abs();
+                    let mag = if ax >= maxv {
+                        maxc
+                    } else {
+                        let i = mags.iter().rposition(|c| c.0 <= ax).unwrap();
+                        let ((lo, c), (hi, c_up)) = (mags[i], mags[i + 1]);
+                        let q = ((ax - lo) / (hi - lo) * 2f64.powi(nbits as i32)).floor() as u64;
+                        let rr = (rb as u64) & ((1u64 << nbits) - 1);
+                        if q + rr >= 1u64 << nbits { c_up } else { c }
+                    };
+                    match (x.is_sign_negative(), relu) {
+                        (true, true) => 0,
+                        (true, false) => mag | sign,
+                        _ => mag,
+                    }
+                };
+                expect!(
+                    format!(
+                        "cvt.rs{}.satfinite.{ty:?}x4.f32",
+                        if relu { ".relu" } else { "" }
+                    ),
+                    got,
+                    want,
+                    "{x:e} rbits {rb:#x}"
+                );
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
 pub const N_BIN: usize = 200_000;
 pub const N_F32: usize = 1_000_000;
 pub const N_F64: usize = 200_000;
@@ -1708,6 +1812,11 @@ pub fn checks() -> Vec<(&'static str, &'static str, Box<dyn Fn() -> u64>)> {
             "cvt e2m1x2/e2m3x2/e3m2x2 ↔ f16x2/f32, ue8m0x2 ↔ bf16x2/f32",
             "independent decoders from the format definitions",
             Box::new(|| check_small_formats(N_BIN)),
+        ),
+        (
+            "cvt.rs{.relu}.satfinite.{e4m3,e5m2,e2m3,e3m2,e2m1}x4.f32 (per element, random rbits)",
+            "bracket search over the codes of independent decoders",
+            Box::new(|| check_narrow_rs(N_BIN)),
         ),
     ]
 }
@@ -1798,6 +1907,11 @@ fn cvt_int_sources() {
 #[test]
 fn cvt_small_formats() {
     check_small_formats(N_BIN);
+}
+
+#[test]
+fn cvt_narrow_rs() {
+    check_narrow_rs(N_BIN);
 }
 
 #[test]

@@ -929,10 +929,10 @@ impl<'a> Parser<'a> {
                 let lb = self.bump();
                 let (elems, rb) =
                     self.operand_list(Tok::RBrace, "`}` closing a vector operand", false)?;
-                return Ok(Operand::Vector {
+                Operand::Vector {
                     span: lb.to(rb),
                     elems,
-                });
+                }
             }
             Tok::LParen if is_call => {
                 let lp = self.bump();
@@ -1010,7 +1010,12 @@ impl<'a> Parser<'a> {
                 return Err(self.error(sp, msg));
             }
         };
-        if matches!(first, Operand::Name { .. } | Operand::Sink(_)) && self.peek() == Tok::Pipe {
+        // `p|q`, and `{d0, ..}|p` (the destination and residency predicate of `tex`/`tld4`).
+        if matches!(
+            first,
+            Operand::Name { .. } | Operand::Sink(_) | Operand::Vector { .. }
+        ) && self.peek() == Tok::Pipe
+        {
             self.bump();
             let b = self.operand(false)?;
             let span = first.span().to(b.span());

@@ -1518,7 +1518,9 @@ impl<'a> Cta<'a> {
             | Exec::Testp { .. }
             | Exec::Slct { .. } => self.exec_compare(t, inst),
             Exec::Video { .. } => self.exec_video(t, inst),
-            Exec::CvtX { .. } | Exec::Cvt { .. } | Exec::Cvta { .. } => self.exec_convert(t, inst),
+            Exec::CvtX { .. } | Exec::CvtRsX4 { .. } | Exec::Cvt { .. } | Exec::Cvta { .. } => {
+                self.exec_convert(t, inst)
+            }
             Exec::Nop
             | Exec::Discard { .. }
             | Exec::Isspacep { .. }

@@ -853,6 +853,15 @@ pub enum Exec {
         b: Src,
         c: Src,
     },
+    /// `cvt.rs{.relu}.satfinite.<narrow>x4.f32 d, {a, b, e, f}, rbits` (stochastic rounding
+    /// of four values; `crate::ops::alu::cvt_rs_x4`).
+    CvtRsX4 {
+        ty: ptxvm_fp::convert::NarrowType,
+        relu: bool,
+        d: Dst,
+        a: [Src; 4],
+        rbits: Src,
+    },
     /// Warp-level collectives; `mask` is the membermask of the `.sync` forms (`None`: the
     /// legacy forms and `activemask`, which run for the threads executing together).
     Warp {
@@ -1268,6 +1277,13 @@ impl Exec {
                 reg_s(a, visit);
                 reg_s(b, visit);
                 reg_s(c, visit);
+            }
+            Exec::CvtRsX4 { d, a, rbits, .. } => {
+                reg_d(d, visit);
+                for x in a {
+                    reg_s(x, visit);
+                }
+                reg_s(rbits, visit);
             }
             Exec::Warp {
                 d,

@@ -127,8 +127,9 @@ impl Device {
         self.mem.objects().get(h)
     }
 
-    /// Binds a module's `.texref` or `.surfref` variable to an object (what
-    /// `cudaBindTextureToArray` does for a texture reference).
+    /// Binds a module's `.texref`, `.surfref` or `.samplerref` variable to an object (what
+    /// `cudaBindTextureToArray` does for a texture reference; a `.samplerref` names the
+    /// texture object whose sampling state `[a, b, c]` uses).
     pub fn bind_ref(&self, m: ModuleId, name: &str, h: u64) -> Result<(), VmError> {
         if self.object(h).is_none() {
             return Err(VmError::usage(format!(

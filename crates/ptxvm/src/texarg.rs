@@ -1,8 +1,10 @@
 //! `ptxvm run`'s texture and surface arguments:
-//! `tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float]`
+//! `tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube]`
 //! and `surf:PATH.npy`. The array's shape gives the resource: a last dimension of 1, 2 or 4
 //! (in an array of two or more dimensions) is the channels, the others are (width),
-//! (height, width) or (depth, height, width); the dtype is the element type (u8 i8 u16 i16
+//! (height, width) or (depth, height, width); with `geom=layered` the first of them is the
+//! layer count ((layers, width) or (layers, height, width)); `geom=cube` is (6, size, size)
+//! and `geom=acube` (6·cubes, size, size); the dtype is the element type (u8 i8 u16 i16
 //! u32 i32 f16 f32). The array is copied to device memory and an object is created over
 //! it; the kernel gets its 64-bit handle (or, with `--symbol`, a `.texref`/`.surfref`
 //! variable is bound to it), and `--out` writes the array back.
@@ -18,10 +20,12 @@ pub struct ObjSpec {
     pub path: PathBuf,
     /// `None` for a surface.
     pub sampler: Option<Sampler>,
+    /// `geom=`: the array is layered, a cubemap or an array of cubemaps.
+    pub geom: Option<Geom>,
 }
 
 /// The grammar, for messages and `--help`.
-pub const GRAMMAR: &str = "tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float] or surf:PATH.npy";
+pub const GRAMMAR: &str = "tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube] or surf:PATH.npy";
 
 /// Parses `tex:…`/`surf:…` (`None` when the spec is neither).
 pub fn parse(spec: &str) -> Option<Result<ObjSpec, String>> {
@@ -30,6 +34,7 @@ pub fn parse(spec: &str) -> Option<Result<ObjSpec, String>> {
             Ok(ObjSpec {
                 path: PathBuf::from(rest),
                 sampler: None,
+                geom: None,
             })
         } else {
             Err(format!("`{spec}`: expected surf:PATH.npy (no options)"))
@@ -46,6 +51,7 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
         .filter(|&i| i > 4 && (i == rest.len() || rest[i..].starts_with(',')))
         .ok_or_else(|| format!("`{spec}`: expected {GRAMMAR}"))?;
     let mut s = Sampler::default();
+    let mut geom = None;
     let mut seen: Vec<&str> = Vec::new();
     for opt in rest[end..].split(',').skip(1) {
         let (key, val) = opt.split_once('=').unwrap_or((opt, ""));
@@ -71,6 +77,15 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
                     _ => return Err(bad("clamp, wrap, mirror, border")),
                 }; 3]
             }
+            "geom" => {
+                // The layered flavour is settled by the shape (`shape_of`).
+                geom = Some(match val {
+                    "layered" => Geom::Layered2,
+                    "cube" => Geom::Cube,
+                    "acube" => Geom::CubeLayered,
+                    _ => return Err(bad("layered, cube, acube")),
+                })
+            }
             "normalized" if val.is_empty() && !opt.contains('=') => s.normalized = true,
             "read" => {
                 s.read_float = match val {
@@ -89,11 +104,17 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
     Ok(ObjSpec {
         path: PathBuf::from(&rest[..end]),
         sampler: Some(s),
+        geom,
     })
 }
 
 /// The resource shape of an array: element type, channels, geometry and extents.
 pub fn shape_of(a: &Array) -> Result<(Elem, u8, Geom, [u64; 3]), String> {
+    shape_as(a, None).map(|(e, c, g, x, _)| (e, c, g, x))
+}
+
+/// [`shape_of`] with the `geom=` option: also the layer count.
+pub fn shape_as(a: &Array, geom: Option<Geom>) -> Result<(Elem, u8, Geom, [u64; 3], u64), String> {
     let elem = match a.dtype {
         Dtype::U8 => Elem::U8,
         Dtype::I8 => Elem::S8,
@@ -115,23 +136,54 @@ pub fn shape_of(a: &Array) -> Result<(Elem, u8, Geom, [u64; 3]), String> {
         _ => (1, s.as_slice()),
     };
     let d = |i: usize| dims[i] as u64;
-    let (geom, ext) = match dims.len() {
-        1 => (Geom::D1, [d(0), 1, 1]),
-        2 => (Geom::D2, [d(1), d(0), 1]),
-        3 => (Geom::D3, [d(2), d(1), d(0)]),
-        n => {
+    let (geom, ext, layers) = match (geom, dims.len()) {
+        (None, 1) => (Geom::D1, [d(0), 1, 1], 1),
+        (None, 2) => (Geom::D2, [d(1), d(0), 1], 1),
+        (None, 3) => (Geom::D3, [d(2), d(1), d(0)], 1),
+        (Some(Geom::Layered2 | Geom::Layered1), 2) => (Geom::Layered1, [d(1), 1, 1], d(0)),
+        (Some(Geom::Layered2 | Geom::Layered1), 3) => (Geom::Layered2, [d(2), d(1), 1], d(0)),
+        (Some(g @ (Geom::Cube | Geom::CubeLayered)), 3) => {
+            let ok = d(1) == d(2)
+                && if g == Geom::Cube {
+                    d(0) == 6
+                } else {
+                    d(0) % 6 == 0 && d(0) > 0
+                };
+            if !ok {
+                return Err(format!(
+                    "shape {s:?}: a cubemap is (6, size, size) and an array of them (6·cubes, size, size), before the channels"
+                ));
+            }
+            (g, [d(2), d(1), 1], d(0))
+        }
+        (Some(g), n) => {
+            return Err(format!(
+                "shape {s:?} has {n} dimensions besides the channels: geom={} needs {}",
+                match g {
+                    Geom::Cube => "cube",
+                    Geom::CubeLayered => "acube",
+                    _ => "layered",
+                },
+                if matches!(g, Geom::Cube | Geom::CubeLayered) {
+                    "3"
+                } else {
+                    "2 or 3"
+                }
+            ));
+        }
+        (None, n) => {
             return Err(format!(
                 "shape {s:?} has {n} dimensions besides the channels (1 to 3)"
             ));
         }
     };
-    Ok((elem, channels, geom, ext))
+    Ok((elem, channels, geom, ext, layers))
 }
 
 /// Creates the object over device memory at `addr` holding the array; returns its handle.
 pub fn create(dev: &Device, o: &ObjSpec, a: &Array, addr: u64) -> Result<u64, String> {
-    let (elem, channels, geom, [w, h, d]) = shape_of(a)?;
-    let lay = Layout::packed(addr, elem, channels, geom, w, h, d, 1)
+    let (elem, channels, geom, [w, h, d], layers) = shape_as(a, o.geom)?;
+    let lay = Layout::packed(addr, elem, channels, geom, w, h, d, layers)
         .ok_or_else(|| "the array's size overflows".to_string())?;
     match &o.sampler {
         Some(s) => dev.create_texture(lay, *s),
@@ -155,12 +207,15 @@ mod tests {
         assert_eq!(s.address, [AddrMode::Wrap; 3]);
         assert!(s.normalized && s.read_float);
         assert_eq!(parse("surf:b.npy").unwrap().unwrap().sampler, None);
+        let o = parse("tex:a.npy,geom=cube").unwrap().unwrap();
+        assert_eq!(o.geom, Some(Geom::Cube));
         assert!(parse("u32:5").is_none());
         for bad in [
             "tex:a.npy,filter=cubic",
             "tex:a.npy,normalized=1",
             "tex:a.npy,filter=point,filter=linear",
             "tex:a.npy,bogus",
+            "tex:a.npy,geom=3d",
             "tex:a.npyx",
             "tex:.npy",
             "tex:a.txt",

@@ -567,7 +567,13 @@ impl<'a> Cx<'a> {
                     self.pred(*name, true, fx, errs)
                 }
                 Operand::Pair { a, b, .. } if kind == Kind::PQ => {
-                    let a2 = self.operand(a, Kind::PSink, None, false, None, true, fx, errs);
+                    // `{d0, ..}|p`: a vector destination with a predicate (`tex`, `tld4`,
+                    // whose `.v4`/`.v2` gives the length).
+                    let a2 = if matches!(**a, Operand::Vector { .. }) && vec_len.is_some() {
+                        self.operand(a, Kind::V, ty, relaxed, vec_len, true, fx, errs)
+                    } else {
+                        self.operand(a, Kind::PSink, None, false, None, true, fx, errs)
+                    };
                     let b2 = self.operand(b, Kind::PSink, None, false, None, true, fx, errs);
                     Op::Pair(Box::new(a2), Box::new(b2))
                 }

@@ -489,6 +489,39 @@ pub(crate) fn cvt_x(op: CvtX, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
+/// `cvt.rs{.relu}.satfinite.<narrow>x4.f32 d, {a, b, e, f}, rbits`: `a` in the highest
+/// element of `d`, `f` in the lowest. The random bits (the manual: the upper 16 bits of
+/// `rbits` for `a` and `b`, the lower 16 for `e` and `f`; for `.e2m1x4` the upper bytes of
+/// both halves for `a` and `b`, the lower bytes for `e` and `f`): 8- and 6-bit formats take 16
+/// bits each, `a` the upper half bit-reversed, `b` the upper half, `e` the lower half
+/// bit-reversed, `f` the lower half (as measured on sm_100a, see `docs/numerics-half-convert.md`);
+/// `.e2m1x4` takes 8 bits each, `a` bits 31:24, `b` 15:8, `e` 23:16, `f` 7:0 (ptxvm's reading).
+#[inline]
+pub(crate) fn cvt_rs_x4(ty: ptxvm_fp::convert::NarrowType, relu: bool, v: [u32; 4], r: u32) -> u64 {
+    use ptxvm_fp::convert::{NarrowType, cvt_f32_to_narrow_rs};
+    let (hi, lo) = ((r >> 16) as u16, r as u16);
+    let (bits, nbits) = if ty == NarrowType::E2M1 {
+        ([r >> 24, (r >> 8) & 0xff, (r >> 16) & 0xff, r & 0xff], 8)
+    } else {
+        (
+            [
+                u32::from(hi.reverse_bits()),
+                u32::from(hi),
+                u32::from(lo.reverse_bits()),
+                u32::from(lo),
+            ],
+            16,
+        )
+    };
+    let slot = ty.slot();
+    let mut d = 0u64;
+    for (x, rb) in v.iter().zip(bits) {
+        let e = cvt_f32_to_narrow_rs(f32::from_bits(*x), ty, rb, nbits, relu);
+        d = (d << slot) | u64::from(e);
+    }
+    d
+}
+
 /// [`FloatExt`](crate::program::FloatExt): the sm_100 forms built from the scalar `.f32`
 /// operations ([`float_bin`], [`fma_bits`]).
 #[allow(clippy::too_many_arguments)]

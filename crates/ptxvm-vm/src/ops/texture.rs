@@ -493,8 +493,39 @@ fn floor_index(x: f32) -> i64 {
     (x.floor() as i64).clamp(-(1 << 40), 1 << 40)
 }
 
-/// Fetches one texel (an address-moded index per dimension; `None` reads the border).
+/// Depth compare (`tex`/`tld4` with the `f` operand): channel `ch` of a texel against the
+/// reference value `f`; the comparison passes when `f <= v` (OpenGL's default `LEQUAL`; the
+/// manual does not name the function, and NaN fails), giving 1.0 (else 0.0) in every channel.
+/// Integer texels compare by value.
+fn depth_compare(lay: &Layout, t: Texel, f: f32, ch: usize) -> Texel {
+    let ch = ch.min(3);
+    let v = match t {
+        Texel::F(v) => v[ch],
+        Texel::I(v) if lay.elem.is_signed() => v[ch] as i32 as f32,
+        Texel::I(v) => v[ch] as f32,
+    };
+    Texel::F([if f <= v { 1.0 } else { 0.0 }; 4])
+}
+
+/// Fetches one texel (an address-moded index per dimension; `None` reads the border), with
+/// depth compare against `(f, channel)` when given.
 fn fetch(
+    lay: &Layout,
+    s: &Sampler,
+    layer: u64,
+    idx: [Option<u64>; 3],
+    cmp: Option<(f32, usize)>,
+    read: &mut Read,
+) -> Result<Texel, String> {
+    let t = fetch_texel(lay, s, layer, idx, read)?;
+    Ok(match cmp {
+        Some((f, ch)) => depth_compare(lay, t, f, ch),
+        None => t,
+    })
+}
+
+/// Fetches one texel's channels as read.
+fn fetch_texel(
     lay: &Layout,
     s: &Sampler,
     layer: u64,
@@ -522,13 +553,15 @@ pub fn layer_of(lay: &Layout, index: u32) -> u64 {
     (index as u64).min(lay.layers.saturating_sub(1))
 }
 
-/// `tex` with integer coordinates: the texel at `c + off` (no filtering).
+/// `tex` with integer coordinates: the texel at `c + off` (no filtering), compared with the
+/// depth reference `cmp` when given.
 pub fn fetch_int(
     lay: &Layout,
     s: &Sampler,
     layer: u64,
     c: [i32; 3],
     off: [i32; 3],
+    cmp: Option<f32>,
     read: &mut Read,
 ) -> Result<[u32; 4], String> {
     let dims = lay.geom.dims();
@@ -537,7 +570,7 @@ pub fn fetch_int(
         let i = c[d] as i64 + off[d] as i64;
         idx[d] = address(i, lay.extent(d), s.address[d], s.normalized);
     }
-    Ok(fetch(lay, s, layer, idx, read)?.bits())
+    Ok(fetch(lay, s, layer, idx, cmp.map(|f| (f, 0)), read)?.bits())
 }
 
 /// The unnormalized coordinate of dimension `d`.
@@ -561,24 +594,28 @@ pub fn linear_weight(u: f32) -> (i64, u32) {
     (floor_index(ub), k)
 }
 
-/// `tex` with float coordinates: point or linear filtering.
+/// `tex` with float coordinates: point or linear filtering; with a depth reference `cmp`, the
+/// filtering weighs the texels' comparison results (1.0 or 0.0, [`depth_compare`] on the
+/// first channel) instead of their values.
 pub fn sample(
     lay: &Layout,
     s: &Sampler,
     layer: u64,
     c: [f32; 3],
     off: [i32; 3],
+    cmp: Option<f32>,
     read: &mut Read,
 ) -> Result<[u32; 4], String> {
     let dims = lay.geom.dims();
-    let linear = s.filter == Filter::Linear && s.float_result(lay);
+    let linear = s.filter == Filter::Linear && (s.float_result(lay) || cmp.is_some());
+    let cmp = cmp.map(|f| (f, 0));
     if !linear {
         let mut idx = [Some(0u64); 3];
         for d in 0..dims {
             let u = unnormalize(lay, s, c[d], off[d], d);
             idx[d] = address(floor_index(u), lay.extent(d), s.address[d], s.normalized);
         }
-        return Ok(fetch(lay, s, layer, idx, read)?.bits());
+        return Ok(fetch(lay, s, layer, idx, cmp, read)?.bits());
     }
     // Per dimension: the two indices and their weights (k/256 and (256-k)/256).
     let mut lo = [0i64; 3];
@@ -603,7 +640,7 @@ pub fn sample(
                         s.normalized,
                     );
                 }
-                let Texel::F(t) = fetch(lay, s, layer, idx, read)? else {
+                let Texel::F(t) = fetch(lay, s, layer, idx, cmp, read)? else {
                     return Err("linear filtering of integer texels".into());
                 };
                 let term = t.map(|v| wt * v);
@@ -624,7 +661,9 @@ pub fn sample(
 
 /// `tld4.comp`: channel `comp` of the 2×2 footprint linear filtering would use, in the order
 /// lower left `(i, j+1)`, lower right `(i+1, j+1)`, upper right `(i+1, j)`, upper left
-/// `(i, j)`.
+/// `(i, j)`. With a depth reference `cmp`, each of the four is the comparison result of that
+/// channel (1.0 or 0.0, [`depth_compare`]).
+#[allow(clippy::too_many_arguments)]
 pub fn gather(
     lay: &Layout,
     s: &Sampler,
@@ -632,6 +671,7 @@ pub fn gather(
     c: [f32; 2],
     off: [i32; 2],
     comp: usize,
+    cmp: Option<f32>,
     read: &mut Read,
 ) -> Result<[u32; 4], String> {
     let (i, _) = linear_weight(unnormalize(lay, s, c[0], off[0], 0));
@@ -643,7 +683,7 @@ pub fn gather(
             address(j.saturating_add(dy), lay.height, s.address[1], s.normalized),
             Some(0),
         ];
-        out[k] = fetch(lay, s, layer, idx, read)?.bits()[comp.min(3)];
+        out[k] = fetch(lay, s, layer, idx, cmp.map(|f| (f, comp)), read)?.bits()[comp.min(3)];
     }
     Ok(out)
 }
@@ -927,8 +967,14 @@ pub struct TexInst {
     /// Texel offsets (`tex`, `tld4`).
     pub offs: Vec<crate::program::Src>,
     pub ds: Vec<crate::program::Dst>,
-    /// Stored data (`sust`), the reduction operand (`sured`), the level (`txq.level`).
+    /// Stored data (`sust`), the reduction operand (`sured`), the level (`txq.level`), the
+    /// depth-compare value or the sample number (`tex`, `tld4`).
     pub data: Vec<crate::program::Src>,
+    /// The residency predicate of `d|p` (always true: every texel is resident).
+    pub resident: Option<crate::program::Dst>,
+    /// The explicit sampler of `[a, b, c]` (independent texturing mode): a texture object
+    /// (or a `.samplerref` variable holding one) whose sampling state is used.
+    pub sampler: Option<crate::program::Src>,
 }
 
 /// How `tex` returns its results.
@@ -949,10 +995,16 @@ pub enum TexOp {
         geom: Geom,
         int_coords: bool,
         out: TexOut,
+        /// `.2dms`/`.a2dms`: `data[0]` is the sample number.
+        ms: bool,
+        /// Depth compare: `data[0]` is the reference value.
+        cmp: bool,
     },
     Tld4 {
         geom: Geom,
         comp: u8,
+        /// Depth compare: `data[0]` is the reference value.
+        cmp: bool,
     },
     Txq {
         q: Query,
@@ -993,10 +1045,11 @@ impl TexInst {
             }
         };
         s(&self.handle);
+        self.sampler.iter().for_each(&mut s);
         self.coords.iter().for_each(&mut s);
         self.offs.iter().for_each(&mut s);
         self.data.iter().for_each(&mut s);
-        for d in &self.ds {
+        for d in self.ds.iter().chain(&self.resident) {
             if let Dst::Reg(r) = d {
                 visit(*r);
             }
@@ -1029,7 +1082,7 @@ mod tests {
         };
         let mut r = reader(vec![0.0, 1.0]);
         // u = 0.9 → u_B = 0.4 → k = floor(102.4 + 0.5) = 102 → 102/256.
-        let v = sample(&lay, &s, 0, [0.9, 0.0, 0.0], [0; 3], &mut r).unwrap();
+        let v = sample(&lay, &s, 0, [0.9, 0.0, 0.0], [0; 3], None, &mut r).unwrap();
         assert_eq!(f32::from_bits(v[0]), 102.0 / 256.0);
         assert_eq!(f32::from_bits(v[3]), 1.0);
     }

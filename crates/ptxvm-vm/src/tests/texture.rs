@@ -245,3 +245,37 @@ fn cubemaps() {
         ]
     );
 }
+
+#[test]
+fn independent_mode_samplerref_bound_through_the_api() {
+    // `texmode_independent`: `[tr, smp, c]` reads the texels of the texture bound to `tr` (a
+    // 1D point-sampled [0, 1, 2, 3]) with the sampling state of the object bound to `smp`
+    // (linear, unnormalized): at x = 1.75, 0.75·1 + 0.25·2 = 1.25 (as
+    // `texref_variable_bound_through_the_api`); the texture's handle as its own sampler
+    // (`[t, t, c]`) reads point-sampled texel floor(1.75) = 1. A surface as the sampler
+    // faults. (The kernel is accepted by ptxas.)
+    let ptx = ".version 8.0\n.target sm_80, texmode_independent\n.address_size 64\n.global .texref tr;\n.global .samplerref smp;\n.visible .entry k(.param .u64 out, .param .u64 t)\n{\n .reg .b64 %rd<4>;\n .reg .f32 %f<8>;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [t];\n mov.f32 %f1, 0f3FE00000;\n tex.1d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [tr, smp, {%f1}];\n st.global.f32 [%rd1], %f2;\n tex.1d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd2, %rd2, {%f1}];\n st.global.f32 [%rd1+4], %f2;\n ret;\n}\n";
+    let setup = |surface_sampler: bool| {
+        move |dev: &Device, m: crate::ModuleId| {
+            let base = f32_buf(dev, &[0.0, 1.0, 2.0, 3.0]);
+            let lay = Layout::packed(base, Elem::F32, 1, Geom::D1, 4, 1, 1, 1).unwrap();
+            let t = dev.create_texture(lay, Sampler::default()).unwrap();
+            let s = if surface_sampler {
+                dev.create_surface(lay).unwrap()
+            } else {
+                let s = Sampler {
+                    filter: Filter::Linear,
+                    ..Sampler::default()
+                };
+                dev.create_texture(lay, s).unwrap()
+            };
+            dev.bind_ref(m, "tr", t).unwrap();
+            dev.bind_ref(m, "smp", s).unwrap();
+            vec![t]
+        }
+    };
+    let got = run_all(ptx, 2, &setup(false)).unwrap();
+    assert_eq!(got, vec![1.25f32.to_bits(), 1.0f32.to_bits()]);
+    let e = run_all(ptx, 2, &setup(true)).unwrap_err();
+    assert!(e.contains("is a surface object, not a texture one"), "{e}");
+}

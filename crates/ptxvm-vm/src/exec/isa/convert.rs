@@ -14,9 +14,27 @@ impl Dx<'_> {
         let op = |k: usize| inst.operands.get(k);
         let rnd = rnd_of(mods).unwrap_or(ptxvm_fp::Rnd::Rn);
         let (relu, satfinite) = (has(".relu"), has(".satfinite"));
-        // Stochastic rounding: only the f16x2/bf16x2 forms run (not the x4 narrow ones).
         let rs = has(".rs");
         let narrow = mods.iter().find_map(|m| narrow_of(m));
+        // `cvt.rs{.relu}.satfinite.<narrow>x4.f32 d, {a, b, e, f}, rbits`.
+        let narrow4 = mods.iter().find_map(|m| match *m {
+            ".e4m3x4" => Some(ptxvm_fp::convert::NarrowType::E4M3),
+            ".e5m2x4" => Some(ptxvm_fp::convert::NarrowType::E5M2),
+            ".e2m1x4" => Some(ptxvm_fp::convert::NarrowType::E2M1),
+            ".e2m3x4" => Some(ptxvm_fp::convert::NarrowType::E2M3),
+            ".e3m2x4" => Some(ptxvm_fp::convert::NarrowType::E3M2),
+            _ => None,
+        });
+        if rs && let (Some(ty), Some(Op::Vector(v))) = (narrow4, op(1)) {
+            let a: Vec<Src> = v.iter().map(|x| self.src(x)).collect::<Option<_>>()?;
+            return Some(Exec::CvtRsX4 {
+                ty,
+                relu,
+                d: self.dst(op(0)?)?,
+                a: a.try_into().ok()?,
+                rbits: self.src(op(2)?)?,
+            });
+        }
         let first = mods.iter().position(|m| {
             Type::from_dot(m).is_some() || narrow_of(m).is_some() || *m == ".ue8m0x2"
         })?;
@@ -155,6 +173,17 @@ impl Cta<'_> {
             Exec::CvtX { op, d, a, b, c } => {
                 let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
                 self.write(t, *d, cvt_x(*op, a, b, c));
+            }
+            Exec::CvtRsX4 {
+                ty,
+                relu,
+                d,
+                a,
+                rbits,
+            } => {
+                let v = a.map(|x| self.src(t, x) as u32);
+                let r = self.src(t, *rbits) as u32;
+                self.write(t, *d, crate::ops::alu::cvt_rs_x4(*ty, *relu, v, r));
             }
             Exec::Cvt {
                 dty,

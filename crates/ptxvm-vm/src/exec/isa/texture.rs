@@ -3,10 +3,11 @@
 //!
 //! Decoding (`Dx::decode_texture`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_texture`); the sampling and surface addressing themselves are
-//! `crate::ops::texture`. Forms not run (they decode to `Exec::Unsupported`):
-//! multi-sample geometries, an explicit sampler operand (independent texturing mode), depth
-//! compare, and the `d|p` residency predicate. The mipmap forms (`.base`, `.level`, `.grad`)
-//! read level 0, the only level an object has.
+//! `crate::ops::texture`. The mipmap forms (`.base`, `.level`, `.grad`) read level 0, the
+//! only level an object has; `.2dms`/`.a2dms` read sample 0, the only sample; the `d|p`
+//! residency predicate is always true; an explicit sampler (`[a, b, c]`) is a texture
+//! object whose sampling state is used; depth compare is `ops::texture`'s
+//! (`docs/textures.md`).
 
 use crate::exec::*;
 use crate::ops::texture::{self as tx, Geom, Oob, Query, SurfMiss, TexInst, TexOp, TexOut};
@@ -40,15 +41,40 @@ impl Dx<'_> {
         }
     }
 
-    /// `[a, c]`: the handle and the coordinates (`None` for `[a, b, c]`, an explicit
-    /// sampler, which ptxvm does not run).
+    /// `[a, c]`: the handle and the coordinates (surfaces).
     fn tex_addr(&self, o: &Op) -> Option<(Src, Vec<Src>)> {
-        match o {
-            Op::TexAddr(parts) if parts.len() == 2 => {
-                Some((self.tex_handle(&parts[0])?, self.tex_vec(&parts[1])?))
-            }
+        match self.tex_addr_sampler(o)? {
+            (h, None, c) => Some((h, c)),
             _ => None,
         }
+    }
+
+    /// `[a, c]` or `[a, b, c]`: the handle, the explicit sampler if any, the coordinates.
+    fn tex_addr_sampler(&self, o: &Op) -> Option<(Src, Option<Src>, Vec<Src>)> {
+        match o {
+            Op::TexAddr(parts) if parts.len() == 2 => {
+                Some((self.tex_handle(&parts[0])?, None, self.tex_vec(&parts[1])?))
+            }
+            Op::TexAddr(parts) if parts.len() == 3 => Some((
+                self.tex_handle(&parts[0])?,
+                Some(self.tex_handle(&parts[1])?),
+                self.tex_vec(&parts[2])?,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The operands after `tex`/`tld4`'s address (and level or gradients): the offset
+    /// vector `e`, the depth-compare value `f`, both, or neither.
+    fn tex_tail(&self, rest: &[Op]) -> Option<(Vec<Src>, Option<Src>)> {
+        let offs = |e: &[Op]| e.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>();
+        Some(match rest {
+            [] => (Vec::new(), None),
+            [Op::Vector(e)] => (offs(e)?, None),
+            [Op::Vector(e), f] => (offs(e)?, Some(self.src(f)?)),
+            [f] => (Vec::new(), Some(self.src(f)?)),
+            _ => return None,
+        })
     }
 
     /// Decodes the texture family's instructions (`None`: a form the engines do not run).
@@ -65,6 +91,13 @@ impl Dx<'_> {
                 x => Some(vec![self.dst(x)?]),
             }
         };
+        // `d` or `d|p` (with the residency predicate).
+        let dsts_p = |o: &Op| -> Option<(Vec<Dst>, Option<Dst>)> {
+            match o {
+                Op::Pair(v, p) => Some((dsts(v)?, Some(self.dst(p)?))),
+                x => Some((dsts(x)?, None)),
+            }
+        };
         let name = format!("{}{}", inst.opcode, mods.concat());
         let mut x = TexInst {
             op: TexOp::Istypep(0),
@@ -74,10 +107,18 @@ impl Dx<'_> {
             offs: Vec::new(),
             ds: Vec::new(),
             data: Vec::new(),
+            resident: None,
+            sampler: None,
         };
         match inst.opcode {
             "tex" => {
-                let geom = geom()?;
+                // Multi-sample textures read a 2D (layered) object's only sample.
+                let ms = has(".2dms") || has(".a2dms");
+                let geom = match () {
+                    _ if has(".2dms") => Geom::D2,
+                    _ if has(".a2dms") => Geom::Layered2,
+                    _ => geom()?,
+                };
                 let n = mods.len();
                 let ctype = mods.get(n.checked_sub(1)?)?;
                 let dtype = mods.get(n.checked_sub(2)?)?;
@@ -86,15 +127,10 @@ impl Dx<'_> {
                     ".f16x2" => TexOut::F16x2,
                     _ => TexOut::Word,
                 };
-                x.op = TexOp::Tex {
-                    geom,
-                    int_coords: *ctype == ".s32",
-                    out,
-                };
-                x.ds = dsts(op(0)?)?;
-                (x.handle, x.coords) = self.tex_addr(op(1)?)?;
+                (x.ds, x.resident) = dsts_p(op(0)?)?;
+                (x.handle, x.sampler, x.coords) = self.tex_addr_sampler(op(1)?)?;
                 // Operands after the address: the level or the two gradients, then the
-                // offset vector; a trailing scalar is a depth-compare value (not run).
+                // offset vector and the depth-compare value.
                 let skip = if has(".level") {
                     1
                 } else if has(".grad") {
@@ -102,28 +138,46 @@ impl Dx<'_> {
                 } else {
                     0
                 };
-                let rest = ops.get(2 + skip..)?;
-                match rest {
-                    [] => {}
-                    [Op::Vector(e)] => {
-                        x.offs = e.iter().map(|o| self.src(o)).collect::<Option<_>>()?
-                    }
-                    _ => return None,
+                let f;
+                (x.offs, f) = self.tex_tail(ops.get(2 + skip..)?)?;
+                if ms {
+                    // `.2dms` {sample, x, y, -}; `.a2dms` {index, sample, x, y}.
+                    let c = std::mem::take(&mut x.coords);
+                    let (sample, coords) = match (has(".a2dms"), c.as_slice()) {
+                        (false, [s, cx, cy, ..]) => (*s, vec![*cx, *cy]),
+                        (true, [l, s, cx, cy, ..]) => (*s, vec![*l, *cx, *cy]),
+                        _ => return None,
+                    };
+                    x.coords = coords;
+                    x.data = vec![sample];
                 }
+                if let Some(f) = f {
+                    if ms {
+                        return None;
+                    }
+                    x.data = vec![f];
+                }
+                x.op = TexOp::Tex {
+                    geom,
+                    int_coords: *ctype == ".s32",
+                    out,
+                    ms,
+                    cmp: f.is_some(),
+                };
             }
             "tld4" => {
                 let geom = geom()?;
                 let comp = [".r", ".g", ".b", ".a"].iter().position(|c| has(c))? as u8;
-                x.op = TexOp::Tld4 { geom, comp };
-                x.ds = dsts(op(0)?)?;
-                (x.handle, x.coords) = self.tex_addr(op(1)?)?;
-                match ops.get(2..)? {
-                    [] => {}
-                    [Op::Vector(e)] => {
-                        x.offs = e.iter().map(|o| self.src(o)).collect::<Option<_>>()?
-                    }
-                    _ => return None,
-                }
+                (x.ds, x.resident) = dsts_p(op(0)?)?;
+                (x.handle, x.sampler, x.coords) = self.tex_addr_sampler(op(1)?)?;
+                let f;
+                (x.offs, f) = self.tex_tail(ops.get(2..)?)?;
+                x.data = f.into_iter().collect();
+                x.op = TexOp::Tld4 {
+                    geom,
+                    comp,
+                    cmp: f.is_some(),
+                };
             }
             "txq" | "suq" => {
                 let q = mods.iter().find_map(|m| Query::from_mod(m))?;
@@ -297,19 +351,67 @@ impl Cta<'_> {
         let fail = |this: &Self, m: String| {
             this.fault(t, FaultKind::OutOfBounds, format!("`{}`: {m}", x.name))
         };
+        // The sampler of `[a, b, c]`: the sampling state of the texture object `b` names.
+        let smp_of = |this: &Self, own: tx::Sampler| -> Result<tx::Sampler, Box<Fault>> {
+            let Some(b) = x.sampler else { return Ok(own) };
+            let bv = this.src(t, b);
+            match this.tex_object(mem, bv) {
+                Ok(Object::Texture(_, s)) => s.validate(&lay).map(|()| s).map_err(|m| {
+                    this.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{}`: the sampler of texture {bv:#x} cannot read this texture: {m}",
+                            x.name
+                        ),
+                    )
+                }),
+                Ok(Object::Surface(_)) => Err(this.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "`{}`: sampler {bv:#x} is a surface object, not a texture one",
+                        x.name
+                    ),
+                )),
+                Err(m) => Err(this.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!("`{}`: sampler: {m}", x.name),
+                )),
+            }
+        };
+        let data0 = || x.data.first().map_or(0, |&s| self.src(t, s));
         match x.op {
             TexOp::Tex {
-                int_coords, out, ..
+                int_coords,
+                out,
+                ms,
+                cmp,
+                ..
             } => {
                 let Object::Texture(_, smp) = obj else {
                     return Err(self.misrouted(t, &inst.exec));
                 };
+                let smp = smp_of(self, smp)?;
+                if ms && data0() as u32 != 0 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{}`: sample {} of a texture with one sample (ptxvm's textures are not multi-sampled)",
+                            x.name,
+                            data0() as u32
+                        ),
+                    ));
+                }
+                let cmp = cmp.then(|| f32::from_bits(data0() as u32));
                 let layer = tx::layer_of(&lay, layer_raw);
                 let fc = |d: usize| f32::from_bits(c(d));
                 let r = if lay.geom.is_cube() {
                     let (fl, fs, layer, [u, v]) =
                         tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
-                    tx::sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], &mut read)
+                    tx::sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], cmp, &mut read)
                 } else if int_coords {
                     tx::fetch_int(
                         &lay,
@@ -317,6 +419,7 @@ impl Cta<'_> {
                         layer,
                         [c(0) as i32, c(1) as i32, c(2) as i32],
                         [off(0), off(1), off(2)],
+                        cmp,
                         &mut read,
                     )
                 } else {
@@ -330,6 +433,7 @@ impl Cta<'_> {
                             f32::from_bits(c(2)),
                         ],
                         [off(0), off(1), off(2)],
+                        cmp,
                         &mut read,
                     )
                 }
@@ -353,15 +457,17 @@ impl Cta<'_> {
                     self.write(t, *d, v);
                 }
             }
-            TexOp::Tld4 { comp, .. } => {
+            TexOp::Tld4 { comp, cmp, .. } => {
                 let Object::Texture(_, smp) = obj else {
                     return Err(self.misrouted(t, &inst.exec));
                 };
+                let smp = smp_of(self, smp)?;
+                let cmp = cmp.then(|| f32::from_bits(data0() as u32));
                 let fc = |d: usize| f32::from_bits(c(d));
                 let r = if lay.geom.is_cube() {
                     let (fl, fs, layer, uv) =
                         tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
-                    tx::gather(&fl, &fs, layer, uv, [0; 2], comp as usize, &mut read)
+                    tx::gather(&fl, &fs, layer, uv, [0; 2], comp as usize, cmp, &mut read)
                 } else {
                     let layer = tx::layer_of(&lay, layer_raw);
                     let uv = [fc(0), fc(1)];
@@ -372,6 +478,7 @@ impl Cta<'_> {
                         uv,
                         [off(0), off(1)],
                         comp as usize,
+                        cmp,
                         &mut read,
                     )
                 }
@@ -499,6 +606,10 @@ impl Cta<'_> {
                 }
             }
             TexOp::Istypep(_) => {}
+        }
+        // Every texel is resident (ptxvm has no sparse textures).
+        if let Some(p) = x.resident {
+            self.write(t, p, 1);
         }
         self.threads[t].pc = next;
         Ok(())
