@@ -205,6 +205,27 @@ impl<'a> Cx<'a> {
         if opcode == "call" {
             self.call_checks(i, &ops, fx);
         }
+        // mma.sp: ptxas bounds the sparsity selector to 0..3, and to 0 where all four threads of
+        // a group hold metadata (8-bit types at k64, 4-bit at k128).
+        if opcode == "mma"
+            && mods.iter().any(|m| m.starts_with(".sp"))
+            && let Some(Op::Imm(sel)) = ops.get(5)
+        {
+            let all4 = (mods.contains(&".m16n8k64")
+                && !mods.iter().any(|m| matches!(*m, ".s4" | ".u4")))
+                || mods.contains(&".m16n8k128");
+            let max = if all4 { 0 } else { 3 };
+            if *sel > max {
+                self.push(err(
+                    DiagKind::OperandKind,
+                    i.operands[5].span(),
+                    format!(
+                        "sparsity selector {} is out of range 0..{max} for this shape and type",
+                        *sel as i64
+                    ),
+                ));
+            }
+        }
         Some(Inst {
             form: fi as u32,
             opcode: f.opcode.as_str(),

@@ -80,6 +80,9 @@ impl Dx<'_> {
                     }
                 };
                 let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                if mods.iter().any(|m| m.starts_with(".sp")) {
+                    return self.decode_mma_sp(inst, (d, a, b, c));
+                }
                 let spec =
                     crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
                 Exec::Matrix {
@@ -193,6 +196,38 @@ impl Dx<'_> {
             }
             "tcgen05" => return self.decode_tcgen05(inst),
             _ => return None,
+        })
+    }
+
+    /// `mma.sp{::ordered_metadata}` (`crate::ops::sparse`): operands d, a, b, c, then the
+    /// metadata register (or immediate) and the selector immediate.
+    fn decode_mma_sp(
+        &self,
+        inst: &ir::Inst,
+        (d, a, b, c): (Vec<Op>, Vec<Op>, Vec<Op>, Vec<Op>),
+    ) -> Option<Exec> {
+        let ops = &inst.operands;
+        let sel = match ops.get(5)? {
+            Op::Imm(v) => *v,
+            _ => return None,
+        };
+        let spec = crate::ops::sparse::SpSpec::parse(
+            &inst.mods,
+            (a.len(), b.len(), c.len(), d.len()),
+            sel,
+        )?;
+        let mut srcs = a
+            .iter()
+            .chain(&b)
+            .chain(&c)
+            .map(|o| self.src(o))
+            .collect::<Option<Vec<_>>>()?;
+        srcs.push(self.src(ops.get(4)?)?);
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaSp(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs,
+            addr: None,
         })
     }
 
@@ -435,6 +470,21 @@ impl Cta<'_> {
                     *r = srcs.iter().map(|s| self.src(t, *s)).collect();
                 }
                 let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::MmaSp(spec) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::sparse::mma_sp(&spec, self.launch.model, &regs)
                     .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
                 for &i in part {
                     let l = self.threads[i].lane as usize;
