@@ -22,8 +22,10 @@
 //! meaning instead of a fault, since padded tiles carry such values with zero data: the `j`-th
 //! stored value of a chunk goes to the index in bits `2j+1:2j`, a later value replacing an
 //! earlier one at the same index; a `.tf32` value goes to element `(field >> 1) & 1`. A
-//! selector outside the range the ISA gives the shape (ptxas accepts 0-3 for every shape) is
-//! an error naming the instruction.
+//! selector outside the range the ISA gives the shape (for `mma.sp` ptxas accepts 0-3 for
+//! the one- and two-thread shapes) is an error naming the instruction. `wgmma.mma_async.sp`
+//! decompresses each warp's 16 rows with [`decompress`] too (the ISA draws its per-warp
+//! metadata with these figures).
 
 use crate::arch::GpuModel;
 use crate::ops::tensor::{self, Acc, Elem, MmaSpec};
@@ -100,19 +102,8 @@ impl SpSpec {
         }
     }
 
-    /// (elements per chunk, stored values per chunk).
-    fn chunk(&self) -> (usize, usize) {
-        match self.mma.a {
-            Elem::Float(TcType::Tf32) => (2, 1),
-            Elem::Int(IntType::S4 | IntType::U4) => (8, 4),
-            _ => (4, 2),
-        }
-    }
-
-    /// Threads of a group of four that contribute metadata (1, 2 or 4).
     fn meta_threads(&self) -> usize {
-        let (cw, _) = self.chunk();
-        (self.mma.k as usize / cw) / 4
+        meta_threads(self.mma.a, self.mma.k as usize)
     }
 
     fn consistent(&self) -> bool {
@@ -163,6 +154,80 @@ impl SpSpec {
     }
 }
 
+/// (elements per chunk, stored values per chunk) of A's structured sparsity.
+fn chunk(a: Elem) -> (usize, usize) {
+    match a {
+        Elem::Float(TcType::Tf32) => (2, 1),
+        Elem::Int(IntType::S4 | IntType::U4) => (8, 4),
+        _ => (4, 2),
+    }
+}
+
+/// Threads of a group of four that hold metadata (1, 2 or 4): a thread holds 4 chunks of
+/// each of its two rows.
+fn meta_threads(a: Elem, k: usize) -> usize {
+    (k / chunk(a).0) / 4
+}
+
+/// Decompresses 16 rows of A (`comp`: 16 x K/2 stored values, row-major) with the metadata
+/// registers of a warp's 32 lanes and the selector: the 16 x K dense rows (`mma.sp`, and each
+/// warp's slab of `wgmma.mma_async.sp`). The rules are in the module documentation.
+pub(crate) fn decompress(
+    a_elem: Elem,
+    k: usize,
+    sel: u8,
+    comp: &[u64],
+    meta: &[u32; 32],
+) -> Result<Vec<u64>, String> {
+    let tpg = meta_threads(a_elem, k);
+    let sels = 4 / tpg.max(1);
+    if sel as usize >= sels {
+        return Err(format!(
+            "sparsity selector {sel} is undefined for this shape and type (the PTX ISA allows {})",
+            match sels {
+                1 => "only 0",
+                2 => "0 (threads T0, T1) or 1 (threads T2, T3)",
+                _ => "0 to 3",
+            }
+        ));
+    }
+    let bad = || "sparse fragment out of range".to_string();
+    let (cw, nz) = chunk(a_elem);
+    let kc = k / 2;
+    let mut a = vec![0u64; 16 * k];
+    for row in 0..16 {
+        let (g, hi) = (row % 8, row / 8);
+        for ch in 0..k / cw {
+            let lane = 4 * g + sel as usize * tpg + ch / 4;
+            let field = meta.get(lane).copied().unwrap_or(0) >> (16 * hi + 4 * (ch % 4)) & 0xf;
+            let vals = comp.get(row * kc + ch * nz..row * kc + (ch + 1) * nz);
+            let dst = a.get_mut(row * k + ch * cw..row * k + (ch + 1) * cw);
+            let (Some(vals), Some(dst)) = (vals, dst) else {
+                return Err(bad());
+            };
+            match (cw, nz) {
+                // tf32 1:2: `0b0100` names element 0, `0b1110` element 1.
+                (2, 1) => dst[(field as usize >> 1) & 1] = vals[0],
+                // 4-bit 4:8: two indices of pairs.
+                (8, 4) => {
+                    for j in 0..2 {
+                        let at = 2 * ((field as usize >> (2 * j)) & 3);
+                        dst[at] = vals[2 * j];
+                        dst[at + 1] = vals[2 * j + 1];
+                    }
+                }
+                // 2:4: two element indices.
+                _ => {
+                    for (j, v) in vals.iter().enumerate() {
+                        dst[(field as usize >> (2 * j)) & 3] = *v;
+                    }
+                }
+            }
+        }
+    }
+    Ok(a)
+}
+
 fn per_acc(a: Acc) -> usize {
     if a == Acc::F16 { 2 } else { 1 }
 }
@@ -183,20 +248,6 @@ pub fn mma_sp(
             if arch_specific { "a" } else { "" },
             model.arch,
             model.board
-        ));
-    }
-    let tpg = s.meta_threads();
-    let sels = 4 / tpg;
-    if s.sel as usize >= sels {
-        return Err(format!(
-            "`{}`: sparsity selector {} is undefined for this shape and type (the PTX ISA allows {})",
-            s.name(),
-            s.sel,
-            match sels {
-                1 => "only 0",
-                2 => "0 (threads T0, T1) or 1 (threads T2, T3)",
-                _ => "0 to 3",
-            }
         ));
     }
     let bad = || format!("`{}`: fragment layout out of range", s.name());
@@ -238,39 +289,7 @@ pub fn mma_sp(
                 .ok_or_else(bad)? = tensor::acc_bits(sp.c, rc, i);
         }
     }
-    // Decompress A.
-    let (cw, nz) = s.chunk();
-    let mut a = vec![0u64; m * k];
-    for row in 0..m {
-        let (g, hi) = (row % 8, row / 8);
-        for ch in 0..k / cw {
-            let lane = 4 * g + s.sel as usize * tpg + ch / 4;
-            let field = meta.get(lane).copied().unwrap_or(0) >> (16 * hi + 4 * (ch % 4)) & 0xf;
-            let vals = comp.get(row * kc + ch * nz..row * kc + (ch + 1) * nz);
-            let dst = a.get_mut(row * k + ch * cw..row * k + (ch + 1) * cw);
-            let (Some(vals), Some(dst)) = (vals, dst) else {
-                return Err(bad());
-            };
-            match (cw, nz) {
-                // tf32 1:2: `0b0100` names element 0, `0b1110` element 1.
-                (2, 1) => dst[(field as usize >> 1) & 1] = vals[0],
-                // 4-bit 4:8: two indices of pairs.
-                (8, 4) => {
-                    for j in 0..2 {
-                        let at = 2 * ((field as usize >> (2 * j)) & 3);
-                        dst[at] = vals[2 * j];
-                        dst[at + 1] = vals[2 * j + 1];
-                    }
-                }
-                // 2:4: two element indices.
-                _ => {
-                    for (j, v) in vals.iter().enumerate() {
-                        dst[(field as usize >> (2 * j)) & 3] = *v;
-                    }
-                }
-            }
-        }
-    }
+    let a = decompress(sp.a, k, s.sel, &comp, &meta).map_err(|e| format!("`{}`: {e}", s.name()))?;
     let mut d = vec![0u64; m * n];
     tensor::compute_d(sp, model, (m, n, k), &a, &b, &c, &mut d);
     let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; sp.nd as usize]);
