@@ -1106,12 +1106,15 @@ def cmd_wmmatests(outdir):
 #   - 16-bit, 8-bit and fp8 types: 2:4, each 4-element chunk has two 2-bit indices;
 #   - .tf32: 1:2, the 4-bit field is 0b0100 (element 0) or 0b1110 (element 1);
 #   - 4-bit integers: 4:8 pair-wise, two 2-bit indices of the non-zero pairs.
-# Fields of consecutive chunks of a row are 4 bits apart; a contributing thread holds 4 chunks
-# of row groupID in bits 15:0 and the same chunks of row groupID+8 in bits 31:16 (the ISA's
-# f16 m16n8k32 metadata figure; MLIR's sm_80 integration test of mma.sp packs it so); the
-# sparsity selector names the first contributing thread (or pair) of each group of four, and
-# the j-th contributing thread holds chunks 4j..4j+3. Lanes that do not contribute get
-# random metadata, which must be ignored.
+# Fields of consecutive chunks of a row are 4 bits apart. With one thread or a pair per group,
+# a contributing thread holds 4 chunks of row groupID in bits 15:0 and the same chunks of row
+# groupID+8 in bits 31:16 (the ISA's f16 m16n8k32 metadata figure; MLIR's sm_80 integration
+# test of mma.sp packs it so); the sparsity selector names the first contributing thread (or
+# pair) of each group of four, and the j-th contributing thread holds chunks 4j..4j+3. With
+# all four threads (64 bits per row), thread t holds the 8 chunks 8(t/2).. of row
+# groupID + 8(t%2) (CUTLASS's ELayout_64x64: thread modes (2,2,8,4):(8,2048,1,16) over the
+# column-major 64 x 64-bit metadata matrix; the ISA's figures for columns 0-31 and 32-63).
+# Lanes that do not contribute get random metadata, which must be ignored.
 
 SP_TESTS = [
     # (file, arch, target, shape, d, a, b, c, extra, ordered, selector, gen)
@@ -1234,7 +1237,10 @@ def cmd_sptests(outdir):
         for lane in range(32):
             g, tg = lane >> 2, lane % 4
             j = tg - sel * tpg
-            if 0 <= j < tpg:
+            if tpg == 4:  # 8 chunks of one row per thread
+                r = g + 8 * (tg % 2)
+                meta.append(sum(fields[r][8 * (tg // 2) + q] << (4 * q) for q in range(8)))
+            elif 0 <= j < tpg:
                 v = 0
                 for hi in range(2):
                     for q in range(4):

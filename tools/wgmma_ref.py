@@ -150,7 +150,10 @@ def sp_random(rng, at, K, val, sel):
     for t in range(128):
         wq, lane = t // 32, t % 32
         g, j = lane >> 2, lane % 4 - sel * tpg
-        if 0 <= j < tpg:
+        if tpg == 4:  # 8-bit types: 8 chunks of row g + 8 (t % 2) per thread (ELayout_64x64)
+            r = 16 * wq + g + 8 * (lane % 2)
+            meta.append(sum(fields[r][8 * (lane % 4 // 2) + q] << (4 * q) for q in range(8)))
+        elif 0 <= j < tpg:
             v = 0
             for hi in range(2):
                 for q in range(4):
@@ -457,8 +460,8 @@ def frag_expr(x, E, K, b1):
 
 def sp_compress(at, K, one, sel, salt):
     """`.sp`: the one-hot A (A[m][k] = 1 where k = m mod K) compressed by the PTX ISA's sparse
-    storage rules (9.7.15.6.1; tools/tc_ref.py has the mma.sp text): the 64 x K/2 stored
-    values, and per thread its metadata word (each warp holds its 16 rows like mma.sp's
+    storage rules (9.7.15.6.1; tools/tc_ref.py has the mma.sp text and metadata layout):
+    the 64 x K/2 stored values, and per thread its metadata word (each warp holds its 16 rows like mma.sp's
     m16n8 metadata; lanes the selector does not name get arbitrary words). Chunks without the
     1 store zeros under index pairs that vary with the row (decreasing pairs included)."""
     cw, unit, nz = tc_ref.sp_chunk(at)
@@ -485,7 +488,10 @@ def sp_compress(at, K, one, sel, salt):
     for t in range(128):
         wq, lane = t // 32, t % 32
         g, j = lane >> 2, lane % 4 - sel * tpg
-        if 0 <= j < tpg:
+        if tpg == 4:  # 8-bit types: 8 chunks of row g + 8 (t % 2) per thread (ELayout_64x64)
+            r = 16 * wq + g + 8 * (lane % 2)
+            meta.append(sum(fields[r][8 * (lane % 4 // 2) + q] << (4 * q) for q in range(8)))
+        elif 0 <= j < tpg:
             v = 0
             for hi in range(2):
                 for q in range(4):

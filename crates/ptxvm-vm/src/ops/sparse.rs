@@ -12,10 +12,12 @@
 //!   `threadID_in_group * p + i % p + 4p * (i / p)`, column `groupID`.
 //! - C and D are the dense m16n8 accumulators.
 //! - Metadata: one 4-bit field per chunk of a row (4 elements for 16- and 8-bit types, 2 for
-//!   `.tf32`, 8 for 4-bit types, whose indices name pairs). A contributing thread's register
-//!   holds, in bits 0-15, the fields of 4 consecutive chunks of row `groupID` (lowest chunk in
-//!   the lowest bits) and in bits 16-31 those of row `groupID + 8`; contributing thread `j`
-//!   of the group (the selector names the first) holds chunks `4j..4j+3`.
+//!   `.tf32`, 8 for 4-bit types, whose indices name pairs), lowest chunk in the lowest bits.
+//!   Where one thread or a pair holds a group's metadata (16 or 32 bits per row), contributing
+//!   thread `j` (the selector names the first) holds chunks `4j..4j+3` of row `groupID` in
+//!   bits 0-15 and of row `groupID + 8` in bits 16-31. Where all four do (64 bits per row),
+//!   thread `t` holds 8 chunks of one row: row `groupID + 8 (t % 2)`, chunks `8 (t / 2)`
+//!   onwards (CUTLASS's `ELayout_64x64`; the ISA's figures for columns 0-31 and 32-63).
 //!
 //! Undefined metadata (the ISA: equal indices; for `::ordered_metadata` any pair not in
 //! increasing order; for `.tf32` anything but `0b0100`/`0b1110`) is given a deterministic
@@ -198,8 +200,13 @@ pub(crate) fn decompress(
     for row in 0..16 {
         let (g, hi) = (row % 8, row / 8);
         for ch in 0..k / cw {
-            let lane = 4 * g + sel as usize * tpg + ch / 4;
-            let field = meta.get(lane).copied().unwrap_or(0) >> (16 * hi + 4 * (ch % 4)) & 0xf;
+            // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
+            let (lane, shift) = if tpg == 4 {
+                (4 * g + 2 * (ch / 8) + hi, 4 * (ch % 8))
+            } else {
+                (4 * g + sel as usize * tpg + ch / 4, 16 * hi + 4 * (ch % 4))
+            };
+            let field = meta.get(lane).copied().unwrap_or(0) >> shift & 0xf;
             let vals = comp.get(row * kc + ch * nz..row * kc + (ch + 1) * nz);
             let dst = a.get_mut(row * k + ch * cw..row * k + (ch + 1) * cw);
             let (Some(vals), Some(dst)) = (vals, dst) else {
