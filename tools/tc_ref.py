@@ -1097,6 +1097,256 @@ def cmd_wmmatests(outdir):
     print(f"{len(tests)} wmma run tests -> {outdir}")
 
 
+# ---------------------------------------------------------------------------------------
+# mma.sp / mma.sp::ordered_metadata (PTX ISA "Matrix multiply-accumulate operation using
+# mma.sp instruction with sparse matrix A", "Sparse matrix storage"). Written from the ISA's
+# text in the compressing direction (ptxvm decompresses): a dense A with the shape's
+# structured sparsity is drawn, D is the dense product, and A is then compressed into the
+# fragment of the M x K/2 matrix of its non-zero values plus the per-chunk metadata.
+#   - 16-bit, 8-bit and fp8 types: 2:4, each 4-element chunk has two 2-bit indices;
+#   - .tf32: 1:2, the 4-bit field is 0b0100 (element 0) or 0b1110 (element 1);
+#   - 4-bit integers: 4:8 pair-wise, two 2-bit indices of the non-zero pairs.
+# Fields of consecutive chunks of a row are 4 bits apart. With one thread or a pair per group,
+# a contributing thread holds 4 chunks of row groupID in bits 15:0 and the same chunks of row
+# groupID+8 in bits 31:16 (the ISA's f16 m16n8k32 metadata figure; MLIR's sm_80 integration
+# test of mma.sp packs it so); the sparsity selector names the first contributing thread (or
+# pair) of each group of four, and the j-th contributing thread holds chunks 4j..4j+3. With
+# all four threads (64 bits per row), thread t holds the 8 chunks 8(t/2).. of row
+# groupID + 8(t%2) (CUTLASS's ELayout_64x64: thread modes (2,2,8,4):(8,2048,1,16) over the
+# column-major 64 x 64-bit metadata matrix; the ISA's figures for columns 0-31 and 32-63).
+# Lanes that do not contribute get random metadata, which must be ignored.
+
+SP_TESTS = [
+    # (file, arch, target, shape, d, a, b, c, extra, ordered, selector, gen)
+    ("mma_sp_m16n8k16_f16_f16_sel2_sm80", "sm_80", "sm_80", (16, 8, 16), "f16", "f16", "f16", "f16", "", False, 2, "ampere"),
+    ("mma_sp_m16n8k16_f16_f32_ordered_sel0_sm90", "sm_90a", "sm_80", (16, 8, 16), "f32", "f16", "f16", "f32", "", True, 0, "hopper"),
+    ("mma_sp_m16n8k16_f16_f32_sel3_sm80", "sm_80", "sm_80", (16, 8, 16), "f32", "f16", "f16", "f32", "", False, 3, "ampere"),
+    ("mma_sp_m16n8k16_f16_f16_ordered_sel1_sm89", "sm_89", "sm_80", (16, 8, 16), "f16", "f16", "f16", "f16", "", True, 1, "ada"),
+    ("mma_sp_m16n8k32_f16_f16_sel1_sm80", "sm_80", "sm_80", (16, 8, 32), "f16", "f16", "f16", "f16", "", False, 1, "ampere"),
+    ("mma_sp_m16n8k32_f16_f32_ordered_sel0_sm89", "sm_89", "sm_80", (16, 8, 32), "f32", "f16", "f16", "f32", "", True, 0, "ada"),
+    ("mma_sp_m16n8k32_f16_f32_sel1_sm100", "sm_100a", "sm_80", (16, 8, 32), "f32", "f16", "f16", "f32", "", False, 1, "blackwell"),
+    ("mma_sp_m16n8k16_bf16_ordered_sel1_sm80", "sm_80", "sm_80", (16, 8, 16), "f32", "bf16", "bf16", "f32", "", True, 1, "ampere"),
+    ("mma_sp_m16n8k32_bf16_sel1_sm90", "sm_90a", "sm_80", (16, 8, 32), "f32", "bf16", "bf16", "f32", "", False, 1, "hopper"),
+    ("mma_sp_m16n8k32_bf16_ordered_sel0_sm80", "sm_80", "sm_80", (16, 8, 32), "f32", "bf16", "bf16", "f32", "", True, 0, "ampere"),
+    ("mma_sp_m16n8k8_tf32_sel3_sm80", "sm_80", "sm_80", (16, 8, 8), "f32", "tf32", "tf32", "f32", "", False, 3, "ampere"),
+    ("mma_sp_m16n8k16_tf32_ordered_sel1_sm90", "sm_90a", "sm_80", (16, 8, 16), "f32", "tf32", "tf32", "f32", "", True, 1, "hopper"),
+    ("mma_sp_m16n8k16_tf32_sel0_sm80", "sm_80", "sm_80", (16, 8, 16), "f32", "tf32", "tf32", "f32", "", False, 0, "ampere"),
+    ("mma_sp_m16n8k64_e4m3_e5m2_sm89", "sm_89", "sm_89", (16, 8, 64), "f32", "e4m3", "e5m2", "f32", "", False, 0, "ada"),
+    ("mma_sp_m16n8k64_e5m2_ordered_sm90", "sm_90a", "sm_89", (16, 8, 64), "f32", "e5m2", "e5m2", "f32", "", True, 0, "hopper"),
+    ("mma_sp_m16n8k64_f8f6f4_e2m1_e3m2_sm120", "sm_120a", "sm_120a", (16, 8, 64), "f32", "e2m1", "e3m2", "f32", ".kind::f8f6f4", True, 0, "rtx-blackwell"),
+    ("mma_sp_m16n8k64_f8f6f4_alt_e4m3_e2m3_sm120", "sm_120a", "sm_120a", (16, 8, 64), "f32", "e4m3", "e2m3", "f32", ".kind::f8f6f4@alt", True, 0, "rtx-blackwell"),
+    ("mma_sp_m16n8k64_f8f6f4_f16_e5m2_e2m1_sm120", "sm_120a", "sm_120a", (16, 8, 64), "f16", "e5m2", "e2m1", "f16", ".kind::f8f6f4", True, 0, "rtx-blackwell"),
+    ("mma_sp_m16n8k64_f8f6f4_alt_f16_e3m2_e4m3_sm120", "sm_120a", "sm_120a", (16, 8, 64), "f16", "e3m2", "e4m3", "f16", ".kind::f8f6f4@alt", True, 0, "rtx-blackwell"),
+    ("mma_sp_m16n8k32_s8_u8_satfinite_sel1", "sm_80", "sm_80", (16, 8, 32), "s32", "s8", "u8", "s32", ".satfinite", False, 1, None),
+    ("mma_sp_m16n8k32_u8_ordered_sel0", "sm_90a", "sm_80", (16, 8, 32), "s32", "u8", "u8", "s32", "", True, 0, None),
+    ("mma_sp_m16n8k64_s8", "sm_80", "sm_80", (16, 8, 64), "s32", "s8", "s8", "s32", "", False, 0, None),
+    ("mma_sp_m16n8k64_u8_s8_ordered_satfinite", "sm_80", "sm_80", (16, 8, 64), "s32", "u8", "s8", "s32", ".satfinite", True, 0, None),
+    ("mma_sp_m16n8k64_u4_s4_sel1", "sm_80", "sm_80", (16, 8, 64), "s32", "u4", "s4", "s32", "", False, 1, None),
+    ("mma_sp_m16n8k64_s4_ordered_satfinite_sel0", "sm_80", "sm_80", (16, 8, 64), "s32", "s4", "s4", "s32", ".satfinite", True, 0, None),
+    ("mma_sp_m16n8k128_s4_satfinite", "sm_80", "sm_80", (16, 8, 128), "s32", "s4", "s4", "s32", ".satfinite", False, 0, None),
+    ("mma_sp_m16n8k128_u4_ordered", "sm_80", "sm_80", (16, 8, 128), "s32", "u4", "u4", "s32", "", True, 0, None),
+]
+
+
+def sp_chunk(t):
+    """(chunk width in elements, index unit in elements, stored values per chunk)"""
+    if t == "tf32":
+        return 2, 1, 1
+    if t in ("s4", "u4"):
+        return 8, 2, 4
+    return 4, 1, 2
+
+
+def sp_b_frag(k, t, lane, i):
+    """Row and column of element i of lane's B: the dense table where the ISA has the shape;
+    the sparse sections' B figures continue the same pattern (register r one step of 4
+    elements-per-register further in K) for the shapes only mma.sp has."""
+    g, tg = lane >> 2, lane % 4
+    dense = {("f16", 16), ("bf16", 16), ("tf32", 8), ("s8", 32), ("u8", 32), ("s4", 64),
+             ("u4", 64)}
+    if (t, k) in dense:
+        _, r, c = frag((16, 8, k), "b", t, lane, i)
+        return r, c
+    if t in ("f16", "bf16"):  # m16n8k32
+        return tg * 2 + (i & 1) + 8 * (i // 2), g
+    if t == "tf32":  # m16n8k16
+        return tg + 4 * i, g
+    if t in ("s4", "u4"):  # m16n8k128
+        return tg * 8 + (i & 7) + 32 * (i // 8), g
+    return tg * 4 + (i & 3) + 16 * (i // 4), g  # 8-bit m16n8k64
+
+
+def cmd_sptests(outdir):
+    for (name, arch, target, shape, d, at, bt, ct, extra, ordered, sel, gen) in SP_TESTS:
+        rng = SplitMix64(seed_of(name))
+        m, n, k = shape
+        kc = k // 2
+        cw, unit, nz = sp_chunk(at)
+        kind = ".kind::f8f6f4" in extra
+        center = rng.next()
+
+        def val(t):
+            v = rand_elem(rng, t)
+            if v is None:
+                v = gen_bits(t, rng.next(), 1, center)
+            return v & ((1 << width(t)) - 1) if kind else v
+        # Dense sparse A, its compressed rows and the metadata fields.
+        A = [[0] * k for _ in range(m)]
+        comp = [[0] * kc for _ in range(m)]
+        fields = [[0] * (k // cw) for _ in range(m)]
+        for r in range(m):
+            for ch in range(k // cw):
+                if at == "tf32":
+                    e = rng.next() & 1
+                    fields[r][ch] = 0b1110 if e else 0b0100
+                    idx = [e]
+                else:
+                    slots = cw // unit
+                    i0 = rng.next() % slots
+                    i1 = (i0 + 1 + rng.next() % (slots - 1)) % slots
+                    if ordered and i0 > i1:
+                        i0, i1 = i1, i0
+                    fields[r][ch] = i0 | (i1 << 2)
+                    idx = [i0, i1]
+                stored = []
+                for x in idx:
+                    for u in range(unit):
+                        v = val(at)
+                        A[r][ch * cw + x * unit + u] = v
+                        stored.append(v)
+                comp[r][ch * nz:(ch + 1) * nz] = stored
+        B = [[val(bt) for _ in range(n)] for _ in range(k)]
+        C = [[0] * n for _ in range(m)]
+        for r in range(m):
+            for c in range(n):
+                v = rand_elem(rng, ct, True)
+                C[r][c] = v if v is not None else gen_bits(ct, rng.next(), 1, center, ref=at)
+        D = [[0] * n for _ in range(m)]
+        for r in range(m):
+            for c in range(n):
+                bcol = [B[x][c] for x in range(k)]
+                cv = C[r][c]
+                if at in ("s8", "u8", "s4", "u4"):
+                    sv = cv - (1 << 32) if cv >> 31 else cv
+                    D[r][c] = dot_int(at, bt, A[r], bcol, sv, "satfinite" in extra)
+                else:
+                    D[r][c] = dot(gen, "mma", at, bt, ct, d, A[r], bcol, cv)
+        # Metadata registers.
+        tpg = (k // cw) // 4
+        meta = []
+        for lane in range(32):
+            g, tg = lane >> 2, lane % 4
+            j = tg - sel * tpg
+            if tpg == 4:  # 8 chunks of one row per thread
+                r = g + 8 * (tg % 2)
+                meta.append(sum(fields[r][8 * (tg // 2) + q] << (4 * q) for q in range(8)))
+            elif 0 <= j < tpg:
+                v = 0
+                for hi in range(2):
+                    for q in range(4):
+                        v |= fields[g + 8 * hi][4 * j + q] << (16 * hi + 4 * q)
+                meta.append(v)
+            else:
+                meta.append(rng.next() & 0xFFFFFFFF)
+        # Fragments: A is the dense layout of the M x K/2 compressed matrix.
+        cshape = (16, 8, kc)
+        fa, fb, fc, fd = [], [], [], []
+        for lane in range(32):
+            ea = []
+            for i in range(per_lane(cshape, at, "a")):
+                _, r, c = frag(cshape, "a", at, lane, i)
+                v = comp[r][c]
+                ea.append(f8f6f4_place(at, v) if kind else v)
+            eb = []
+            for i in range(per_lane(shape, bt, "b")):
+                r, c = sp_b_frag(k, bt, lane, i)
+                eb.append(f8f6f4_place(bt, B[r][c]) if kind else B[r][c])
+            ec = [C[r][c] for (_, r, c) in (frag(shape, "c", ct, lane, i)
+                                             for i in range(per_lane(shape, ct, "c")))]
+            ed = [D[r][c] for (_, r, c) in (frag(shape, "c", d, lane, i)
+                                             for i in range(per_lane(shape, d, "c")))]
+            fa += pack(at, ea)
+            fb += pack(bt, eb)
+            fc += pack(ct, ec)
+            fd += pack(d, ed)
+        write_sptest(outdir, name, arch, target, shape, d, at, bt, ct, extra, ordered, sel, gen,
+                     (fa, fb, fc, meta, fd))
+    print(f"{len(SP_TESTS)} mma.sp run tests -> {outdir}")
+
+
+def sp_opname(shape, d, at, bt, ct, extra, ordered):
+    m, n, k = shape
+    sp = ".sp::ordered_metadata" if ordered else ".sp"
+    if extra == ".kind::f8f6f4@alt":
+        return f"mma{sp}.sync.aligned.kind::f8f6f4.m{m}n{n}k{k}.row.col.{d}.{at}.{bt}.{ct}"
+    if extra.startswith(".kind"):
+        return f"mma{sp}.sync.aligned.m{m}n{n}k{k}.row.col{extra}.{d}.{at}.{bt}.{ct}"
+    return f"mma{sp}.sync.aligned.m{m}n{n}k{k}.row.col{extra}.{d}.{at}.{bt}.{ct}"
+
+
+def write_sptest(outdir, name, arch, target, shape, d, at, bt, ct, extra, ordered, sel, gen,
+                 frags, expect_error=None):
+    fa, fb, fc, fe, fd = frags
+    opname = sp_opname(shape, d, at, bt, ct, extra, ordered)
+    na, nb, nc, nd = len(fa) // 32, len(fb) // 32, len(fc) // 32, len(fd) // 32
+    rt = lambda t: {"f32": ".f32", "s32": ".s32"}.get(t, ".b32")
+    desc = ("exact integer arithmetic (wrap, or .satfinite clamping of the exact sum)"
+            if gen is None else
+            f"the {gen} generation's tensor-core model (T-FDPA,\n// shared/spec/tensor-core-arithmetic.md) on the decompressed A")
+    lines = [f"// `{opname}` with sparsity selector {sel} on {arch}: one warp, random operands.",
+             "// Generated by tools/tc_ref.py from the PTX ISA's sparse storage text: a structured-",
+             "// sparse A is drawn, compressed into A's fragment (arg0) and the metadata (arg3; lanes",
+             "// the selector does not name hold random words, which must be ignored); arg1 = B,",
+             "// arg2 = C, arg4 = D per lane, expected from",
+             f"// {desc}."]
+    if expect_error:
+        lines = lines[:1] + [f"// The selector is outside the ISA's range for this shape: the launch must fail."]
+    lines.append(f"// run: --grid 1 --block 32 --arch {arch}")
+    arg = lambda vals: "// arg: u32[%d] = [" % len(vals) + ", ".join(hex(v) for v in vals) + "]"
+    lines += [arg(fa), arg(fb), arg(fc), arg(fe), f"// arg: zeros:u32:{len(fd)}"]
+    if expect_error:
+        lines.append(f"// expect error: {expect_error}")
+    else:
+        for i in range(0, len(fd), 16):
+            chunk = fd[i:i + 16]
+            lines.append(f"// expect arg4[{i}..{i + len(chunk)}]: u32 [" +
+                         ", ".join(hex(v) for v in chunk) + "]")
+    lines += [".version 8.7", f".target {target}", ".address_size 64", "",
+              ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pe, .param .u64 pd)",
+              "{",
+              f"\t.reg .b32 %a<{na}>;", f"\t.reg .b32 %b<{nb}>;", f"\t.reg {rt(ct)} %c<{nc}>;",
+              f"\t.reg {rt(d)} %d<{nd}>;", "\t.reg .b32 %e;", "\t.reg .b32 %r<4>;",
+              "\t.reg .b64 %rd<20>;", "\tmov.u32 %r1, %tid.x;"]
+    for idx, (p, cnt, reg, ty) in enumerate((("pa", na, "a", ".b32"), ("pb", nb, "b", ".b32"),
+                                             ("pc", nc, "c", rt(ct)), ("pe", 1, "e", ".b32"))):
+        lines.append(f"\tld.param.u64 %rd{idx * 3 + 1}, [{p}];")
+        lines.append(f"\tmul.wide.u32 %rd{idx * 3 + 2}, %r1, {cnt * 4};")
+        lines.append(f"\tadd.u64 %rd{idx * 3 + 3}, %rd{idx * 3 + 1}, %rd{idx * 3 + 2};")
+        for j in range(cnt):
+            dst = "%e" if reg == "e" else f"%{reg}{j}"
+            lines.append(f"\tld.global{ty} {dst}, [%rd{idx * 3 + 3}+{j * 4}];")
+    vec = lambda r, c: "{" + ", ".join(f"%{r}{j}" for j in range(c)) + "}"
+    lines.append(f"\t{opname} {vec('d', nd)}, {vec('a', na)}, {vec('b', nb)}, {vec('c', nc)}, %e, {sel};")
+    lines += ["\tld.param.u64 %rd13, [pd];", f"\tmul.wide.u32 %rd14, %r1, {nd * 4};",
+              "\tadd.u64 %rd15, %rd13, %rd14;"]
+    for j in range(nd):
+        lines.append(f"\tst.global{rt(d)} [%rd15+{j * 4}], %d{j};")
+    lines += ["\tret;", "}"]
+    with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def cmd_sperrors(outdir):
+    """A selector ptxas accepts (0-3) but the ISA leaves undefined for the shape."""
+    z = lambda c: [0] * (32 * c)
+    write_sptest(outdir, "mma_sp_selector_undefined", "sm_80", "sm_80", (16, 8, 32), "f32",
+                 "f16", "f16", "f32", "", False, 2, "ampere", (z(4), z(4), z(4), z(1), z(4)),
+                 expect_error="sparsity selector 2 is undefined")
+    write_sptest(outdir, "mma_sp_selector_undefined_k64", "sm_80", "sm_80", (16, 8, 64), "s32",
+                 "s8", "s8", "s32", "", True, 1, None, (z(4), z(4), z(4), z(1), z(4)),
+                 expect_error="sparsity selector 1 is undefined")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "vectors":
@@ -1104,6 +1354,8 @@ if __name__ == "__main__":
     elif what == "runtests":
         cmd_runtests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_wmmatests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_sptests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_sperrors("tests/run/errors")
     else:
         print(__doc__)
         sys.exit(2)

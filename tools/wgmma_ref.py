@@ -47,8 +47,9 @@ def canonical(major, w, T, lbo, sbo):
     eb = 128 // T
     if major == "K":
         if w == 1:
-            return ((8, 1 << 20), (T, 2)), ((128, sbo * 8), (eb, lbo * 8))
-        return ((8, 1 << 20), (T, 2)), ((128 * w, sbo * 8), (eb, 128))
+            return ((8, 1 << 20), (T, 1 << 20)), ((128, sbo * 8), (eb, lbo * 8))
+        # K runs along the swizzle row (w 16-byte units; the dense forms use two).
+        return ((8, 1 << 20), (T, w)), ((128 * w, sbo * 8), (eb, 128))
     if w == 1:
         return ((T, 1 << 20), (8, 1 << 20)), ((eb, sbo * 8), (128, lbo * 8))
     return ((T, w, 1 << 20), (8, 1 << 20)), ((eb, 128, lbo * 8), (128 * w, sbo * 8))
@@ -98,6 +99,71 @@ CASES = [
 ]
 
 
+# `.sp` cases: the same fields, then the sparsity selector. A is drawn structured-sparse
+# (random index pairs, decreasing ones included), D is its dense product, and A is stored
+# compressed (64 x K/2) in registers or shared memory with per-warp metadata (sp_compress's
+# layout); B has the full K (64 bytes per row: its swizzle holds them).
+SP_CASES = [
+    ("wgmma_sp_f16_f32_regs_sel1", "f32", "f16", "f16", 16, "regs",
+     ("K", "64", 0, 0, 512), 1, 1, 1, False, 1),
+    ("wgmma_sp_bf16_f32_desc_sw32_transb", "f32", "bf16", "bf16", 24, ("K", "32", 0, 0, 256),
+     ("MN", "64", 0, 2048, 512), 1, -1, 1, False, 0),
+    ("wgmma_sp_f16_f16_desc_none_sel1", "f16", "f16", "f16", 16, ("K", "none", 0, 128, 256),
+     ("K", "none", 0, 128, 512), 1, 1, 1, False, 1),
+    ("wgmma_sp_tf32_f32_desc_sw128", "f32", "tf32", "tf32", 8, ("K", "128", 0, 0, 1024),
+     ("K", "128", 0, 0, 1024), 1, 1, -1, False, 1),
+    ("wgmma_sp_e4m3_e5m2_f32_regs", "f32", "e4m3", "e5m2", 8, "regs",
+     ("K", "none", 0, 128, 512), 1, 1, 1, False, 0),
+    ("wgmma_sp_e5m2_f16_desc_scaled0", "f16", "e5m2", "e5m2", 16, ("K", "64", 0, 0, 512),
+     ("K", "128", 0, 0, 1024), 0, 1, 1, False, 0),
+    ("wgmma_sp_s8_u8_satfinite_desc", "s32", "s8", "u8", 8, ("K", "32", 0, 0, 256),
+     ("K", "64", 0, 0, 512), 1, 1, 1, True, 0),
+    ("wgmma_sp_u8_u8_regs", "s32", "u8", "u8", 16, "regs",
+     ("K", "none", 0, 128, 512), 1, 1, 1, False, 0),
+]
+
+
+def sp_random(rng, at, K, val, sel):
+    """A random structured-sparse 64 x K A, its compressed 64 x K/2 form and each thread's
+    metadata word (the rules of sp_compress)."""
+    cw, unit, nz = tc_ref.sp_chunk(at)
+    A = [[0] * K for _ in range(64)]
+    comp = [[0] * (K // 2) for _ in range(64)]
+    fields = [[0] * (K // cw) for _ in range(64)]
+    for m in range(64):
+        for ch in range(K // cw):
+            if at == "tf32":
+                e = rng.next() & 1
+                fields[m][ch] = 0b1110 if e else 0b0100
+                idx = [e]
+            else:
+                i0 = rng.next() % 4
+                i1 = (i0 + 1 + rng.next() % 3) % 4
+                fields[m][ch] = i0 | (i1 << 2)
+                idx = [i0, i1]
+            for j, x in enumerate(idx):
+                v = val()
+                A[m][ch * cw + x] = v
+                comp[m][ch * nz + j] = v
+    tpg = (K // cw) // 4
+    meta = []
+    for t in range(128):
+        wq, lane = t // 32, t % 32
+        g, j = lane >> 2, lane % 4 - sel * tpg
+        if tpg == 4:  # 8-bit types: 8 chunks of row g + 8 (t % 2) per thread (ELayout_64x64)
+            r = 16 * wq + g + 8 * (lane % 2)
+            meta.append(sum(fields[r][8 * (lane % 4 // 2) + q] << (4 * q) for q in range(8)))
+        elif 0 <= j < tpg:
+            v = 0
+            for hi in range(2):
+                for q in range(4):
+                    v |= fields[16 * wq + g + 8 * hi][4 * j + q] << (16 * hi + 4 * q)
+            meta.append(v)
+        else:
+            meta.append(rng.next() & 0xFFFFFFFF)
+    return A, comp, meta
+
+
 def u32s(b):
     return [struct.unpack_from("<I", b, i)[0] for i in range(0, len(b), 4)]
 
@@ -107,10 +173,12 @@ def hexlist(v):
 
 
 def gen_case(case):
-    name, d, at, bt, n, asrc, bsrc, scale_d, sa, sb, sat = case
+    name, d, at, bt, n, asrc, bsrc, scale_d, sa, sb, sat = case[:11]
+    sel = case[11] if len(case) > 11 else None
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     bits = BITS[at]
-    k = KOF[bits]
+    k = KOF[bits] * (1 if sel is None else 2)
+    ka = k if sel is None else k // 2  # columns of A as stored
     T = 128 // bits
     center = rng.next()
 
@@ -118,7 +186,11 @@ def gen_case(case):
         v = tc_ref.rand_elem(rng, t)
         return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
 
-    A = [[rand(at) for _ in range(k)] for _ in range(64)]
+    meta = None
+    if sel is None:
+        A = Ast = [[rand(at) for _ in range(k)] for _ in range(64)]
+    else:
+        A, Ast, meta = sp_random(rng, at, k, lambda: rand(at), sel)
     B = [[rand(bt) for _ in range(k)] for _ in range(n)]  # B[n][k]
     ct = "s32" if d == "s32" else d
     C = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
@@ -130,8 +202,8 @@ def gen_case(case):
     if asrc != "regs":
         major, swz, off, lbo, sbo = asrc
         for m in range(64):
-            for kk in range(k):
-                end = max(end, place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+            for kk in range(ka):
+                end = max(end, place(img, off, major, swz, T, lbo, sbo, m, kk, bits, Ast[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
     major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
@@ -155,14 +227,14 @@ def gen_case(case):
                 D[m][nn] = tc_ref.dot("hopper", "wgmma", at, bt, d, d, a, b, c)
     nd = n // 2 if d != "f16" else n // 4
     areg, creg, dreg = [], [], []
-    shape = (16, 8, k)
-    per_a = 16 * k // 32
+    shape = (16, 8, ka)
+    per_a = 16 * ka // 32
     for t in range(128):
         wq, lane = t // 32, t % 32
         elems = [0] * per_a
         for i in range(per_a):
             _, r, c = tc_ref.frag(shape, "a", at if at != "b1" else "b1", lane, i)
-            elems[i] = A[16 * wq + r][c]
+            elems[i] = Ast[16 * wq + r][c]
         areg += tc_ref.pack(at, elems)
         ce, de = [], []
         for e in range(n // 2):
@@ -177,13 +249,16 @@ def gen_case(case):
             dreg += de
     return {
         "k": k, "nd": nd, "img": u32s(bytes(img)), "areg": areg, "creg": creg, "dreg": dreg,
+        "meta": meta,
         "adesc": None if asrc == "regs" else (asrc[2], desc(asrc[2], asrc[3], asrc[4], asrc[1])),
         "bdesc": (bbase + bsrc[2], desc(bbase + bsrc[2], bsrc[3], bsrc[4], bsrc[1])),
     }
 
 
 def write_case(outdir, case):
-    name, d, at, bt, n, asrc, bsrc, scale_d, sa, sb, sat = case
+    name, d, at, bt, n, asrc, bsrc, scale_d, sa, sb, sat = case[:11]
+    sel = case[11] if len(case) > 11 else None
+    sp = "" if sel is None else ".sp"
     g = gen_case(case)
     k, nd = g["k"], g["nd"]
     float_ab = at not in ("s8", "u8", "b1")
@@ -207,7 +282,7 @@ def write_case(outdir, case):
         "regs": "A from registers",
     }.get(asrc, None) or f"A {asrc[0]}-major, {asrc[1]} swizzle, start +{asrc[2]}, LBO {asrc[3]}, SBO {asrc[4]}"
     lines = [
-        f"// `wgmma.mma_async.sync.aligned{shape}{types}` on sm_90a: one warpgroup, random operands.",
+        f"// `wgmma.mma_async{sp}.sync.aligned{shape}{types}` on sm_90a: one warpgroup, random operands.",
         "// Generated by tools/wgmma_ref.py: the A and B matrices are written into a shared-memory",
         "// image by the canonical layouts of the PTX ISA (evaluated independently in Python),",
         "// copied to shared memory by the kernel; A/C/D registers per thread follow the ISA's",
@@ -218,20 +293,28 @@ def write_case(outdir, case):
         f"// arg: u32[{len(g['img'])}] = {hexlist(g['img'])}",
         f"// arg: u32[{len(g['areg'])}] = {hexlist(g['areg'])}",
         f"// arg: u32[{len(g['creg'])}] = {hexlist(g['creg'])}",
-        f"// arg: zeros:u32:{len(g['dreg'])}",
     ]
+    if sp:
+        lines[6:6] = [
+            f"// Sparse: A is structured-sparse, stored compressed (64 x {k // 2}) with each thread's",
+            f"// metadata in arg 3 (sparsity selector {sel}; lanes it does not name hold random words).",
+        ]
+        lines.append(f"// arg: u32[128] = {hexlist(g['meta'])}")
+    lines.append(f"// arg: zeros:u32:{len(g['dreg'])}")
     dr = g["dreg"]
+    darg = 4 if sp else 3
     for i in range(0, len(dr), 16):
-        lines.append(f"// expect arg3[{i}..{min(i + 16, len(dr))}]: u32 {hexlist(dr[i:i + 16])}")
+        lines.append(f"// expect arg{darg}[{i}..{min(i + 16, len(dr))}]: u32 {hexlist(dr[i:i + 16])}")
     # Mixed .s8/.u8 operands need PTX ISA 8.4 (ptxas: "WGMMA with mixed integer types").
     body = [
-        f".version {'8.4' if at != bt and at in ('s8', 'u8') else '8.0'}",
+        f".version {'8.4' if at != bt and at in ('s8', 'u8') else '8.2' if sp else '8.0'}",
         ".target sm_90a",
         ".address_size 64",
         "",
-        ".visible .entry k(.param .u64 pimg, .param .u64 pa, .param .u64 pc, .param .u64 pd)",
+        ".visible .entry k(.param .u64 pimg, .param .u64 pa, .param .u64 pc, "
+        + (".param .u64 pe, " if sp else "") + ".param .u64 pd)",
         "{",
-        "\t.shared .align 1024 .b8 smem[16384];",
+        f"\t.shared .align 1024 .b8 smem[{max(16384, (len(g['img']) * 4 + 1023) // 1024 * 1024)}];",
         "\t.reg .pred %p<2>;",
         "\t.reg .b32 %a<4>;",
         f"\t.reg .{dty} %d<{nd}>;",
@@ -283,9 +366,18 @@ def write_case(outdir, case):
             "\tcvt.u64.u32 %rda, %r8;",
             f"\tor.b64 %rda, %rda, {adesc:#x};",
         ]
+    if sp:
+        body += [
+            "\t.reg .b32 %e;",
+            "\tld.param.u64 %rd13, [pe];",
+            "\tmul.wide.u32 %rd14, %r1, 4;",
+            "\tadd.u64 %rd13, %rd13, %rd14;",
+            "\tld.global.b32 %e, [%rd13];",
+        ]
     body += [
         "\twgmma.fence.sync.aligned;",
-        f"\twgmma.mma_async.sync.aligned{shape}{types} {{{dregs}}}, {aop}, %rdb, {scale_d}{imms};",
+        f"\twgmma.mma_async{sp}.sync.aligned{shape}{types} {{{dregs}}}, {aop}, %rdb, "
+        + (f"%e, {sel}, " if sp else "") + f"{scale_d}{imms};",
         "\twgmma.commit_group.sync.aligned;",
         "\twgmma.wait_group.sync.aligned 0;",
         "\tld.param.u64 %rd10, [pd];",
@@ -341,17 +433,18 @@ FORM_GROUPS = [
 ]
 
 
-def table_ns(at, d):
-    """The N of every dense form of the instruction table for these types."""
+def table_ns(at, d, sparse=False):
+    """The N of every dense (sparse: `.sp`) form of the instruction table for these types."""
     import re
     ns = set()
+    sp = r"\.sp" if sparse else ""
     path = os.path.join(ROOT, "crates", "ptxvm-ir", "isa", "tensor.isa")
     kind = {"f16": f".{d}.f16.f16 ", "bf16": ".f32.bf16.bf16 ", "tf32": ".f32.tf32.tf32 ",
             "e4m3": f".{d}.atype.btype ", "e5m2": f".{d}.atype.btype ",
             "s8": ".s32.itype_a.itype_b ", "u8": ".s32.itype_a.itype_b ",
             "b1": ".s32.b1.b1.and.popc "}[at]
     for line in open(path):
-        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k\d+(\{\.satfinite\})?(\S*) ", line)
+        m = re.match(r"wgmma\.mma_async" + sp + r"\.sync\.aligned\.m64n(\d+)k\d+(\{\.satfinite\})?(\S*) ", line)
         if m and (m.group(3) + " ").endswith(kind):
             ns.add(int(m.group(1)))
     return sorted(ns)
@@ -365,30 +458,82 @@ def frag_expr(x, E, K, b1):
     return m, n
 
 
-def write_forms(outdir, group):
+def sp_compress(at, K, one, sel, salt):
+    """`.sp`: the one-hot A (A[m][k] = 1 where k = m mod K) compressed by the PTX ISA's sparse
+    storage rules (9.7.15.6.1; tools/tc_ref.py has the mma.sp text and metadata layout):
+    the 64 x K/2 stored values, and per thread its metadata word (each warp holds its 16 rows like mma.sp's
+    m16n8 metadata; lanes the selector does not name get arbitrary words). Chunks without the
+    1 store zeros under index pairs that vary with the row (decreasing pairs included)."""
+    cw, unit, nz = tc_ref.sp_chunk(at)
+    comp = [[0] * (K // 2) for _ in range(64)]
+    fields = [[0] * (K // cw) for _ in range(64)]
+    for m in range(64):
+        k0 = m % K
+        for ch in range(K // cw):
+            if at == "tf32":
+                e = k0 % 2 if ch == k0 // cw else (m + ch) % 2
+                fields[m][ch] = 0b1110 if e else 0b0100
+                comp[m][ch] = one if ch == k0 // cw else 0
+                continue
+            if ch == k0 // cw:
+                i0 = k0 % cw
+                i1 = (i0 + 1 + m % 3) % 4
+                comp[m][2 * ch] = one
+            else:
+                i0 = (m + ch) % 4
+                i1 = (i0 + 1 + ch % 3) % 4
+            fields[m][ch] = i0 | (i1 << 2)
+    tpg = (K // cw) // 4
+    meta = []
+    for t in range(128):
+        wq, lane = t // 32, t % 32
+        g, j = lane >> 2, lane % 4 - sel * tpg
+        if tpg == 4:  # 8-bit types: 8 chunks of row g + 8 (t % 2) per thread (ELayout_64x64)
+            r = 16 * wq + g + 8 * (lane % 2)
+            meta.append(sum(fields[r][8 * (lane % 4 // 2) + q] << (4 * q) for q in range(8)))
+        elif 0 <= j < tpg:
+            v = 0
+            for hi in range(2):
+                for q in range(4):
+                    v |= fields[16 * wq + g + 8 * hi][4 * j + q] << (16 * hi + 4 * q)
+            meta.append(v)
+        else:
+            meta.append((t * 0x9E3779B1 + salt) & 0xFFFFFFFF)
+    return comp, meta
+
+
+def write_forms(outdir, group, sparse=False):
     suffix, d, at, bt, sat, regs, aswz, bswz = group
     bits = BITS[at]
-    K = KOF[bits]
+    K = KOF[bits] * (2 if sparse else 1)
+    Ka = K // 2 if sparse else K  # columns of A as stored
     T = 128 // bits
     b1 = at == "b1"
-    ns = table_ns(at, d)
+    ns = table_ns(at, d, sparse)
     nmax = max(ns)
+    sel = (1 if regs else 0) if sparse and bits in (16, 32) else 0
 
     def bval(nn, kk):
         return ONE_TO_7[bt][(nn + 3 * kk) % 8]
 
     one = ONE_TO_7[at][1]
     A = [[one if kk == m % K else 0 for kk in range(K)] for m in range(64)]
+    meta = None
+    if sparse:
+        A, meta = sp_compress(at, K, one, sel, len(suffix))
     img = bytearray(65536)
     end = 0
-    lbo_sbo = {"none": (128, 256), "32": (0, 256), "64": (0, 512)}
+    # (LBO, SBO) of a K-major matrix of K elements: without swizzle core matrices of 8 rows x
+    # 16 bytes, K's after each other; with one, 8 rows of the swizzle width (K must fit).
+    lbo_sbo = lambda swz, kk: {"none": (128, 8 * kk * bits // 8), "32": (0, 256),  # noqa: E731
+                               "64": (0, 512), "128": (0, 1024)}[swz]
     if not regs:
-        lbo, sbo = lbo_sbo[aswz]
+        lbo, sbo = lbo_sbo(aswz, Ka)
         for m in range(64):
-            for kk in range(K):
+            for kk in range(Ka):
                 end = max(end, place(img, 0, "K", aswz, T, lbo, sbo, m, kk, bits, A[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    lbo, sbo = lbo_sbo[bswz]
+    lbo, sbo = lbo_sbo(bswz, K)
     for nn in range(nmax):
         for kk in range(K):
             end = max(end, place(img, bbase, "K", bswz, T, lbo, sbo, nn, kk, bits, bval(nn, kk)))
@@ -396,10 +541,10 @@ def write_forms(outdir, group):
     areg = []
     for t in range(128):
         wq, lane = t // 32, t % 32
-        per_a = 16 * K // 32
+        per_a = 16 * Ka // 32
         elems = []
         for i in range(per_a):
-            _, r, c = tc_ref.frag((16, 8, K), "a", at, lane, i)
+            _, r, c = tc_ref.frag((16, 8, Ka), "a", at, lane, i)
             elems.append(A[16 * wq + r][c])
         areg += tc_ref.pack(at, elems)
     ety = {"f32": "f32", "f16": "f16", "s32": "i32"}[d]
@@ -417,11 +562,19 @@ def write_forms(outdir, group):
     types = f".{d}.{at}.{bt}" + (".and.popc" if b1 else "")
     dregty = {"f32": ".f32", "f16": ".b32", "s32": ".s32"}[d]
     per_reg = 2 if d == "f16" else 1  # accumulator elements per register
-    name = f"wgmma_forms_{suffix}"
+    name = f"wgmma_{'sp_' if sparse else ''}forms_{suffix}"
+    sp = ".sp" if sparse else ""
     lines = [
-        f"// Every N of `wgmma.mma_async.sync.aligned.m64nNk{K}{sat}{types}` with A from "
+        f"// Every N of `wgmma.mma_async{sp}.sync.aligned.m64nNk{K}{sat}{types}` with A from "
         + ("registers" if regs else f"a descriptor ({aswz} swizzle)") + f", B {bswz} swizzle.",
         "// Generated by tools/wgmma_ref.py forms: A is one-hot (A[m][k] = 1 where k = m mod K),",
+    ]
+    if sparse:
+        lines += [
+            f"// stored compressed (64 x {Ka}) with per-warp metadata (arg 3, sparsity selector {sel};",
+            "// lanes it does not name hold arbitrary words) by the ISA's sparse storage rules,",
+        ]
+    lines += [
         f"// B[n][k] = (n + 3k) mod {bmod}, C[m][n] = (m + 2n) mod 5, so D[m][n] = C[m][n] + B[n][m mod K]",
         "// exactly. The operands are laid out in shared memory by the ISA's canonical layouts",
         "// (evaluated in Python), C and D follow the accumulator fragment of thread t, element e:",
@@ -432,20 +585,25 @@ def write_forms(outdir, group):
         f"// arg: u32[{len(img)}] = {hexlist(img)}",
         f"// arg: u32[{len(areg)}] = {hexlist(areg)}",
         f"// arg: {ety}[{128 * cmax}] = {cval(m, n)}",
-        f"// arg: zeros:{ety}:{off}",
     ]
+    if sparse:
+        lines.append(f"// arg: u32[128] = {hexlist(meta)}")
+    lines.append(f"// arg: zeros:{ety}:{off}")
+    darg = 4 if sparse else 3
     for N, o in regions:
         E = N // 2
         m, n = frag_expr(f"i-{o}", E, K, b1)
-        lines.append(f"// expect arg3[{o}..{o + 128 * E}]: {ety} {cval(m, n)} + ({n} + 3*({m} % {K})) % {bmod}")
+        lines.append(f"// expect arg{darg}[{o}..{o + 128 * E}]: {ety} {cval(m, n)} + ({n} + 3*({m} % {K})) % {bmod}")
     nd = nmax // 2 // per_reg
     # Mixed .s8/.u8 operands need PTX ISA 8.4 (ptxas: "WGMMA with mixed integer types").
+    mixed = at != bt and at in ('s8', 'u8')
     body = [
-        f".version {'8.4' if at != bt and at in ('s8', 'u8') else '8.0'}",
+        f".version {'8.4' if mixed else '8.2' if sparse else '8.0'}",
         ".target sm_90a",
         ".address_size 64",
         "",
-        ".visible .entry k(.param .u64 pimg, .param .u64 pa, .param .u64 pc, .param .u64 pd)",
+        ".visible .entry k(.param .u64 pimg, .param .u64 pa, .param .u64 pc, "
+        + (".param .u64 pe, " if sparse else "") + ".param .u64 pd)",
         "{",
         f"\t.shared .align 1024 .b8 smem[{(len(img) * 4 + 1023) // 1024 * 1024}];",
         "\t.reg .pred %p<2>;",
@@ -485,13 +643,21 @@ def write_forms(outdir, group):
         f"\tadd.u32 %r7, %r2, {bbase};",
         "\tshr.u32 %r7, %r7, 4;",
         "\tcvt.u64.u32 %rdb, %r7;",
-        f"\tor.b64 %rdb, %rdb, {desc(bbase, *lbo_sbo[bswz], bswz):#x};",
+        f"\tor.b64 %rdb, %rdb, {desc(bbase, *lbo_sbo(bswz, K), bswz):#x};",
     ]
+    if sparse:
+        body += [
+            "\t.reg .b32 %e;",
+            "\tld.param.u64 %rd13, [pe];",
+            "\tmul.wide.u32 %rd14, %r1, 4;",
+            "\tadd.u64 %rd13, %rd13, %rd14;",
+            "\tld.global.b32 %e, [%rd13];",
+        ]
     if not regs:
         body += [
             "\tshr.u32 %r8, %r2, 4;",
             "\tcvt.u64.u32 %rda, %r8;",
-            f"\tor.b64 %rda, %rda, {desc(0, *lbo_sbo[aswz], aswz):#x};",
+            f"\tor.b64 %rda, %rda, {desc(0, *lbo_sbo(aswz, Ka), aswz):#x};",
         ]
     ldty = "f32" if d == "f32" else "b32"
     for N, o in regions:
@@ -508,7 +674,8 @@ def write_forms(outdir, group):
             body.append(f"\tld.global.v{vw}.{ldty} {v}, [%rd9+{4 * i}];")
         body += [
             "\twgmma.fence.sync.aligned;",
-            f"\twgmma.mma_async.sync.aligned.m64n{N}k{K}{sat}{types} {{{dregs}}}, {aop}, %rdb, 1{imms};",
+            f"\twgmma.mma_async{sp}.sync.aligned.m64n{N}k{K}{sat}{types} {{{dregs}}}, {aop}, %rdb, "
+            + (f"%e, {sel}, " if sparse else "") + f"1{imms};",
             "\twgmma.commit_group.sync.aligned;",
             "\twgmma.wait_group.sync.aligned 0;",
             f"\tmul.wide.u32 %rd11, %r1, {4 * regs_n};",
@@ -523,14 +690,41 @@ def write_forms(outdir, group):
     return name, ns
 
 
+# `.sp`: (file suffix, d, a, b, K-suffix modifiers, A from registers?, A swizzle, B swizzle);
+# B's K is 64 bytes, so its swizzle is none, 64 or 128 bytes.
+SP_FORM_GROUPS = [
+    ("f16_f16_desc", "f16", "f16", "f16", "", False, "64", "none"),
+    ("f16_f16_regs", "f16", "f16", "f16", "", True, None, "64"),
+    ("f32_f16_desc", "f32", "f16", "f16", "", False, "none", "64"),
+    ("f32_f16_regs", "f32", "f16", "f16", "", True, None, "none"),
+    ("f32_bf16_desc", "f32", "bf16", "bf16", "", False, "32", "none"),
+    ("f32_bf16_regs", "f32", "bf16", "bf16", "", True, None, "64"),
+    ("f32_tf32_desc", "f32", "tf32", "tf32", "", False, "32", "128"),
+    ("f32_tf32_regs", "f32", "tf32", "tf32", "", True, None, "none"),
+    ("f16_e4m3_e5m2_desc", "f16", "e4m3", "e5m2", "", False, "none", "64"),
+    ("f16_e5m2_e4m3_regs", "f16", "e5m2", "e4m3", "", True, None, "none"),
+    ("f32_e5m2_e5m2_desc", "f32", "e5m2", "e5m2", "", False, "32", "none"),
+    ("f32_e4m3_e4m3_regs", "f32", "e4m3", "e4m3", "", True, None, "128"),
+    ("s32_s8_u8_satfinite_desc", "s32", "s8", "u8", ".satfinite", False, "64", "none"),
+    ("s32_u8_s8_regs", "s32", "u8", "s8", "", True, None, "64"),
+    ("s32_u8_u8_desc", "s32", "u8", "u8", "", False, "32", "64"),
+    ("s32_s8_s8_satfinite_regs", "s32", "s8", "s8", ".satfinite", True, None, "none"),
+    ("s32_s8_s8_desc", "s32", "s8", "s8", "", False, "none", "128"),
+    ("s32_u8_u8_satfinite_regs", "s32", "u8", "u8", ".satfinite", True, None, "64"),
+]
+
+
 def main():
     outdir = os.path.join(ROOT, "tests", "run", "warp")
     if sys.argv[1:] == ["forms"]:
         for group in FORM_GROUPS:
             name, ns = write_forms(outdir, group)
             print(name, len(ns))
+        for group in SP_FORM_GROUPS:
+            name, ns = write_forms(outdir, group, sparse=True)
+            print(name, len(ns))
         return
-    for case in CASES:
+    for case in CASES + SP_CASES:
         write_case(outdir, case)
         print(case[0])
 

@@ -359,6 +359,9 @@ pub enum MatrixOp {
     /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`
     /// D's (`crate::ops::tensor`).
     Mma(crate::ops::tensor::MmaSpec),
+    /// `mma.sp{::ordered_metadata}.sync.aligned`: `srcs` are A's, B's and C's registers and
+    /// the metadata, `dsts` D's (`crate::ops::sparse`).
+    MmaSp(crate::ops::sparse::SpSpec),
     /// `wmma.load.{a,b,c}`: `dsts` the fragment, `srcs` the optional stride.
     WmmaLoad(crate::ops::tensor::WmmaMove),
     /// `wmma.store.d`: `srcs` the fragment then the optional stride.

@@ -205,6 +205,42 @@ impl<'a> Cx<'a> {
         if opcode == "call" {
             self.call_checks(i, &ops, fx);
         }
+        // mma.sp: ptxas bounds the sparsity selector to 0..3, and to 0 where all four threads of
+        // a group hold metadata (8-bit types at k64, 4-bit at k128). wgmma.mma_async.sp: to the
+        // ISA's 0..1 (f16, bf16, tf32: a thread pair) or 0 (8-bit types: all four threads).
+        let sparse_sel = match opcode {
+            "mma" if mods.iter().any(|m| m.starts_with(".sp")) => Some(5),
+            "wgmma" if mods.contains(&".sp") => Some(4),
+            _ => None,
+        };
+        if let Some(at) = sparse_sel
+            && let Some(Op::Imm(sel)) = ops.get(at)
+        {
+            let all4 = if opcode == "wgmma" {
+                !mods
+                    .iter()
+                    .any(|m| matches!(*m, ".f16" | ".bf16" | ".tf32"))
+                    || mods.iter().any(|m| matches!(*m, ".e4m3" | ".e5m2"))
+            } else {
+                (mods.contains(&".m16n8k64") && !mods.iter().any(|m| matches!(*m, ".s4" | ".u4")))
+                    || mods.contains(&".m16n8k128")
+            };
+            let max = match (all4, opcode) {
+                (true, _) => 0,
+                (false, "wgmma") => 1,
+                _ => 3,
+            };
+            if *sel > max {
+                self.push(err(
+                    DiagKind::OperandKind,
+                    i.operands[at].span(),
+                    format!(
+                        "sparsity selector {} is out of range 0..{max} for this shape and type",
+                        *sel as i64
+                    ),
+                ));
+            }
+        }
         Some(Inst {
             form: fi as u32,
             opcode: f.opcode.as_str(),

@@ -8,6 +8,7 @@ pub mod half;
 pub mod int;
 pub mod mbarrier;
 pub mod printf;
+pub mod sparse;
 pub mod tcgen05;
 pub mod tensor;
 pub mod texture;

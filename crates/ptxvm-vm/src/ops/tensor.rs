@@ -74,7 +74,7 @@ pub struct MmaSpec {
     pub nd: u8,
 }
 
-fn elem_of(m: &str) -> Option<Elem> {
+pub(crate) fn elem_of(m: &str) -> Option<Elem> {
     Some(match m {
         ".f16" => Elem::Float(TcType::F16),
         ".bf16" => Elem::Float(TcType::Bf16),
@@ -94,7 +94,7 @@ fn elem_of(m: &str) -> Option<Elem> {
     })
 }
 
-fn acc_of(m: &str) -> Option<Acc> {
+pub(crate) fn acc_of(m: &str) -> Option<Acc> {
     Some(match m {
         ".f16" => Acc::F16,
         ".f32" => Acc::F32,
@@ -395,12 +395,17 @@ fn pos_acc(s: &MmaSpec, op: Operand, acc: Acc, lane: usize, i: usize) -> Option<
     Some((0, p.0, p.1))
 }
 
+/// (row, column) of accumulator element `i` of `lane` (type `acc`) of a one-product shape.
+pub(crate) fn acc_pos(s: &MmaSpec, acc: Acc, lane: usize, i: usize) -> Option<(usize, usize)> {
+    pos_acc(s, Operand::C, acc, lane, i).map(|(_, r, c)| (r, c))
+}
+
 fn pos(s: &MmaSpec, op: Operand, lane: usize, i: usize) -> Option<Pos> {
     pos_acc(s, op, s.c, lane, i)
 }
 
 /// Raw bits of element `i` of a lane's multiplicand registers.
-fn elem_bits(e: Elem, f8f6f4: bool, regs: &[u64], i: usize) -> u64 {
+pub(crate) fn elem_bits(e: Elem, f8f6f4: bool, regs: &[u64], i: usize) -> u64 {
     let per = MmaSpec::per_reg(e);
     let r = regs.get(i / per).copied().unwrap_or(0);
     if e == Elem::F64 {
@@ -416,7 +421,7 @@ fn elem_bits(e: Elem, f8f6f4: bool, regs: &[u64], i: usize) -> u64 {
     }
 }
 
-fn acc_bits(a: Acc, regs: &[u64], i: usize) -> u64 {
+pub(crate) fn acc_bits(a: Acc, regs: &[u64], i: usize) -> u64 {
     match a {
         Acc::F16 => (regs.get(i / 2).copied().unwrap_or(0) >> (16 * (i % 2))) & 0xffff,
         Acc::F32 | Acc::S32 => regs.get(i).copied().unwrap_or(0) & 0xffff_ffff,
@@ -504,7 +509,7 @@ pub fn mma(s: &MmaSpec, model: &GpuModel, srcs: &[Vec<u64>; 32]) -> Result<[Vec<
 
 /// D = A.B + C for one product: `a` row-major (m x k), `b` as columns (n x k), `c`/`d`
 /// row-major (m x n). Floating-point operands are decoded once per row and column.
-fn compute_d(
+pub(crate) fn compute_d(
     s: &MmaSpec,
     model: &GpuModel,
     (m, n, k): (usize, usize, usize),
@@ -655,7 +660,7 @@ pub struct WmmaMove {
     pub has_stride: bool,
 }
 
-fn shape_of(mods: &[&str]) -> Option<(u8, u8, u16)> {
+pub(crate) fn shape_of(mods: &[&str]) -> Option<(u8, u8, u16)> {
     mods.iter().find_map(|m| {
         let s = m.strip_prefix(".m")?;
         let (m_, rest) = s.split_once('n')?;

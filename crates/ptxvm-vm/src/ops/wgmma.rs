@@ -1,8 +1,10 @@
 //! `wgmma` (§9.7.15, sm_90a): decoding of `wgmma.fence`/`commit_group`/`wait_group`/
-//! `mma_async`, the shared-memory matrix descriptors and their canonical layouts (no swizzle,
-//! 32/64/128-byte swizzles; K-major and MN-major), the register fragments of A and D, the
-//! arithmetic of one warp's 16 rows of D, the per-warp queue of results in flight, and the
-//! static pass that marks the instructions that may touch an accumulator in flight.
+//! `mma_async` (dense and `.sp`: the sparse A is decompressed per warp by
+//! `crate::ops::sparse::decompress`), the shared-memory matrix descriptors and their
+//! canonical layouts (no swizzle, 32/64/128-byte swizzles; K-major and MN-major), the
+//! register fragments of A and D, the arithmetic of one warp's 16 rows of D, the per-warp
+//! queue of results in flight, and the static pass that marks the instructions that may
+//! touch an accumulator in flight.
 //!
 //! Execution model (`docs/tensor-cores.md`): each warp of a warpgroup owns 16 rows of the
 //! 64-row D tile (warp `w % 4` rows `16 (w % 4) ..`), and with A in registers the same rows
@@ -51,6 +53,9 @@ pub struct WgSpec {
     pub trans_b: bool,
     /// D's registers.
     pub nd: u16,
+    /// `wgmma.mma_async.sp`: the sparsity selector (`k` is the full K; A holds K/2 columns,
+    /// and `srcs` end with the metadata register after scale-d).
+    pub sp_sel: Option<u8>,
 }
 
 fn elem(m: &str) -> Option<Elem> {
@@ -93,8 +98,8 @@ pub fn elem_bits(e: Elem) -> u32 {
 
 impl WgOp {
     /// Decodes `wgmma.*` from its modifiers and operand shape: `d_len` D's registers, `a_len`
-    /// A's (4 from registers, 0 for a descriptor), and the immediates after scale-d. `None`:
-    /// a form the engines do not run (`.sp`) or an inconsistent one.
+    /// A's (4 from registers, 0 for a descriptor), and the immediates after scale-d (for
+    /// `.sp`, the sparsity selector first). `None`: an inconsistent form.
     pub fn parse(mods: &[&str], d_len: usize, a_len: usize, imms: &[u64]) -> Option<WgOp> {
         let has = |m: &str| mods.contains(&m);
         if has(".fence") {
@@ -107,9 +112,15 @@ impl WgOp {
             let n = *imms.first()?;
             return Some(WgOp::Wait(u32::try_from(n).ok()?));
         }
-        if !has(".mma_async") || has(".sp") {
+        if !has(".mma_async") {
             return None;
         }
+        let (sp_sel, imms) = if has(".sp") {
+            let (sel, rest) = imms.split_first()?;
+            (Some(u8::try_from(*sel).ok()?), rest)
+        } else {
+            (None, imms)
+        };
         let (n, k) = mods.iter().find_map(|m| {
             let s = m.strip_prefix(".m64n")?;
             let (n, k) = s.split_once('k')?;
@@ -180,6 +191,7 @@ impl WgOp {
             trans_a,
             trans_b,
             nd: d_len as u16,
+            sp_sel,
         };
         spec.consistent(a_len).then_some(WgOp::Mma(spec))
     }
@@ -197,16 +209,17 @@ impl WgOp {
 
 impl WgSpec {
     fn consistent(&self, a_len: usize) -> bool {
+        let k = self.a_k();
         let k_ok = match self.a {
-            Elem::Float(TcType::F16 | TcType::Bf16) => self.k == 16 && self.b == self.a,
-            Elem::Float(TcType::Tf32) => self.k == 8 && self.b == self.a,
+            Elem::Float(TcType::F16 | TcType::Bf16) => k == 16 && self.b == self.a,
+            Elem::Float(TcType::Tf32) => k == 8 && self.b == self.a,
             Elem::Float(TcType::E4m3 | TcType::E5m2) => {
-                self.k == 32 && matches!(self.b, Elem::Float(TcType::E4m3 | TcType::E5m2))
+                k == 32 && matches!(self.b, Elem::Float(TcType::E4m3 | TcType::E5m2))
             }
             Elem::Int(IntType::S8 | IntType::U8) => {
-                self.k == 32 && matches!(self.b, Elem::Int(IntType::S8 | IntType::U8))
+                k == 32 && matches!(self.b, Elem::Int(IntType::S8 | IntType::U8))
             }
-            Elem::B1 => self.k == 256 && self.b == Elem::B1,
+            Elem::B1 => k == 256 && self.b == Elem::B1 && self.sp_sel.is_none(),
             _ => false,
         };
         let d_ok = matches!(
@@ -227,6 +240,15 @@ impl WgSpec {
             && (a_len == 0 || a_len == 4)
     }
 
+    /// Columns of A as the instruction reads it: K, or K/2 for the compressed A of `.sp`.
+    pub fn a_k(&self) -> u16 {
+        if self.sp_sel.is_some() {
+            self.k / 2
+        } else {
+            self.k
+        }
+    }
+
     /// The instruction's name for messages.
     pub fn name(&self) -> String {
         let d = match self.d {
@@ -235,7 +257,8 @@ impl WgSpec {
             _ => "f32",
         };
         format!(
-            "wgmma.mma_async.sync.aligned.m64n{}k{}{}.{d}.{}.{}",
+            "wgmma.mma_async{}.sync.aligned.m64n{}k{}{}.{d}.{}.{}",
+            if self.sp_sel.is_some() { ".sp" } else { "" },
             self.n,
             self.k,
             if self.satfinite { ".satfinite" } else { "" },

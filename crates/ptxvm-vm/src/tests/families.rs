@@ -960,14 +960,16 @@ fn printf_assert_malloc() {
 }
 
 #[test]
-fn unsupported_forms_still_fault() {
-    // Sparse mma is not implemented yet: it must fault, naming the form.
+fn sparse_mma_undefined_selector_faults() {
+    // ptxas accepts selector 2 for a thread-pair `mma.sp` shape; the ISA leaves it undefined
+    // (0 or 1): the launch faults, naming the form (`docs/tensor-cores.md`, "Sparse mma").
     let f = fault_of(
-        "    mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r4}, {%f4,%f5,%f6,%f7}, %r5, 0;\n",
-        1,
+        "    mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%f4,%f5,%f6,%f7}, %r9, 2;\n",
+        32,
     );
     assert_eq!(f.kind, FaultKind::Unsupported);
     assert!(f.message.contains("mma.sp"), "{}", f.message);
+    assert!(f.message.contains("selector 2"), "{}", f.message);
 }
 
 #[test]

@@ -80,6 +80,9 @@ impl Dx<'_> {
                     }
                 };
                 let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                if mods.iter().any(|m| m.starts_with(".sp")) {
+                    return self.decode_mma_sp(inst, (d, a, b, c));
+                }
                 let spec =
                     crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
                 Exec::Matrix {
@@ -174,16 +177,26 @@ impl Dx<'_> {
                     Op::Vector(v) => (v.clone(), v.len()),
                     other => (vec![other.clone()], 0),
                 };
-                let imms = ops
-                    .get(4..)
+                // `.sp`: d, a, b-desc, sp-meta, sp-sel, scale-d, immediates; the selector is
+                // passed as the first immediate, the metadata after scale-d.
+                let sparse = has(".sp");
+                let (scale_at, imm_from) = if sparse { (5, 6) } else { (3, 4) };
+                let mut imms = ops
+                    .get(imm_from..)
                     .unwrap_or(&[])
                     .iter()
                     .map(imm)
                     .collect::<Option<Vec<_>>>()?;
+                if sparse {
+                    imms.insert(0, imm(op(4)?)?);
+                }
                 let spec = WgOp::parse(mods, d.len(), a_len, &imms)?;
                 let mut srcs = a.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?;
                 srcs.push(self.src(op(2)?)?);
-                srcs.push(self.src(op(3)?)?);
+                srcs.push(self.src(op(scale_at)?)?);
+                if sparse {
+                    srcs.push(self.src(op(3)?)?);
+                }
                 Exec::Matrix {
                     op: MatrixOp::Wgmma(spec),
                     dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
@@ -193,6 +206,38 @@ impl Dx<'_> {
             }
             "tcgen05" => return self.decode_tcgen05(inst),
             _ => return None,
+        })
+    }
+
+    /// `mma.sp{::ordered_metadata}` (`crate::ops::sparse`): operands d, a, b, c, then the
+    /// metadata register (or immediate) and the selector immediate.
+    fn decode_mma_sp(
+        &self,
+        inst: &ir::Inst,
+        (d, a, b, c): (Vec<Op>, Vec<Op>, Vec<Op>, Vec<Op>),
+    ) -> Option<Exec> {
+        let ops = &inst.operands;
+        let sel = match ops.get(5)? {
+            Op::Imm(v) => *v,
+            _ => return None,
+        };
+        let spec = crate::ops::sparse::SpSpec::parse(
+            &inst.mods,
+            (a.len(), b.len(), c.len(), d.len()),
+            sel,
+        )?;
+        let mut srcs = a
+            .iter()
+            .chain(&b)
+            .chain(&c)
+            .map(|o| self.src(o))
+            .collect::<Option<Vec<_>>>()?;
+        srcs.push(self.src(ops.get(4)?)?);
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaSp(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs,
+            addr: None,
         })
     }
 
@@ -435,6 +480,21 @@ impl Cta<'_> {
                     *r = srcs.iter().map(|s| self.src(t, *s)).collect();
                 }
                 let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::MmaSp(spec) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::sparse::mma_sp(&spec, self.launch.model, &regs)
                     .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
                 for &i in part {
                     let l = self.threads[i].lane as usize;
@@ -852,7 +912,8 @@ impl Cta<'_> {
                         .and_then(|st| st.warps.get(w))
                         .and_then(|q| q.holds(r))
                 };
-                for src in &srcs[..(na + 2).min(srcs.len())] {
+                let read = na + if s.sp_sel.is_some() { 3 } else { 2 };
+                for src in &srcs[..read.min(srcs.len())] {
                     if let Src::Reg(r) | Src::Pred(r, _) = *src
                         && let Some(line) = held(self, r)
                     {
@@ -910,7 +971,7 @@ impl Cta<'_> {
         use crate::ops::tensor::Acc;
         use crate::ops::wgmma::{Desc, a_pos, d_pos, elem_bits};
         use ptxvm_fp::tensor::TcInst;
-        let (n, k) = (s.n as usize, s.k as usize);
+        let (n, k) = (s.n as usize, s.a_k() as usize);
         let bits = elem_bits(s.a);
         let mask = if bits == 32 {
             u64::MAX >> 32
@@ -951,6 +1012,33 @@ impl Cta<'_> {
         } else {
             gather(self, a_desc, s.trans_a, 16 * wi, 16, "A")?
         };
+        // `.sp`: decompress the warp's 16 rows of the K/2 stored columns with its metadata.
+        let (a, k) = match s.sp_sel {
+            Some(sel) => {
+                let meta_src = srcs.get(srcs.len().saturating_sub(1)).copied();
+                let meta: [u32; 32] =
+                    std::array::from_fn(|l| meta_src.map_or(0, |m| self.src(lanes[l], m) as u32));
+                let full = s.k as usize;
+                let a = crate::ops::sparse::decompress(s.a, full, sel, &a, &meta).map_err(|m| {
+                    self.fault(t0, FaultKind::Unsupported, format!("`{name}`: {m}"))
+                })?;
+                (a, full)
+            }
+            None => (a, k),
+        };
+        let gather =
+            |this: &Self, desc: u64, mn_major: bool, row0: usize, rows: usize, what: &str| {
+                this.smem_matrix(
+                    t0,
+                    Desc::decode(desc),
+                    desc,
+                    mn_major,
+                    bits,
+                    [row0, rows, k],
+                    name,
+                    what,
+                )
+            };
         let b = gather(self, b_desc, s.trans_b, 0, n, "B")?;
         // C, from the register or the newest result in flight.
         let q = self.wgmma.as_ref().and_then(|st| st.warps.get(w));
