@@ -782,12 +782,20 @@ impl<'a> Cta<'a> {
         spare: &mut Vec<Cta<'a>>,
     ) -> Option<Cta<'a>> {
         let base = cta_base_memory(prog, launch);
+        if let Some(mut cta) = spare.pop() {
+            // A spare CTA may still hold its base charge (see `ClusterRun::finish`): charge
+            // only what it lacks, so reusing one touches no counter the host threads share.
+            let need = base.saturating_sub(cta.charged);
+            if need > 0 && !grid.charge(need) {
+                spare.push(cta);
+                return None;
+            }
+            let charged = cta.charged + need;
+            cta.reset(ctaid, charged);
+            return Some(cta);
+        }
         if !grid.charge(base) {
             return None;
-        }
-        if let Some(mut cta) = spare.pop() {
-            cta.reset(ctaid, base);
-            return Some(cta);
         }
         let [bx, by, bz] = launch.block;
         let n = bx * by * bz;

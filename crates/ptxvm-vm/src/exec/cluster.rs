@@ -88,9 +88,13 @@ impl<'a> ClusterRun<'a> {
                 + launch.grid[0] as usize
                     * (ctaid[1] as usize + launch.grid[1] as usize * ctaid[2] as usize);
             let Some(mut cta) = Cta::new(prog, launch, grid, mem, ctaid, spare) else {
-                for mut m in members {
-                    m.cta.credit(m.cta.charged);
+                for m in members {
                     spare.push(m.cta);
+                }
+                // Every spare gives its charge back: what this host thread holds may be what
+                // another one needs to start its cluster.
+                for s in spare.iter_mut() {
+                    s.credit(s.charged);
                 }
                 return None;
             };
@@ -278,11 +282,19 @@ impl<'a> ClusterRun<'a> {
     /// Files every CTA's printf output and counters (in launch order, by index) and gives
     /// their memory to `spare`.
     pub(super) fn finish(self, grid: &Grid, spare: &mut Vec<Cta<'a>>, acc: &mut Stats) {
+        let base = self
+            .members
+            .first()
+            .map_or(0, |m| cta_base_memory(m.cta.prog, m.cta.launch));
         for mut m in self.members {
             grid.finish(m.i, &mut m.cta, &m.st, acc);
-            m.cta.credit(m.cta.charged);
             if spare.len() < MAX_RESIDENT {
+                // A spare keeps its base charge for the CTA that reuses it (dropped, it gives
+                // it back).
+                m.cta.credit(m.cta.charged.saturating_sub(base));
                 spare.push(m.cta);
+            } else {
+                m.cta.credit(m.cta.charged);
             }
         }
     }

@@ -1895,6 +1895,54 @@ fn whole_warp(
     (!outside).then_some(base)
 }
 
+/// The host address of a whole warp's accesses that form one run (all 32 lanes, lane `l`
+/// at `at[0] + l * wd`, aligned), when the run lies inside one allocation (writable for a
+/// store) or inside the CTA's shared memory: what [`whole_warp`] checks lane by lane, for
+/// the whole run at once. `None`: not such a run, or the lane-by-lane path decides.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run_ptr(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    at: &L64,
+    act: u32,
+    space: MemSpace,
+    wd: usize,
+    write: bool,
+    mem: &AddressSpace,
+) -> Option<*mut u8> {
+    let a0 = at[0];
+    let step = wd as u64;
+    let mut off = 0u64;
+    let mut run = act == u32::MAX;
+    for a in at {
+        run &= *a == a0.wrapping_add(off);
+        off += step;
+    }
+    if !run || a0 % step != 0 {
+        return None;
+    }
+    let n = 32 * step;
+    match space {
+        MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
+            if space == MemSpace::Const && write {
+                return None;
+            }
+            spans.validate(mem);
+            let s = spans.find(mem, a0, n)?;
+            if write && !s.writable {
+                return None;
+            }
+            Some(a0 as usize as *mut u8)
+        }
+        MemSpace::Shared => {
+            let end = a0.checked_add(n)?;
+            (end <= shared.len() as u64).then(|| shared.as_mut_ptr().wrapping_add(a0 as usize))
+        }
+        _ => None,
+    }
+}
+
 /// A whole-warp `wd`-byte load (zero-extended) of the lanes of `act`, or `None` when some
 /// lane needs the careful path (nothing read then).
 #[inline(always)]
@@ -1909,6 +1957,17 @@ pub(super) fn gather(
 ) -> Option<L64> {
     if !matches!(wd, 1 | 2 | 4 | 8) {
         return None;
+    }
+    if let Some(p) = run_ptr(spans, shared, at, act, space, wd, false, mem) {
+        // SAFETY: `run_ptr` checked the 32 lanes' bytes, one run inside one allocation.
+        return Some(unsafe {
+            match wd {
+                1 => (p as *const [u8; 32]).read_unaligned().map(u64::from),
+                2 => (p as *const [u16; 32]).read_unaligned().map(u64::from),
+                4 => (p as *const [u32; 32]).read_unaligned().map(u64::from),
+                _ => (p as *const [u64; 32]).read_unaligned(),
+            }
+        });
     }
     let base = whole_warp(spans, shared, at, act, space, wd, false, mem)?;
     let mut v = [0u64; 32];
@@ -1945,6 +2004,18 @@ pub(super) fn scatter(
 ) -> bool {
     if !matches!(wd, 1 | 2 | 4 | 8) {
         return false;
+    }
+    if let Some(p) = run_ptr(spans, shared, at, act, space, wd, true, mem) {
+        // SAFETY: as in `gather`'s run, and the memory is writable.
+        unsafe {
+            match wd {
+                1 => (p as *mut [u8; 32]).write_unaligned(v.map(|x| x as u8)),
+                2 => (p as *mut [u16; 32]).write_unaligned(v.map(|x| x as u16)),
+                4 => (p as *mut [u32; 32]).write_unaligned(v.map(|x| x as u32)),
+                _ => (p as *mut [u64; 32]).write_unaligned(*v),
+            }
+        }
+        return true;
     }
     let Some(base) = whole_warp(spans, shared, at, act, space, wd, true, mem) else {
         return false;
