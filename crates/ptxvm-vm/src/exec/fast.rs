@@ -1919,7 +1919,7 @@ fn run_ptr(
         run &= *a == a0.wrapping_add(off);
         off += step;
     }
-    if !run || a0 % step != 0 {
+    if !run || !a0.is_multiple_of(step) {
         return None;
     }
     let n = 32 * step;
