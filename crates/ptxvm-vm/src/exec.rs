@@ -220,10 +220,30 @@ struct Frame {
     rets: Vec<(VarLoc, u32, u32)>,
 }
 
+/// A thread's scheduling state, kept apart from the rest of [`Thread`] in one small
+/// record per thread (`Cta::sched`), so that choosing a group, arriving at and leaving a
+/// barrier and starting a CTA afresh read and write a few cache lines per warp.
+#[derive(Debug, Clone, Copy)]
+struct Sched {
+    pc: u32,
+    /// Consecutive backward branches taken.
+    spins: u32,
+    /// The call depth (`Thread::frames`' length: 1 in the kernel).
+    depth: u32,
+    state: TState,
+}
+
+impl Sched {
+    const START: Sched = Sched {
+        pc: 0,
+        spins: 0,
+        depth: 1,
+        state: TState::Ready,
+    };
+}
+
 #[derive(Debug)]
 struct Thread {
-    pc: u32,
-    state: TState,
     tid: [u32; 3],
     lane: u32,
     frames: Vec<Frame>,
@@ -233,8 +253,6 @@ struct Thread {
     frame_bytes: u64,
     params: Vec<u8>,
     param_sp: u32,
-    /// Consecutive backward branches taken.
-    spins: u32,
     /// The carry flag `CC.CF` of the extended-precision instructions.
     cf: bool,
     /// The membermask of the `.sync` instruction the thread waits at.
@@ -305,6 +323,8 @@ struct Cta<'a> {
     ctaid: [u32; 3],
     shared: Vec<u8>,
     threads: Vec<Thread>,
+    /// Per thread: its PC, spin count, call depth and state.
+    sched: Vec<Sched>,
     /// Per warp: the kernel frame's registers.
     wregs: Vec<WarpRegs>,
     /// Allocations the warp engine looked up (see [`fast::SpanCache`]).
@@ -804,8 +824,6 @@ impl<'a> Cta<'a> {
         for i in 0..n {
             let tid = [i % bx, (i / bx) % by, i / (bx * by)];
             let mut t = Thread {
-                pc: 0,
-                state: TState::Ready,
                 tid,
                 lane: i % 32,
                 frames: Vec::new(),
@@ -815,7 +833,6 @@ impl<'a> Cta<'a> {
                 frame_bytes: 0,
                 params: vec![0; f.param_size as usize],
                 param_sp: f.param_size,
-                spins: 0,
                 cf: false,
                 sync_mask: 0,
                 red_dst: None,
@@ -852,6 +869,7 @@ impl<'a> Cta<'a> {
                     .unwrap_or(usize::MAX)
             ],
             nwarps: n.div_ceil(32),
+            sched: vec![Sched::START; threads.len()],
             threads,
             wregs: (0..n.div_ceil(32))
                 .map(|_| WarpRegs::new(f.banks))
@@ -953,9 +971,8 @@ impl<'a> Cta<'a> {
         // launch, so it reads no more than the thread's own record (the kernel frame,
         // `frames[0]`, is the same for every CTA of the launch: only calls push and pop
         // frames above it).
+        self.sched.fill(Sched::START);
         for th in &mut self.threads {
-            th.pc = 0;
-            th.state = TState::Ready;
             if th.frames.len() > 1 {
                 th.frames.truncate(1);
             }
@@ -968,7 +985,6 @@ impl<'a> Cta<'a> {
                 th.params.fill(0);
             }
             th.param_sp = f.param_size;
-            th.spins = 0;
             th.cf = false;
             th.sync_mask = 0;
             th.red_dst = None;
@@ -1015,13 +1031,14 @@ impl<'a> Cta<'a> {
 
     fn site(&self, t: usize) -> Site {
         let th = &self.threads[t];
+        let sc = self.sched[t];
         let func = th.frames.last().map_or(self.launch.kernel, |f| f.func);
         let fc = &self.prog.funcs[func as usize];
         // A thread waiting at a barrier has already moved past it: report the barrier.
-        let pc = if matches!(th.state, TState::Barrier(_)) {
-            th.pc.saturating_sub(1)
+        let pc = if matches!(sc.state, TState::Barrier(_)) {
+            sc.pc.saturating_sub(1)
         } else {
-            th.pc
+            sc.pc
         };
         let inst = fc.code.get(pc as usize);
         Site {
@@ -1108,8 +1125,7 @@ impl<'a> Cta<'a> {
     }
 
     fn deadlock(&self) -> Box<Fault> {
-        if let Some(t) =
-            (0..self.threads.len()).find(|&i| self.threads[i].state == TState::WarpSync)
+        if let Some(t) = (0..self.threads.len()).find(|&i| self.sched[i].state == TState::WarpSync)
         {
             let missing = self.sync_missing(t);
             let what = self.sync_lane_states(t, missing);
@@ -1125,37 +1141,33 @@ impl<'a> Cta<'a> {
             );
         }
         let waiting: Vec<usize> = (0..self.threads.len())
-            .filter(|&i| matches!(self.threads[i].state, TState::Barrier(_)))
+            .filter(|&i| matches!(self.sched[i].state, TState::Barrier(_)))
             .collect();
         let exited = self
-            .threads
+            .sched
             .iter()
             .filter(|t| t.state == TState::Exited)
             .count();
         let first = waiting.first().copied().unwrap_or(0);
         let mut warps: Vec<String> = Vec::new();
         for w in 0..self.nwarps {
-            let ws: Vec<&Thread> = self
-                .threads
-                .iter()
-                .skip((w * 32) as usize)
-                .take(32)
-                .collect();
-            if let Some(t) = ws.iter().find(|t| matches!(t.state, TState::Barrier(_))) {
-                let TState::Barrier(id) = t.state else {
+            let lo = (w * 32) as usize;
+            let hi = (lo + 32).min(self.sched.len());
+            if let Some(i) = (lo..hi).find(|&i| matches!(self.sched[i].state, TState::Barrier(_))) {
+                let TState::Barrier(id) = self.sched[i].state else {
                     continue;
                 };
-                let func = t.frames.last().map_or(0, |f| f.func);
+                let func = self.threads[i].frames.last().map_or(0, |f| f.func);
                 let line = self
                     .prog
                     .funcs
                     .get(func as usize)
-                    .and_then(|f| f.code.get(t.pc.saturating_sub(1) as usize))
+                    .and_then(|f| f.code.get(self.sched[i].pc.saturating_sub(1) as usize))
                     .map_or(0, |i| i.line);
                 warps.push(format!("warp {w} waits at {} (line {line})", bar_name(id)));
             }
         }
-        let id = match self.threads[first].state {
+        let id = match self.sched[first].state {
             TState::Barrier(id) => id,
             _ => 0,
         };
@@ -1209,11 +1221,11 @@ impl<'a> Cta<'a> {
         let mut best: Option<(usize, u32, usize)> = None;
         let mut spinner: Option<(usize, u32, usize)> = None;
         for i in lo..hi {
-            let t = &self.threads[i];
+            let t = &self.sched[i];
             if t.state != TState::Ready {
                 continue;
             }
-            let key = (usize::MAX - t.frames.len(), t.pc, i);
+            let key = (usize::MAX - t.depth as usize, t.pc, i);
             if t.spins >= SPIN_YIELD {
                 if spinner.is_none_or(|s| key < s) {
                     spinner = Some(key);
@@ -1228,27 +1240,27 @@ impl<'a> Cta<'a> {
         if best.is_none() {
             // Only spinning groups are left: let them go on.
             for i in lo..hi {
-                self.threads[i].spins = 0;
+                self.sched[i].spins = 0;
             }
         }
-        let depth = self.threads[leader].frames.len();
+        let depth = self.sched[leader].depth as usize;
         let func = self.func_of(leader);
-        let spinning = self.threads[leader].spins >= SPIN_YIELD;
+        let spinning = self.sched[leader].spins >= SPIN_YIELD;
         let mut mask = 0u32;
         let mut others = u32::MAX;
         for i in lo..hi {
-            let t = &self.threads[i];
+            let t = &self.sched[i];
             if t.state != TState::Ready {
                 continue;
             }
             if t.pc == pc
-                && t.frames.len() == depth
-                && (depth == 1 || t.frames.last().map_or(0, |f| f.func) == func)
+                && t.depth as usize == depth
+                && (depth == 1 || self.threads[i].frames.last().map_or(0, |f| f.func) == func)
                 && (t.spins >= SPIN_YIELD) == spinning
             {
                 mask |= 1 << (i - lo);
             } else if t.spins < SPIN_YIELD {
-                others = if t.frames.len() == depth {
+                others = if t.depth as usize == depth {
                     others.min(t.pc)
                 } else {
                     0
@@ -1306,7 +1318,7 @@ impl<'a> Cta<'a> {
                     active[na] = i;
                     na += 1;
                 } else {
-                    self.threads[i].pc += 1;
+                    self.sched[i].pc += 1;
                 }
             }
             stats.thread_insts += na as u64;
@@ -1315,7 +1327,7 @@ impl<'a> Cta<'a> {
         }
         for &i in &group[..n] {
             if !self.guard_passes(i, inst) {
-                self.threads[i].pc += 1;
+                self.sched[i].pc += 1;
                 continue;
             }
             stats.thread_insts += 1;
@@ -1587,7 +1599,7 @@ impl<'a> Cta<'a> {
         (
             th.frames.last().map_or(0, |f| f.func),
             th.frames.len(),
-            th.pc,
+            self.sched[t].pc,
         )
     }
 

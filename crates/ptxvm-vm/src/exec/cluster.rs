@@ -241,7 +241,7 @@ impl<'a> ClusterRun<'a> {
         let states = self.states();
         let cta = &first.cta;
         let t = (0..cta.threads.len())
-            .find(|&t| cta.threads[t].state == TState::Barrier(CLUSTER_BAR as u8))
+            .find(|&t| cta.sched[t].state == TState::Barrier(CLUSTER_BAR as u8))
             .unwrap_or(0);
         let cl = cta.launch.cluster;
         let f = cta.fault(
@@ -318,7 +318,7 @@ impl Cta<'_> {
     pub(in crate::exec) fn waits_for_cluster(&self) -> bool {
         self.in_cluster()
             && self
-                .threads
+                .sched
                 .iter()
                 .any(|t| t.state == TState::Barrier(CLUSTER_BAR as u8))
     }
@@ -484,15 +484,15 @@ impl Cta<'_> {
     fn state_text(&self) -> String {
         let mut waits: BTreeMap<(u8, u32), u32> = BTreeMap::new();
         let (mut exited, mut sync, mut ready) = (0, 0, 0);
-        for th in &self.threads {
-            match th.state {
+        for (th, sc) in self.threads.iter().zip(&self.sched) {
+            match sc.state {
                 TState::Barrier(id) => {
                     let func = th.frames.last().map_or(0, |f| f.func);
                     let line = self
                         .prog
                         .funcs
                         .get(func as usize)
-                        .and_then(|f| f.code.get(th.pc.saturating_sub(1) as usize))
+                        .and_then(|f| f.code.get(sc.pc.saturating_sub(1) as usize))
                         .map_or(0, |i| i.line);
                     *waits.entry((id, line)).or_default() += 1;
                 }

@@ -429,7 +429,7 @@ impl Cta<'_> {
     fn spin_of(&self, w: u32, mask: u32) -> Spin {
         let lo = w as usize * 32;
         let max = lanes(mask)
-            .map(|l| self.threads[lo + l].spins)
+            .map(|l| self.sched[lo + l].spins)
             .max()
             .unwrap_or(0);
         Spin {
@@ -447,7 +447,7 @@ impl Cta<'_> {
         }
         let lo = w as usize * 32;
         for l in lanes(mask) {
-            let th = &mut self.threads[lo + l];
+            let th = &mut self.sched[lo + l];
             th.spins = if spin.zeroed {
                 spin.taken
             } else {
@@ -461,7 +461,7 @@ impl Cta<'_> {
     fn set_pcs(&mut self, w: u32, mask: u32, pc: u32) {
         let lo = w as usize * 32;
         for l in lanes(mask) {
-            self.threads[lo + l].pc = pc;
+            self.sched[lo + l].pc = pc;
         }
     }
 
@@ -1130,7 +1130,7 @@ impl Cta<'_> {
         if wait {
             let lo = wi * 32;
             for l in lanes(act) {
-                self.threads[lo + l].state = TState::Barrier(id as u8);
+                self.sched[lo + l].state = TState::Barrier(id as u8);
             }
         }
         let live = self.live_lanes(wi);
@@ -1230,7 +1230,7 @@ impl Cta<'_> {
         };
         let lo = w as usize * 32;
         for l in lanes(act) {
-            let th = &mut self.threads[lo + l];
+            let th = &mut self.sched[lo + l];
             if back {
                 th.spins += 1;
             } else {

@@ -518,7 +518,7 @@ impl Dx<'_> {
 impl Cta<'_> {
     /// Runs one thread's step of a arith-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_arith(&mut self, t: usize, inst: &DInst) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Mov { d, a, bits } => {
                 let v = mask(self.src(t, *a), *bits);
@@ -713,7 +713,7 @@ impl Cta<'_> {
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 }

@@ -116,7 +116,7 @@ impl Cta<'_> {
         t: usize,
         inst: &DInst,
     ) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Setp {
                 cmp,
@@ -228,7 +228,7 @@ impl Cta<'_> {
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 }

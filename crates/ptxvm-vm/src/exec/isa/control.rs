@@ -105,7 +105,7 @@ impl Cta<'_> {
         mem: &AddressSpace,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
-        let mut next = self.threads[t].pc + 1;
+        let mut next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Builtin { which, args, rets } => {
                 self.builtin(t, *which, args, rets, mem, budget)?;
@@ -122,7 +122,7 @@ impl Cta<'_> {
                         ),
                     ));
                 };
-                let th = &mut self.threads[t];
+                let th = &mut self.sched[t];
                 if target <= th.pc {
                     th.spins += 1;
                 } else {
@@ -131,7 +131,7 @@ impl Cta<'_> {
                 next = target;
             }
             Exec::Bra { target } => {
-                let th = &mut self.threads[t];
+                let th = &mut self.sched[t];
                 if *target <= th.pc {
                     th.spins += 1;
                 } else {
@@ -195,13 +195,13 @@ impl Cta<'_> {
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 
     /// Thread `t` exits (blocked barriers and warp syncs are re-checked after the step).
     pub(in crate::exec) fn exit_thread(&mut self, t: usize) {
-        self.threads[t].state = TState::Exited;
+        self.sched[t].state = TState::Exited;
         if let Some(m) = self.live.get_mut(t / 32) {
             *m &= !(1 << (t % 32));
         }
@@ -234,7 +234,10 @@ impl Cta<'_> {
         }
         th.local_sp = fr.local_base;
         th.param_sp = fr.param_base;
-        th.pc = fr.ret_pc;
+        let depth = th.frames.len() as u32;
+        let sc = &mut self.sched[t];
+        sc.pc = fr.ret_pc;
+        sc.depth = depth;
         self.credit(frame);
     }
 
@@ -328,7 +331,10 @@ impl Cta<'_> {
         });
         th.local_sp = need_local as u32;
         th.param_sp = need_param as u32;
-        th.pc = 0;
+        let depth = th.frames.len() as u32;
+        let sc = &mut self.sched[t];
+        sc.pc = 0;
+        sc.depth = depth;
 
         Ok(())
     }

@@ -168,7 +168,7 @@ impl Cta<'_> {
         t: usize,
         inst: &DInst,
     ) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::CvtX { op, d, a, b, c } => {
                 let (a, b, c) = (self.src(t, *a), self.src(t, *b), self.src(t, *c));
@@ -222,7 +222,7 @@ impl Cta<'_> {
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 }

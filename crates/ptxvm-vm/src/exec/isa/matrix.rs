@@ -614,7 +614,7 @@ impl Cta<'_> {
         let Some(q) = self.wgmma.as_ref().and_then(|s| s.warps.get(t / 32)) else {
             return Ok(());
         };
-        if q.nheld == 0 || q.depth() != Some(self.threads[t].frames.len()) {
+        if q.nheld == 0 || q.depth() != Some(self.sched[t].depth as usize) {
             return Ok(());
         }
         let mut hit = None;
@@ -751,7 +751,7 @@ impl Cta<'_> {
                 ),
             ));
         }
-        let depth = self.threads[t0].frames.len();
+        let depth = self.sched[t0].depth as usize;
         // Operands that must be the same in every lane (and, by the log, every warp).
         let uniform = |this: &Self, s: Src, what: &str| -> Result<u64, Box<Fault>> {
             let v0 = this.src(lanes[0], s);
@@ -795,7 +795,7 @@ impl Cta<'_> {
         }
         let (func, pc) = {
             let th = &self.threads[t0];
-            (th.frames.last().map_or(0, |f| f.func), th.pc)
+            (th.frames.last().map_or(0, |f| f.func), self.sched[t0].pc)
         };
         let entry = LogEntry {
             func,

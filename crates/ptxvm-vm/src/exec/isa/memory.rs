@@ -658,7 +658,7 @@ impl Cta<'_> {
         mem: &AddressSpace,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Nop => {}
             Exec::Multimem(inner) => {
@@ -1128,7 +1128,7 @@ impl Cta<'_> {
             Exec::Tma(x) => self.exec_tma(t, x, mem, budget)?,
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 

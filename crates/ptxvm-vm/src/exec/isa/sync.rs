@@ -149,11 +149,11 @@ impl Cta<'_> {
         inst: &DInst,
         mem: &AddressSpace,
     ) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Bar { id, count, arrive } => {
                 let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
-                self.threads[t].pc = next;
+                self.sched[t].pc = next;
                 return self.bar_arrive(t, id, count, !*arrive, None);
             }
             Exec::BarRed {
@@ -165,7 +165,7 @@ impl Cta<'_> {
             } => {
                 let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
                 let p = self.src(t, *pred) != 0;
-                self.threads[t].pc = next;
+                self.sched[t].pc = next;
                 self.threads[t].red_dst = Some(*d);
                 return self.bar_arrive(t, id, count, true, Some((*op, p)));
             }
@@ -259,7 +259,7 @@ impl Cta<'_> {
                             "barrier.cluster.arrive twice without a barrier.cluster.wait in between",
                         ));
                     }
-                    self.threads[t].pc = next;
+                    self.sched[t].pc = next;
                     self.threads[t].cluster_arrived = true;
                     return self.bar_join(t, CLUSTER_BAR, None, false, None);
                 }
@@ -270,7 +270,7 @@ impl Cta<'_> {
                         "barrier.cluster.wait without a preceding barrier.cluster.arrive",
                     ));
                 }
-                self.threads[t].pc = next;
+                self.sched[t].pc = next;
                 self.threads[t].cluster_arrived = false;
                 // Still marked as arrived: the phase has not completed yet, so wait for it.
                 let (w, lane) = (t / 32, self.threads[t].lane);
@@ -278,14 +278,14 @@ impl Cta<'_> {
                     .get(w)
                     .is_some_and(|m| m >> lane & 1 != 0)
                 {
-                    self.threads[t].state = TState::Barrier(CLUSTER_BAR as u8);
+                    self.sched[t].state = TState::Barrier(CLUSTER_BAR as u8);
                     self.check_barrier(CLUSTER_BAR);
                 }
                 return Ok(());
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 
@@ -385,7 +385,7 @@ impl Cta<'_> {
             r.any |= p;
         }
         if wait {
-            self.threads[t].state = TState::Barrier(id as u8);
+            self.sched[t].state = TState::Barrier(id as u8);
         }
         // Only an arrival that completes its warp's arrival can complete the barrier (exits
         // are rechecked by `recheck_blocked`); checking on every thread made a 1024-thread
@@ -480,14 +480,15 @@ impl Cta<'_> {
         for (w, &arrived) in self.bar_lanes[id].iter().enumerate() {
             for l in fast::lanes(arrived) {
                 let t = w * 32 + l;
-                let Some(th) = self.threads.get_mut(t) else {
+                let Some(sc) = self.sched.get_mut(t) else {
                     continue;
                 };
-                if th.state != TState::Barrier(id as u8) {
+                if sc.state != TState::Barrier(id as u8) {
                     continue;
                 }
-                th.state = TState::Ready;
-                if let (Some(d), Some(op)) = (th.red_dst.take(), r.op) {
+                sc.state = TState::Ready;
+                let d = self.threads.get_mut(t).and_then(|th| th.red_dst.take());
+                if let (Some(d), Some(op)) = (d, r.op) {
                     let v = match op {
                         BarRedOp::Popc => r.popc as u64,
                         BarRedOp::And => r.all as u64,

@@ -278,7 +278,7 @@ impl Cta<'_> {
         inst: &DInst,
         mem: &AddressSpace,
     ) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         let Exec::Texture(x) = &inst.exec else {
             return Err(self.misrouted(t, &inst.exec));
         };
@@ -290,7 +290,7 @@ impl Cta<'_> {
                 (0, Ok(Object::Texture(..))) | (2, Ok(Object::Surface(_)))
             );
             self.write(t, x.ds[0], r as u64);
-            self.threads[t].pc = next;
+            self.sched[t].pc = next;
             return Ok(());
         }
         let obj = match obj {
@@ -611,7 +611,7 @@ impl Cta<'_> {
         if let Some(p) = x.resident {
             self.write(t, p, 1);
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 

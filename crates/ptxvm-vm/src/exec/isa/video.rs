@@ -48,7 +48,7 @@ impl Dx<'_> {
 impl Cta<'_> {
     /// Runs one thread's step of a video-family instruction (the reference engine's step).
     pub(in crate::exec) fn exec_video(&mut self, t: usize, inst: &DInst) -> Result<(), Box<Fault>> {
-        let next = self.threads[t].pc + 1;
+        let next = self.sched[t].pc + 1;
         match &inst.exec {
             Exec::Video(x) => {
                 let (a, b, c) = (self.src(t, x.a), self.src(t, x.b), self.src(t, x.c));
@@ -57,7 +57,7 @@ impl Cta<'_> {
             }
             other => return Err(self.misrouted(t, other)),
         }
-        self.threads[t].pc = next;
+        self.sched[t].pc = next;
         Ok(())
     }
 }

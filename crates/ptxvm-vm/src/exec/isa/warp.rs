@@ -187,7 +187,7 @@ impl Cta<'_> {
             };
             for &i in active {
                 self.threads[i].sync_mask = all;
-                self.threads[i].state = TState::WarpSync;
+                self.sched[i].state = TState::WarpSync;
                 self.wsync[i / 32] |= 1 << (i % 32);
             }
             self.release_warp_syncs(w as usize)?;
@@ -206,7 +206,7 @@ impl Cta<'_> {
                 }
                 self.warp_exec(active, inst);
                 for &i in active {
-                    self.threads[i].pc += 1;
+                    self.sched[i].pc += 1;
                 }
             }
             Some(m) => {
@@ -224,7 +224,7 @@ impl Cta<'_> {
                         ));
                     }
                     self.threads[i].sync_mask = mv;
-                    self.threads[i].state = TState::WarpSync;
+                    self.sched[i].state = TState::WarpSync;
                     self.wsync[i / 32] |= 1 << (i % 32);
                 }
                 self.release_warp_syncs(w as usize)?;
@@ -239,7 +239,7 @@ impl Cta<'_> {
         let mut done: Vec<usize> = Vec::new();
         for l in fast::lanes(self.wsync.get(w).copied().unwrap_or(0)) {
             let i = lo + l;
-            if self.threads[i].state == TState::WarpSync && self.sync_missing(i) == 0 {
+            if self.sched[i].state == TState::WarpSync && self.sync_missing(i) == 0 {
                 done.push(i);
             }
         }
@@ -276,7 +276,7 @@ impl Cta<'_> {
                 self.warp_exec(&group, inst);
             }
             for &i in &group {
-                let th = &mut self.threads[i];
+                let th = &mut self.sched[i];
                 th.state = TState::Ready;
                 th.pc += 1;
                 self.wsync[i / 32] &= !(1 << (i % 32));
@@ -375,7 +375,7 @@ impl Cta<'_> {
             if self.threads[t].sync_mask >> lane & 1 == 0 {
                 continue;
             }
-            let Some(u) = self.threads.get(lo + lane) else {
+            let Some(u) = self.sched.get(lo + lane) else {
                 continue;
             };
             match u.state {
@@ -395,7 +395,7 @@ impl Cta<'_> {
             if m >> lane & 1 == 0 {
                 continue;
             }
-            let Some(u) = self.threads.get(lo + lane) else {
+            let Some(u) = self.sched.get(lo + lane).copied() else {
                 continue;
             };
             let (func, _, pc) = self.site_of(lo + lane);
