@@ -359,6 +359,10 @@ pub enum MatrixOp {
     /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`
     /// D's (`crate::ops::tensor`).
     Mma(crate::ops::tensor::MmaSpec),
+    /// Block-scaled `mma.sync.aligned` (`.block_scale`): `srcs` are A's, B's and C's
+    /// registers, then scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
+    /// thread-id-b; `dsts` D's (`crate::ops::tensor::mma_scaled`).
+    MmaScaled(crate::ops::tensor::MmaScaled),
     /// `wmma.load.{a,b,c}`: `dsts` the fragment, `srcs` the optional stride.
     WmmaLoad(crate::ops::tensor::WmmaMove),
     /// `wmma.store.d`: `srcs` the fragment then the optional stride.

@@ -80,6 +80,9 @@ impl Dx<'_> {
                     }
                 };
                 let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
+                if has(".block_scale") {
+                    return self.decode_mma_scaled(inst, &d, &a, &b, &c);
+                }
                 let spec =
                     crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
                 Exec::Matrix {
@@ -435,6 +438,21 @@ impl Cta<'_> {
                     *r = srcs.iter().map(|s| self.src(t, *s)).collect();
                 }
                 let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
+                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    for (d, v) in dsts.iter().zip(&out[l]) {
+                        self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::MmaScaled(spec) => {
+                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
+                for (l, r) in regs.iter_mut().enumerate() {
+                    let t = need(self, l)?;
+                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
+                }
+                let out = crate::ops::tensor::mma_scaled(&spec, self.launch.model, &regs)
                     .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
                 for &i in part {
                     let l = self.threads[i].lane as usize;
@@ -1615,5 +1633,62 @@ impl Cta<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes a block-scaled `mma.sync` (`d, a, b, c` already split into registers; the
+    /// operands 4..8 are scale-a-data, {byte-id-a, thread-id-a}, scale-b-data,
+    /// {byte-id-b, thread-id-b}).
+    fn decode_mma_scaled(
+        &self,
+        inst: &ir::Inst,
+        d: &[Op],
+        a: &[Op],
+        b: &[Op],
+        c: &[Op],
+    ) -> Option<Exec> {
+        let spec =
+            crate::ops::tensor::MmaScaled::parse(&inst.mods, a.len(), b.len(), c.len(), d.len())?;
+        let pair = |o: &Op| -> Option<Vec<Op>> {
+            match o {
+                Op::Vector(v) if v.len() == 2 => Some(v.clone()),
+                _ => None,
+            }
+        };
+        let ops = &inst.operands;
+        // scale-x-data is a register, possibly written as a one-element vector.
+        let one = |o: &Op| -> Op {
+            match o {
+                Op::Vector(v) if v.len() == 1 => v[0].clone(),
+                other => other.clone(),
+            }
+        };
+        let (sa, sela, sb, selb) = (
+            one(ops.get(4)?),
+            pair(ops.get(5)?)?,
+            one(ops.get(6)?),
+            pair(ops.get(7)?)?,
+        );
+        let extra = [
+            sa,
+            sela[0].clone(),
+            sela[1].clone(),
+            sb,
+            selb[0].clone(),
+            selb[1].clone(),
+        ];
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaScaled(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs: a
+                .iter()
+                .chain(b)
+                .chain(c)
+                .chain(&extra)
+                .map(|o| self.src(o))
+                .collect::<Option<Vec<_>>>()?,
+            addr: None,
+        })
     }
 }
