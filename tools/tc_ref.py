@@ -1328,6 +1328,146 @@ def cmd_bscaletests(outdir):
     print(f"{len(BSCALE_TESTS)} block-scaled mma run tests -> {outdir}")
 
 
+# ---------------------------------------------------------------------------------------
+# b8 ldmatrix / stmatrix (sm_100a; the fragment placement is a figure in the ISA, Figures 105
+# and 107; evaluated here from CUTLASS's copy-atom layouts SM100_U8x{8,16}_LDSM_T (whose
+# copy() permutes the instruction's registers before its DstLayout) and
+# SM100_U8x{4,8,16}_STSM_T, cf. docs/tensor-cores.md):
+# - ldmatrix.m16n16.xN.trans.b8: matrix m has 16 rows of 16 bytes, row r's address from lane
+#   16m + r; lane 4g + q receives in register 2m + j the bytes (g + 8j) of rows 4q .. 4q + 3
+#   (lowest byte from row 4q).
+# - stmatrix.m16n8.xN.trans.b8: matrix m has 8 rows of 16 bytes, row r's address from lane
+#   8m + r; register m's byte i + 2j of lane 4g + q is byte g + 8j of row 2q + i.
+
+def ldsm_b8_frag(rows, lane, j):
+    """rows: 16 rows of 16 bytes -> register j (0, 1) of lane."""
+    g, q = lane // 4, lane % 4
+    return sum(rows[4 * q + b][g + 8 * j] << (8 * b) for b in range(4))
+
+
+def stsm_b8_rows(regs):
+    """regs[lane]: one register per lane -> 8 rows of 16 bytes."""
+    rows = [[0] * 16 for _ in range(8)]
+    for lane in range(32):
+        g, q = lane // 4, lane % 4
+        for i in range(2):
+            for j in range(2):
+                rows[2 * q + i][g + 8 * j] = (regs[lane] >> (8 * (i + 2 * j))) & 0xFF
+    return rows
+
+
+# (file, ldmatrix?, num, state-space qualifier)
+LDST_B8_TESTS = [
+    ("ldmatrix_m16n16_x1_trans_b8", True, 1, ".shared"),
+    ("ldmatrix_m16n16_x2_trans_b8", True, 2, ".shared::cta"),
+    ("stmatrix_m16n8_x1_trans_b8", False, 1, ".shared"),
+    ("stmatrix_m16n8_x2_trans_b8", False, 2, ".shared::cta"),
+    ("stmatrix_m16n8_x4_trans_b8", False, 4, ""),
+]
+
+
+def cmd_ldst_b8_tests(outdir):
+    for (name, ld, num, ss) in LDST_B8_TESTS:
+        rng = SplitMix64(seed_of(name))
+        # Row slots: a 1024-byte shared buffer of 64 16-byte slots; lane l's row lives in slot
+        # perm[l] (a permutation, so rows are not contiguous and not in lane order).
+        perm = list(range(64))
+        for i in range(63, 0, -1):
+            j = rng.next() % (i + 1)
+            perm[i], perm[j] = perm[j], perm[i]
+        perm = perm[:32]
+        lines = []
+        if ld:
+            image = [rng.next() & 0xFF for _ in range(1024)]
+            words = [int.from_bytes(bytes(image[4 * i:4 * i + 4]), "little") for i in range(256)]
+            out = []
+            for lane in range(32):
+                for m in range(num):
+                    rows = [image[16 * perm[16 * m + r]:16 * perm[16 * m + r] + 16] for r in range(16)]
+                    for j in range(2):
+                        out.append(ldsm_b8_frag(rows, lane, j))
+            nreg = 2 * num
+            op = f"ldmatrix.sync.aligned.m16n16.x{num}.trans{ss}.b8"
+            lines += [f"// `{op}`: a 1 KiB shared image (arg0) is loaded; lane l gives the address",
+                      "// of 16-byte slot slots[l] (arg1, a random permutation) as its row; each lane",
+                      f"// stores its {nreg} registers to arg2. Expected values from tools/tc_ref.py: matrix m's",
+                      "// row r is the slot of lane 16m + r; lane 4g + q's register 2m + j holds byte g + 8j",
+                      "// of rows 4q .. 4q + 3 (the layout of CUTLASS's SM100_U8x{8,16}_LDSM_T, see",
+                      "// docs/tensor-cores.md).",
+                      "// run: --grid 1 --block 32 --arch sm_100a",
+                      "// arg: u32[256] = [" + ", ".join(hex(w) for w in words) + "]",
+                      "// arg: u32[32] = [" + ", ".join(str(16 * x) for x in perm) + "]",
+                      f"// arg: zeros:u32:{32 * nreg}"]
+            for i in range(0, len(out), 16):
+                lines.append(f"// expect arg2[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in out[i:i + 16]) + "]")
+        else:
+            regs = [[rng.next() & 0xFFFFFFFF for _ in range(num)] for _ in range(32)]
+            image = [0] * 1024
+            for m in range(num):
+                rows = stsm_b8_rows([regs[l][m] for l in range(32)])
+                for r in range(8):
+                    slot = perm[8 * m + r]
+                    image[16 * slot:16 * slot + 16] = rows[r]
+            words = [int.from_bytes(bytes(image[4 * i:4 * i + 4]), "little") for i in range(256)]
+            op = f"stmatrix.sync.aligned.m16n8.x{num}.trans{ss}.b8"
+            lines += [f"// `{op}`: lane l's registers (arg0, {num} per lane) are stored to a",
+                      "// zeroed 1 KiB shared buffer, lane l giving the address of slot slots[l] (arg1, a",
+                      "// random permutation); the buffer is copied to arg2. Expected image from",
+                      "// tools/tc_ref.py: register m's byte i + 2j of lane 4g + q is byte g + 8j of matrix m's",
+                      "// row 2q + i, whose address lane 8m + 2q + i gives (the layout of CUTLASS's",
+                      "// SM100_U8x{4,8,16}_STSM_T, see docs/tensor-cores.md).",
+                      "// run: --grid 1 --block 32 --arch sm_100a",
+                      "// arg: u32[" + str(32 * num) + "] = [" + ", ".join(hex(v) for l in range(32) for v in regs[l]) + "]",
+                      "// arg: u32[32] = [" + ", ".join(str(16 * x) for x in perm) + "]",
+                      "// arg: zeros:u32:256"]
+            for i in range(0, 256, 16):
+                lines.append(f"// expect arg2[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in words[i:i + 16]) + "]")
+        lines += [".version 8.6", ".target sm_100a", ".address_size 64", "",
+                  ".visible .entry k(.param .u64 pin, .param .u64 pslots, .param .u64 pout)", "{",
+                  "\t.reg .b32 %r<16>;", "\t.reg .b32 %v<8>;", "\t.reg .b64 %rd<16>;",
+                  "\t.shared .align 16 .b8 m[1024];",
+                  "\tmov.u32 %r1, %tid.x;", "\tmov.u32 %r2, m;",
+                  "\tld.param.u64 %rd1, [pslots];", "\tmul.wide.u32 %rd2, %r1, 4;",
+                  "\tadd.u64 %rd3, %rd1, %rd2;", "\tld.global.u32 %r3, [%rd3];",
+                  "\tadd.u32 %r4, %r2, %r3;",
+                  "\tld.param.u64 %rd4, [pin];", "\tld.param.u64 %rd5, [pout];"]
+        if ld:
+            # Lane t copies words 8t .. 8t+7 of the image into shared memory.
+            lines += ["\tmul.wide.u32 %rd6, %r1, 32;", "\tadd.u64 %rd7, %rd4, %rd6;",
+                      "\tshl.b32 %r5, %r1, 5;", "\tadd.u32 %r6, %r2, %r5;"]
+            for w in range(8):
+                lines += [f"\tld.global.u32 %r7, [%rd7+{4 * w}];", f"\tst.shared.u32 [%r6+{4 * w}], %r7;"]
+            lines.append("\tbar.sync 0;")
+            vec = "{" + ", ".join(f"%v{j}" for j in range(2 * num)) + "}"
+            lines.append(f"\t{op} {vec}, [%r4];")
+            lines += [f"\tmul.wide.u32 %rd8, %r1, {8 * num};", "\tadd.u64 %rd9, %rd5, %rd8;"]
+            for j in range(2 * num):
+                lines.append(f"\tst.global.u32 [%rd9+{4 * j}], %v{j};")
+        else:
+            lines += ["\tshl.b32 %r5, %r1, 5;", "\tadd.u32 %r6, %r2, %r5;"]
+            for w in range(8):
+                lines.append(f"\tst.shared.u32 [%r6+{4 * w}], 0;")
+            lines.append("\tbar.sync 0;")
+            lines += [f"\tmul.wide.u32 %rd6, %r1, {4 * num};", "\tadd.u64 %rd7, %rd4, %rd6;"]
+            for j in range(num):
+                lines.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+            vec = "{" + ", ".join(f"%v{j}" for j in range(num)) + "}"
+            if ss:
+                lines.append(f"\t{op} [%r4], {vec};")
+            else:  # generic addressing: the slot's generic address
+                lines += ["\tmov.u64 %rd10, m;", "\tcvta.shared.u64 %rd11, %rd10;",
+                          "\tcvt.u64.u32 %rd12, %r3;", "\tadd.u64 %rd13, %rd11, %rd12;",
+                          f"\t{op} [%rd13], {vec};"]
+            lines.append("\tbar.sync 0;")
+            lines += ["\tmul.wide.u32 %rd8, %r1, 32;", "\tadd.u64 %rd9, %rd5, %rd8;"]
+            for w in range(8):
+                lines += [f"\tld.shared.u32 %r7, [%r6+{4 * w}];", f"\tst.global.u32 [%rd9+{4 * w}], %r7;"]
+        lines += ["\tret;", "}"]
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(LDST_B8_TESTS)} b8 ldmatrix/stmatrix run tests -> {outdir}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "vectors":
@@ -1336,6 +1476,7 @@ if __name__ == "__main__":
         cmd_runtests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_wmmatests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_bscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_ldst_b8_tests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
     else:
         print(__doc__)
         sys.exit(2)

@@ -354,6 +354,13 @@ pub enum MatrixOp {
     Ld { n: u8, trans: bool },
     /// `stmatrix.sync.aligned.m8n8.xN{.trans}.b16`: the inverse store.
     St { n: u8, trans: bool },
+    /// `ldmatrix.sync.aligned.m16n16.xN.trans.b8` (N = 1, 2): per matrix, lanes `16m + r`
+    /// give the 16-byte rows; lane `4g + q` receives, in registers `2m` and `2m + 1`, bytes
+    /// `g` and `g + 8` of rows `4q .. 4q + 3` (`exec/isa/matrix.rs`, `docs/tensor-cores.md`).
+    LdB8 { n: u8 },
+    /// `stmatrix.sync.aligned.m16n8.xN.trans.b8`: register `m`'s byte `i + 2j` of lane
+    /// `4g + q` goes to byte `g + 8j` of row `2q + i`, whose address lane `8m + 2q + i` gives.
+    StB8 { n: u8 },
     /// `movmatrix.sync.aligned.m8n8.trans.b16`: transposes an 8x8 fragment across the warp.
     MovTrans,
     /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`

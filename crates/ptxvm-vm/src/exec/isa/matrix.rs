@@ -72,6 +72,9 @@ impl Dx<'_> {
                     _ => return None,
                 }
             }
+            "ldmatrix" | "stmatrix" if has(".b8") && (has(".m16n16") || has(".m16n8")) => {
+                return self.decode_matrix_b8(inst);
+            }
             "mma" => {
                 let regs = |o: &Op| -> Vec<Op> {
                     match o {
@@ -443,6 +446,53 @@ impl Cta<'_> {
                     let l = self.threads[i].lane as usize;
                     for (d, v) in dsts.iter().zip(&out[l]) {
                         self.write(i, *d, *v);
+                    }
+                }
+            }
+            MatrixOp::LdB8 { n } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
+                // rows[m][r]: the 16 bytes of row r of matrix m (address from lane 16m + r).
+                let mut rows = [[[0u8; 16]; 16]; 2];
+                for m in 0..n as usize {
+                    for r in 0..16 {
+                        let t = need(self, 16 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        self.load(t, sp, at, &mut rows[m][r], mem)?;
+                    }
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    let (g, q) = (l / 4, l % 4);
+                    for (k, d) in dsts.iter().enumerate().take(2 * n as usize) {
+                        let (m, j) = (k / 2, k % 2);
+                        let v = (0..4).fold(0u64, |v, b| {
+                            v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
+                        });
+                        self.write(i, *d, v);
+                    }
+                }
+            }
+            MatrixOp::StB8 { n } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "stmatrix"))?;
+                for (m, src) in srcs.iter().enumerate().take(n as usize) {
+                    let mut frag = [0u32; 32];
+                    for l in 0..32 {
+                        let t = need(self, l)?;
+                        frag[l] = self.src(t, *src) as u32;
+                    }
+                    // Row r of matrix m (address from lane 8m + r) holds column r of the 16x8
+                    // fragment: byte c from lane 4 * (c % 8) + r / 2, byte (r % 2) + 2 (c / 8).
+                    for r in 0..8 {
+                        let mut buf = [0u8; 16];
+                        for (c, byte) in buf.iter_mut().enumerate() {
+                            let w = frag[4 * (c % 8) + r / 2];
+                            *byte = (w >> (8 * ((r % 2) + 2 * (c / 8)))) as u8;
+                        }
+                        let t = need(self, 8 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        self.store(t, sp, at, &buf, mem)?;
                     }
                 }
             }
@@ -1690,5 +1740,61 @@ impl Dx<'_> {
                 .collect::<Option<Vec<_>>>()?,
             addr: None,
         })
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes the b8 shapes `ldmatrix.sync.aligned.m16n16.xN.trans.b8` and
+    /// `stmatrix.sync.aligned.m16n8.xN.trans.b8` (`None` for the `.b8x16.src_fmt`
+    /// decompressing forms and anything inconsistent).
+    fn decode_matrix_b8(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        if !has(".trans") {
+            return None;
+        }
+        let n = if has(".x4") {
+            4
+        } else if has(".x2") {
+            2
+        } else {
+            1
+        };
+        let regs = |o: &Op| -> Vec<Op> {
+            match o {
+                Op::Vector(v) => v.clone(),
+                other => vec![other.clone()],
+            }
+        };
+        let ops = &inst.operands;
+        match inst.opcode {
+            "ldmatrix" if has(".m16n16") && n <= 2 => {
+                let dsts = regs(ops.first()?)
+                    .iter()
+                    .map(|o| self.dst(o))
+                    .collect::<Option<Vec<_>>>()?;
+                (dsts.len() == 2 * n as usize).then_some(())?;
+                Some(Exec::Matrix {
+                    op: MatrixOp::LdB8 { n },
+                    dsts,
+                    srcs: Vec::new(),
+                    addr: Some((space_of(mods), self.addr(ops.get(1)?)?)),
+                })
+            }
+            "stmatrix" if has(".m16n8") => {
+                let srcs = regs(ops.get(1)?)
+                    .iter()
+                    .map(|o| self.src(o))
+                    .collect::<Option<Vec<_>>>()?;
+                (srcs.len() == n as usize).then_some(())?;
+                Some(Exec::Matrix {
+                    op: MatrixOp::StB8 { n },
+                    dsts: Vec::new(),
+                    srcs,
+                    addr: Some((space_of(mods), self.addr(ops.first()?)?)),
+                })
+            }
+            _ => None,
+        }
     }
 }
