@@ -491,3 +491,46 @@ fn f64_is_sequential_fma() {
         2f64.powi(-104)
     );
 }
+
+/// Block-scaled kinds (`mma_dot_mx`, `mma_dot_mxf4`), values derived by hand.
+#[test]
+fn block_scaled_by_hand() {
+    use ptxvm_fp::tensor::{ScaleType, TcType, mma_dot_mx, mma_dot_mxf4};
+    let one = TcType::E4m3.decode(0x38); // e4m3 1.0
+    let a = vec![one; 32];
+    // 32 products of 1 * 2^1 (ue8m0 128) * 2^-1 (ue8m0 126) = 32.0 = 0x42000000.
+    let sa = ScaleType::Ue8m0.decode(128);
+    let sb = ScaleType::Ue8m0.decode(126);
+    assert_eq!(mma_dot_mx(&a, &a, sa, sb, 0), 0x4200_0000);
+    // ... plus C = -32.0 is +0.
+    assert_eq!(mma_dot_mx(&a, &a, sa, sb, 0xc200_0000), 0);
+    // A NaN scale factor (ue8m0 0xff) gives the canonical NaN.
+    assert_eq!(
+        mma_dot_mx(&a, &a, ScaleType::Ue8m0.decode(0xff), sb, 0),
+        0x7fff_ffff
+    );
+    // mxf4nvf4 4X ue4m3: e2m1 1.0 (code 2) everywhere; every chunk of 16 scaled by
+    // 1.5 (ue4m3 0x3c) * 2.0 (0x40): 4 * 16 * 3 = 192, + C 1.0 = 193.0 = 0x43410000.
+    let codes = vec![2u32; 64];
+    let s15 = vec![ScaleType::Ue4m3.decode(0x3c); 4];
+    let s2 = vec![ScaleType::Ue4m3.decode(0x40); 4];
+    assert_eq!(
+        mma_dot_mxf4(&codes, &codes, &s15, &s2, 0x3f80_0000),
+        0x4341_0000
+    );
+    // 2X ue8m0 with chunk scales 2^0 and 2^10: 32 * 1 + 32 * 1024 = 32800 = 0x47002000.
+    let s = vec![ScaleType::Ue8m0.decode(127), ScaleType::Ue8m0.decode(137)];
+    let u = vec![ScaleType::Ue8m0.decode(127); 2];
+    assert_eq!(mma_dot_mxf4(&codes, &codes, &s, &u, 0), 0x4700_2000);
+    // Groups are aligned at their scales' exponents (here 2^0) even when their sums are
+    // zero (B alternates +1, -1): C = 2^-37 lies below the F = 35 bits kept and is
+    // truncated to +0, while C = 2^-30 survives exactly.
+    let alt: Vec<u32> = (0..64).map(|i| if i % 2 == 0 { 2 } else { 10 }).collect();
+    assert_eq!(mma_dot_mxf4(&codes, &alt, &u, &u, 0x2d00_0000), 0);
+    assert_eq!(mma_dot_mxf4(&codes, &alt, &u, &u, 0x3080_0000), 0x3080_0000);
+    // A NaN C is NaN.
+    assert_eq!(
+        mma_dot_mxf4(&codes, &codes, &u, &u, 0x7fc0_0000),
+        0x7fff_ffff
+    );
+}
