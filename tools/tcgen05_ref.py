@@ -537,6 +537,153 @@ def mma_file(case):
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 
 
+# tcgen05.cp (shared memory -> Tensor Memory), .cta_group::1 without decompression:
+# (file, shape, rows, bytes per row, multicast, (swizzle, offset, LBO, SBO), Tensor Memory column)
+CP_CASES = [
+    ("tcgen05_cp_128x256b_none", "128x256b", 128, 32, "", ("none", 0, 128, 256), 4),
+    ("tcgen05_cp_128x256b_sw128", "128x256b", 128, 32, "", ("128", 0, 0, 1024), 3),
+    ("tcgen05_cp_128x128b_sw32", "128x128b", 128, 16, "", ("32", 0, 0, 256), 5),
+    ("tcgen05_cp_4x256b_none", "4x256b", 4, 32, "", ("none", 0, 128, 256), 2),
+    ("tcgen05_cp_64x128b_02_13", "64x128b", 64, 16, ".warpx2::02_13", ("none", 0, 128, 128), 6),
+    ("tcgen05_cp_64x128b_01_23_sw64", "64x128b", 64, 16, ".warpx2::01_23", ("64", 0, 0, 512), 1),
+    ("tcgen05_cp_32x128b_warpx4", "32x128b", 32, 16, ".warpx4", ("none", 0, 128, 128), 8),
+]
+
+
+def cp_dest_lanes(cast, r):
+    """Tensor Memory lanes that receive source row r (ISA text: `.warpx4` multicasts into all 4
+    warps; a `.warpx2` multicasts into the warp pairs, each warp of a pair receiving half the
+    data: ptxvm's reading is rows 0-31 to the pair's lower warp, rows 32-63 to its upper one)."""
+    if cast == "":
+        return [r]
+    if cast == ".warpx4":
+        return [32 * w + r for w in range(4)]
+    pairs = [(0, 2), (1, 3)] if cast == ".warpx2::02_13" else [(0, 1), (2, 3)]
+    return [32 * pair[r // 32] + r % 32 for pair in pairs]
+
+
+def cp_file(case):
+    name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
+    img = bytearray(32768)
+    end = 0
+    for r in range(rows):
+        for j in range(nbytes):
+            end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    NC = 16
+    cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
+    for r in range(rows):
+        for lane in cp_dest_lanes(cast, r):
+            for c in range(nbytes // 4):
+                cell[(lane, tcol + c)] = sum(M[r][4 * c + b] << (8 * b) for b in range(4))
+    out = [cell[(lane, c)] for lane in range(128) for c in range(NC)]
+    op = f"tcgen05.cp.cta_group::1.{shape}{cast}"
+    vec16 = "{" + ", ".join(f"%v{j}" for j in range(NC)) + "}"
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 img, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<16>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p2, %r0, 0;",
+        "\t@%p2 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        f"\t// fill columns 0..{NC}: cell (lane L, column c) = 0xa5000000 | c << 8 | L",
+    ]
+    for c in range(NC):
+        L.append(f"\tor.b32 %v{c}, %r0, {0xA5000000 | (c << 8):#x};")
+    L += [f"\ttcgen05.st.sync.aligned.32x32b.x{NC}.b32 [%r9], {vec16};",
+          "\ttcgen05.wait::st.sync.aligned;",
+          "\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p2 bra SKIP_CP;",
+          f"\tadd.u32 %r11, %r2, {off};",
+          "\tshr.u32 %r11, %r11, 4;",
+          "\tand.b32 %r11, %r11, 0x3fff;",
+          "\tcvt.u64.u32 %rd8, %r11;",
+          f"\tor.b64 %rd8, %rd8, {sm100_desc(lbo, sbo, swz):#x};",
+          f"\tadd.u32 %r12, %r7, {tcol};",
+          f"\t{op} [%r12], %rd8;",
+          "\tmov.u32 %r15, mbar;",
+          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          "SKIP_CP:",
+          "WAIT:",
+          "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
+          "\t@!%p3 bra WAIT;",
+          "\ttcgen05.fence::after_thread_sync;",
+          f"\ttcgen05.ld.sync.aligned.32x32b.x{NC}.b32 {vec16}, [%r9];",
+          "\ttcgen05.wait::ld.sync.aligned;",
+          f"\tmul.wide.u32 %rd6, %r0, {4 * NC};",
+          "\tadd.u64 %rd7, %rd3, %rd6;"]
+    for c in range(NC):
+        L.append(f"\tst.global.u32 [%rd7+{4 * c}], %v{c};")
+    L += ["\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p1 bra DONE;",
+          "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+          "DONE:",
+          "\tret;",
+          "}",
+          ""]
+    head = [
+        f"// `{op}` on sm_100a: a {rows} x {nbytes}-byte matrix in shared memory (K-major,",
+        f"// {swz} swizzle, LBO {lbo}, SBO {sbo}) copied by thread 0 to Tensor Memory column {tcol}, completed",
+        "// through tcgen05.commit on an mbarrier; every warp then reads its 32 lanes x 16 columns",
+        "// (filled before with 0xa5000000 | column << 8 | lane). Generated by tools/tcgen05_ref.py: the",
+        "// image from tools/wgmma_ref.py's canonical layouts; row r goes to the lanes the ISA's",
+        "// .multicast text gives (cp_dest_lanes: .warpx2 halves to a pair's lower and upper warp),",
+        "// byte j to column j / 4 at bit 8 (j % 4) (the layout tcgen05.mma reads A from Tensor",
+        "// Memory with).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: zeros:u32:{len(out)}",
+    ]
+    for i in range(0, len(out), 64):
+        head.append(f"// expect arg1[{i}..{i + 64}]: [{', '.join(hex(x) for x in out[i:i + 64])}]")
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -706,6 +853,8 @@ def main():
         emit(f"tcgen05_st_{shape}.ptx", f"tcgen05.st.{shape}", lines, expect, total, desc)
     for case in MMA_CASES:
         mma_file(case)
+    for case in CP_CASES:
+        cp_file(case)
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
 

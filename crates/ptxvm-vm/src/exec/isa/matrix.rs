@@ -299,6 +299,18 @@ impl Dx<'_> {
                 .collect(),
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
+        } else if has(".cp") {
+            // The decompressing forms (.b8x16.src_fmt): where the 6- and 4-bit elements sit in
+            // their byte is only in a figure (docs/tensor-cores.md).
+            if has(".b8x16") {
+                return None;
+            }
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Cp(crate::ops::tcgen05::CpShape::parse(mods)?)),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(1)?)?],
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
         } else if has(".commit") {
             if has(".multicast::cluster") {
                 return None;
@@ -1111,6 +1123,7 @@ impl Cta<'_> {
                 }
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
+            Tc5Op::Cp(s) => s.name(),
         };
         let model = self.launch.model;
         if !model.has_tcgen05() {
@@ -1135,6 +1148,12 @@ impl Cta<'_> {
         {
             for &i in part {
                 self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Cp(shape) = op {
+            for &i in part {
+                self.tcgen05_cp(i, shape, srcs, addr, &name)?;
             }
             return Ok(());
         }
@@ -1181,7 +1200,7 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
         };
         match op {
-            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit => Ok(()),
+            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
                 Ok(())
@@ -1669,6 +1688,63 @@ impl Cta<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `tcgen05.cp` for one issuing thread `t`: the `rows` x `bytes` matrix the descriptor
+    /// describes (K-major, as `tcgen05.mma`'s operands: `bytes` 8-bit elements per row) goes
+    /// to Tensor Memory, row `r` to the lanes `CpShape::lanes` gives (relative to the
+    /// address's lane), byte `j` to column `j / 4` (relative to the address's column), bits
+    /// `8 (j % 4)` upwards — the layout `tcgen05.mma` reads A from Tensor Memory with.
+    fn tcgen05_cp(
+        &mut self,
+        t: usize,
+        shape: crate::ops::tcgen05::CpShape,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::smem_desc;
+        let (Some(&sd), Some((_, Addr::Reg(r, off)))) = (srcs.first(), addr) else {
+            return Err(self.unsupported(t, name));
+        };
+        let raw = self.src(t, sd);
+        let dsc = smem_desc(raw)
+            .map_err(|e| self.fault(t, FaultKind::Unsupported, format!("`{name}`: source: {e}")))?;
+        let (rows, bytes) = (shape.rows as usize, shape.bytes as usize);
+        let m = self.smem_matrix(t, dsc, raw, false, 8, [0, rows, bytes], name, "source")?;
+        let taddr = self.reg(t, r).wrapping_add(off as u64);
+        let (lane0, col0) = ((taddr >> 16 & 0xffff) as u32, (taddr & 0xffff) as u32);
+        let Some(tm) = self.tmem.as_deref_mut() else {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!("`{name}`: no Tensor Memory is allocated in this CTA"),
+            ));
+        };
+        let mut err = None;
+        'rows: for row in 0..rows {
+            for lane in shape.lanes(row as u32) {
+                for c in 0..bytes / 4 {
+                    let v = (0..4).fold(0u32, |v, b| {
+                        v | (m.get(row * bytes + 4 * c + b).copied().unwrap_or(0) as u32) << (8 * b)
+                    });
+                    let (Some(l), Some(col)) =
+                        (lane0.checked_add(lane), col0.checked_add(c as u32))
+                    else {
+                        err = Some(format!("Tensor Memory address {taddr:#x} overflows"));
+                        break 'rows;
+                    };
+                    if let Err(e) = tm.write(l, col, v) {
+                        err = Some(e.to_string());
+                        break 'rows;
+                    }
+                }
+            }
+        }
+        match err {
+            Some(e) => Err(self.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))),
+            None => Ok(()),
+        }
     }
 
     /// At the end of a CTA: Tensor Memory must have been deallocated.
