@@ -11,7 +11,9 @@ Usage:
                             SplitMix64 stream that crates/ptxvm-fp/tests/tensor_ref.rs
                             regenerates bit for bit)
   tools/tc_ref.py runtests  writes tests/run/warp/mma_*.ptx: one warp runs one mma.sync with
-                            per-lane fragments laid out by this file, expected D from this file
+                            per-lane fragments laid out by this file, expected D from this file;
+                            wmma_*.ptx; mma_bscale_*.ptx (block-scaled mma.sync: scale-factor
+                            selectors and the block-scale model); the b8 ldmatrix/stmatrix tests
 """
 
 import os
