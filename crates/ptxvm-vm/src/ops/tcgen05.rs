@@ -48,13 +48,21 @@ pub enum Tc5Op {
     /// `tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc`, issued by each executing
     /// thread: `addr` taddr, `srcs[0]` the shared-memory descriptor.
     Cp(CpShape),
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.multicast::cluster
+    /// .b64 [mbar], ctaMask`: one arrive-on per executing thread on the mbarrier at the same
+    /// offset in every CTA of the cluster whose rank bit is set; `addr` the mbarrier,
+    /// `srcs[0]` the mask.
+    CommitMulticast,
 }
 
 impl Tc5Op {
     /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.cp`, `tcgen05.commit`), not
     /// `.sync.aligned`.
     pub fn per_thread(&self) -> bool {
-        matches!(self, Tc5Op::Mma { .. } | Tc5Op::Commit | Tc5Op::Cp(_))
+        matches!(
+            self,
+            Tc5Op::Mma { .. } | Tc5Op::Commit | Tc5Op::CommitMulticast | Tc5Op::Cp(_)
+        )
     }
 }
 

@@ -313,7 +313,12 @@ impl Dx<'_> {
             }
         } else if has(".commit") {
             if has(".multicast::cluster") {
-                return None;
+                return Some(Exec::Matrix {
+                    op: MatrixOp::Tcgen05(Tc5Op::CommitMulticast),
+                    dsts: Vec::new(),
+                    srcs: vec![self.src(op(1)?)?],
+                    addr: Some((space_of(mods), self.addr(op(0)?)?)),
+                });
             }
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Commit),
@@ -1124,6 +1129,9 @@ impl Cta<'_> {
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
+            Tc5Op::CommitMulticast => {
+                "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
+            }
         };
         let model = self.launch.model;
         if !model.has_tcgen05() {
@@ -1154,6 +1162,37 @@ impl Cta<'_> {
         if let Tc5Op::Cp(shape) = op {
             for &i in part {
                 self.tcgen05_cp(i, shape, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::CommitMulticast = op {
+            let (Some((_, a)), Some(&ms)) = (addr, srcs.first()) else {
+                return Err(self.unsupported(t0, &name));
+            };
+            let mem = self.mem;
+            let ctas = self.cluster_ctas();
+            for &i in part {
+                let mask = self.src(i, ms) & 0xffff;
+                if mask >> ctas != 0 {
+                    return Err(self.fault(
+                        i,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{name}` with ctaMask {mask:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
+                            ctas - 1
+                        ),
+                    ));
+                }
+                let (_, at) = self.resolve(i, MemSpace::Shared, a);
+                let (_, off) = self
+                    .cluster_split(at)
+                    .map_err(|e| self.access_fault(i, "write", MemSpace::Shared, at, 8, e))?;
+                for r in crate::exec::fast::lanes(mask as u32) {
+                    let ma = self.cluster_addr(r as u32, off);
+                    self.mbar_update(i, MemSpace::Shared, ma, mem, |_, w| {
+                        crate::ops::mbarrier::MBar::arrive(w, 1, false, false).map(|x| Some(x.0))
+                    })?;
+                }
             }
             return Ok(());
         }
@@ -1200,7 +1239,12 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
         };
         match op {
-            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit | Tc5Op::Cp(_) => Ok(()),
+            Tc5Op::Fence
+            | Tc5Op::Wait
+            | Tc5Op::Mma { .. }
+            | Tc5Op::Commit
+            | Tc5Op::CommitMulticast
+            | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
                 Ok(())
