@@ -342,8 +342,35 @@ def sm100_desc(lbo, sbo, swz):
     return ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 46) | (SWZ_CODE[swz] << 61)
 
 
+# M = 64 cases (Layout F: 16 lanes of each warp's 32, from lane 0 or 16): name -> (D's lane,
+# A's lane when A is in Tensor Memory).
+MMA_M64 = {
+    "tcgen05_mma_m64_f16_f32_sw128_none": (0, 0),
+    "tcgen05_mma_m64_bf16_f32_tmem_lane16": (16, 16),
+    "tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable": (16, 0),
+}
+MMA_CASES += [
+    ("tcgen05_mma_m64_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_m64_bf16_f32_tmem_lane16", "f16", "f32", "bf16", "bf16", 24,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 0, 1, 0),
+    ("tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable", "f8f6f4", "f32", "e5m2", "e4m3", 8,
+     ("K", "64", 0, 0, 512), ("K", "32", 0, 0, 256), 1, 1, 0, 0),
+]
+MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
+
+
+def row_lane(M, lane0, m):
+    """The Tensor Memory lane of row m of D (or A): Layout D (M = 128) lane m; Layout F
+    (M = 64, "4x1, 1/2 datapath utilized", lane alignment 0 or 16; CUTLASS's M64 atom
+    ((16, 4), N):((1, 32), 128)) lane lane0 + 32 (m / 16) + m % 16."""
+    return m if M == 128 else lane0 + 32 * (m // 16) + m % 16
+
+
 def mma_file(case):
     name, kind, d, at, bt, n, asrc, bsrc, en, na, nb, sat = case
+    M = 64 if name in MMA_M64 else 128
+    dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     bits = wgmma_ref.BITS[at]
     k = 256 // bits
@@ -354,16 +381,18 @@ def mma_file(case):
         v = tc_ref.rand_elem(rng, t)
         return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
 
-    A = [[rand(at) for _ in range(k)] for _ in range(128)]
+    A = [[rand(at) for _ in range(k)] for _ in range(M)]
     B = [[rand(bt) for _ in range(k)] for _ in range(n)]
-    C = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
-           else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
-         for _ in range(128)]
+    # The C image of every lane (row m of C is the lane row_lane(M, dlane, m)).
+    CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
+            else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
+          for _ in range(128)]
+    C = [CL[row_lane(M, dlane, m)] for m in range(M)]
     img = bytearray(65536)
     end = 0
     if asrc != "tmem":
         major, swz, off, lbo, sbo = asrc
-        for m in range(128):
+        for m in range(M):
             for kk in range(k):
                 end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
@@ -374,8 +403,8 @@ def mma_file(case):
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
     neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
-    D = [[0] * n for _ in range(128)]
-    for m in range(128):
+    D = [[0] * n for _ in range(M)]
+    for m in range(M):
         for nn in range(n):
             a = [neg(at, x, na) for x in A[m]]
             b = [neg(bt, x, nb) for x in B[nn]]
@@ -387,23 +416,30 @@ def mma_file(case):
                 D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c)
     dis = MMA_DISABLE.get(name)
     if dis:
-        for m in range(128):
-            if dis[m // 32] >> (m % 32) & 1:
+        for m in range(M):
+            lane = row_lane(M, dlane, m)
+            if dis[lane // 32] >> (lane % 32) & 1:
                 D[m] = list(C[m])
     dtype = {"f32": 1, "s32": 2}[d]
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
         | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
-        | ((128 >> 4) << 24)
-    # A in Tensor Memory: row m in lane m, 32 bytes from column 256 (8 cells).
-    apacked = []
-    for m in range(128):
+        | ((M >> 4) << 24)
+    # A in Tensor Memory: row m in lane row_lane(M, alane, m), 32 bytes from column 256 (8
+    # cells); other lanes 0.
+    apacked = [0] * (128 * 8)
+    for m in range(M):
         row = 0
         for kk in range(k):
             row |= A[m][kk] << (kk * bits)
-        apacked += [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
-    cflat = [C[m][j] for m in range(128) for j in range(n)]
-    dflat = [D[m][j] for m in range(128) for j in range(n)]
+        lane = row_lane(M, alane, m)
+        apacked[8 * lane:8 * lane + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+    # Every lane reads back its n cells of D's columns: D's rows where they are, C elsewhere.
+    DL = [list(x) for x in CL]
+    for m in range(M):
+        DL[row_lane(M, dlane, m)] = D[m]
+    cflat = [CL[lane][j] for lane in range(128) for j in range(n)]
+    dflat = [DL[lane][j] for lane in range(128) for j in range(n)]
     L = [
         HEADER,
         f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
@@ -487,14 +523,15 @@ def mma_file(case):
     L.append(f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};")
     L.append(f"\tmov.u32 %r13, {idesc:#x};")
     L.append(f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;")
-    L.append("\tadd.u32 %r14, %r7, 256;")
+    L.append(f"\tadd.u32 %r14, %r7, {256 + (alane << 16):#x};")
+    L.append(f"\tadd.u32 %r20, %r7, {dlane << 16:#x};")
     aop = "[%r14]" if asrc == "tmem" else "%rd8"
     if dis:
         for j, x in enumerate(dis):
             L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
     else:
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, %p2;")
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, %p2;")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
     L.append("SKIP_MMA:")
@@ -515,7 +552,10 @@ def mma_file(case):
     L[-6] = "\t@%p1 bra DONE;"
     L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
     head = [
-        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = 128, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = {M}, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
+           + (f", lane {alane} + ... for A" if asrc == "tmem" else "")
+           + "; the other lanes keep their C)"] if M == 64 else []),
         f"// A {'from Tensor Memory' if asrc == 'tmem' else 'K-major' if asrc[0] == 'K' else 'MN-major'}"
         + ("" if asrc == "tmem" else f" ({asrc[1]} swizzle, LBO {asrc[3]}, SBO {asrc[4]})")
         + f", B {bsrc[0]}-major ({bsrc[1]} swizzle, LBO {bsrc[3]}, SBO {bsrc[4]}), enable-input-d {en},",
@@ -766,17 +806,18 @@ ERRORS = {
         ],
         ["warp 1", "can access only lanes 32..64"],
     ),
-    "tcgen05_mma_m64": (
-        "tcgen05.mma with M = 64 in the instruction descriptor (D's Tensor Memory layout for M = 64 is a figure: not modelled)",
+    "tcgen05_mma_m64_lane32": (
+        "tcgen05.mma with M = 64 and D at lane 32 (Layout F: the ISA's lane alignment is 0 or 16)",
         [
             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
             "\tld.shared.b32 %r3, [slot];",
+            "\tadd.u32 %r5, %r3, 0x200000;",
             "\tmov.b64 %rd1, 0x400000000000;",
             "\tsetp.eq.u32 %q0, %r3, %r3;",
             f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((64 >> 4) << 24):#x};",
-            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r5], %rd1, %rd1, %r4, %q0;",
         ],
-        ["only M = 128 is modelled", "tcgen05.mma"],
+        ["must be at lane 0 or 16 for M = 64", "tcgen05.mma"],
     ),
     "tcgen05_mma_d_unallocated": (
         "tcgen05.mma whose D (N = 64 columns) does not fit the 32 allocated columns",

@@ -1553,11 +1553,11 @@ impl Cta<'_> {
                 ),
             ));
         }
-        if id.m != 128 {
+        if id.m != 128 && id.m != 64 {
             return Err(unsup(
                 self,
                 format!(
-                    "M = {} (instruction descriptor {raw:#010x}): only M = 128 is modelled (the Tensor Memory layout of D for M = 64 is given only as a figure)",
+                    "M = {} (instruction descriptor {raw:#010x}): only M = 64 and M = 128 are modelled with .cta_group::1",
                     id.m
                 ),
             ));
@@ -1638,14 +1638,35 @@ impl Cta<'_> {
             Kind::Tf32 => 32,
             _ => 8,
         };
-        let (m, n, k) = (128usize, id.n as usize, (256 / bits) as usize);
+        let (m, n, k) = (id.m as usize, id.n as usize, (256 / bits) as usize);
+        // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
+        // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
+        // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
+        let row_lane = |lane0: u32, r: usize| -> u32 {
+            let r = r as u32;
+            if m == 128 {
+                r
+            } else {
+                lane0 + 32 * (r / 16) + r % 16
+            }
+        };
+        let lane_ok = |a: u64| {
+            let lane = a >> 16 & 0xffff;
+            lane == 0 || (m == 64 && lane == 16)
+        };
+        let lane_rule = if m == 128 {
+            "must be at lane 0 for M = 128"
+        } else {
+            "must be at lane 0 or 16 for M = 64"
+        };
         let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
-        if d_addr >> 16 & 0xffff != 0 {
+        if !lane_ok(d_addr) {
             return Err(bad(
                 self,
-                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+                format!("D's Tensor Memory address {d_addr:#x} {lane_rule}"),
             ));
         }
+        let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
         let mask = if bits == 32 {
             0xffff_ffffu64
@@ -1656,12 +1677,13 @@ impl Cta<'_> {
         // A.
         let a: Vec<u64> = if a_tmem {
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
-            if aa >> 16 & 0xffff != 0 {
+            if !lane_ok(aa) {
                 return Err(bad(
                     self,
-                    format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
+                    format!("A's Tensor Memory address {aa:#x} {lane_rule}"),
                 ));
             }
+            let alane = (aa >> 16 & 0xffff) as u32;
             let acol = (aa & 0xffff) as u32;
             let Some(tm) = self.tmem.as_deref() else {
                 return Err(bad(
@@ -1674,7 +1696,7 @@ impl Cta<'_> {
                 for kk in 0..k {
                     let bit = kk as u32 * bits;
                     let cell = tm
-                        .read(r as u32, acol + bit / 32)
+                        .read(row_lane(alane, r), acol + bit / 32)
                         .map_err(|e| tm_err(self, e))?;
                     a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
                 }
@@ -1700,7 +1722,7 @@ impl Cta<'_> {
         for r in 0..m {
             for col in 0..n {
                 let v = tm
-                    .read(r as u32, dcol + col as u32)
+                    .read(row_lane(dlane, r), dcol + col as u32)
                     .map_err(|e| tm_err(self, e))?;
                 if enable {
                     c[r * n + col] = u64::from(v);
@@ -1715,19 +1737,21 @@ impl Cta<'_> {
             false,
             [id.neg_a, id.neg_b, id.saturate],
         );
-        // disable-output-lane: bit r (of the four words, lowest first) keeps lane r of D.
+        // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
+        // L of D.
         let mut off = [0u32; 4];
         for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
             off[j] = self.src(t, x) as u32;
         }
         if let Some(tm) = self.tmem.as_deref_mut() {
             for r in 0..m {
-                if off[r / 32] >> (r % 32) & 1 != 0 {
+                let lane = row_lane(dlane, r);
+                if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
                     continue;
                 }
                 for col in 0..n {
                     // Every cell was read above.
-                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col] as u32);
+                    let _ = tm.write(lane, dcol + col as u32, d[r * n + col] as u32);
                 }
             }
         }
