@@ -357,6 +357,15 @@ MMA_CASES += [
     ("tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable", "f8f6f4", "f32", "e5m2", "e4m3", 8,
      ("K", "64", 0, 0, 512), ("K", "32", 0, 0, 256), 1, 1, 0, 0),
 ]
+MMA_M64["tcgen05_mma_m64_e4m3_f16_tmem_lane16"] = (16, 16)
+MMA_CASES += [
+    # An f16 D: one element per 32-bit cell, in its lower 16 bits (ISA "Packing format for
+    # matrix D in Tensor Memory"); ptxvm writes the upper 16 bits as 0.
+    ("tcgen05_mma_f16_f16_sw128_none", "f16", "f16", "f16", "f16", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_m64_e4m3_f16_tmem_lane16", "f8f6f4", "f16", "e4m3", "e4m3", 16,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 1, 0),
+]
 MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
 
 
@@ -420,7 +429,7 @@ def mma_file(case):
             lane = row_lane(M, dlane, m)
             if dis[lane // 32] >> (lane % 32) & 1:
                 D[m] = list(C[m])
-    dtype = {"f32": 1, "s32": 2}[d]
+    dtype = {"f16": 0, "f32": 1, "s32": 2}[d]
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
         | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \

@@ -1583,10 +1583,11 @@ impl Cta<'_> {
                     1 => Some(TcType::Bf16),
                     _ => None,
                 };
+                // An f16 D only with f16 A and B (bf16 accumulates into f32).
                 (
                     f(id.atype).map(Elem::Float),
                     f(id.btype).map(Elem::Float),
-                    id.dtype == 1,
+                    id.dtype == 1 || (id.dtype == 0 && id.atype == 0 && id.btype == 0),
                 )
             }
             Kind::Tf32 => (
@@ -1597,7 +1598,7 @@ impl Cta<'_> {
             Kind::F8f6f4 => (
                 fl(id.atype).map(Elem::Float),
                 fl(id.btype).map(Elem::Float),
-                id.dtype == 1,
+                id.dtype <= 1,
             ),
             Kind::I8 => {
                 let f = |c| match c {
@@ -1616,7 +1617,7 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (f16 D, and the f6/f4 types of kind::f8f6f4, are not modelled)",
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (the f6/f4 types of kind::f8f6f4 are not modelled)",
                     id.dtype, id.atype, id.btype
                 ),
             ));
@@ -1729,12 +1730,21 @@ impl Cta<'_> {
                 }
             }
         }
+        // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
+        // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
+        // upper 16 as 0.
+        let f16_d = id.dtype == 0;
+        if f16_d {
+            for x in &mut c {
+                *x &= 0xffff;
+            }
+        }
         let d = self.tc_dot(
             TcInst::Tcgen05,
             [m, n, k],
             [&a, &b, &c],
             [at, bt],
-            false,
+            f16_d,
             [id.neg_a, id.neg_b, id.saturate],
         );
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
