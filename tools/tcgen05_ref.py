@@ -733,6 +733,221 @@ def cp_file(case):
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 
 
+# Block-scaled tcgen05.mma (.cta_group::1, M = 128, f32 D), A and B from shared memory:
+# (file, kind, scale-vector modifier, A type, B type, scale type, (SF-A ID, SF-B ID), N,
+#  A (major, swizzle, offset, LBO, SBO), B (...), enable-input-d, negate A, negate B)
+MMA_BS_CASES = [
+    ("tcgen05_mma_bs_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", ".scale_vec::1X", "e4m3", "e5m2", "ue8m0", (2, 1), 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_block32_e5m2_e4m3_nega", "mxf8f6f4", ".block32", "e5m2", "e4m3", "ue8m0", (0, 3), 16,
+     ("K", "none", 0, 128, 256), ("MN", "64", 0, 0, 512), 1, 1, 0),
+    ("tcgen05_mma_bs_mxf4_default", "mxf4", "", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
+     ("K", "64", 0, 0, 512), ("K", "none", 0, 128, 256), 1, 0, 1),
+    ("tcgen05_mma_bs_mxf4nvf4_4x_ue4m3", "mxf4nvf4", ".scale_vec::4X", "e2m1", "e2m1", "ue4m3", (0, 0), 24,
+     ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 1, 0, 0),
+    ("tcgen05_mma_bs_mxf4nvf4_block32_nod", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 2), 8,
+     ("K", "none", 0, 128, 256), ("K", "32", 0, 0, 256), 0, 0, 0),
+]
+BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
+
+
+def mma_bs_file(case):
+    """Scale factors in Tensor Memory (ISA "Block Scaling" text: one byte per factor, the SF ID
+    its byte offset in the word, duplicated to all four 32-lane partitions; placement from
+    CUTLASS's tmem_sf_frg): row m of A's factors in lane m % 32 (of every partition), column
+    m / 32 of scale-A, bytes ID + j; column n of B's in lane n % 32, column n / 32 of scale-B."""
+    name, kind, sv, at, bt, st, (aid, bid), n, asrc, bsrc, en, na, nb = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    mxf4 = kind != "mxf8f6f4"
+    bits = 4 if mxf4 else 8
+    k = 64 if mxf4 else 32
+    T = 128 // bits
+    nv = 4 if (sv in (".scale_vec::4X", ".block16")) else (2 if mxf4 else 1)
+    center = rng.next()
+
+    def code(t):
+        if t == "e2m1":
+            return rng.next() & 0xF
+        return tc_ref.gen_bits(t, rng.next(), 1, center) & 0xFF
+
+    A = [[code(at) for _ in range(k)] for _ in range(128)]
+    B = [[code(bt) for _ in range(k)] for _ in range(n)]
+    SFA = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(128)]
+    SFB = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(n)]
+    CL = [[tc_ref.rand_c(rng, 4 if mxf4 else 0) for _ in range(n)] for _ in range(128)]
+    img = bytearray(65536)
+    end = 0
+    major, swz, off, lbo, sbo = asrc
+    for m in range(128):
+        for kk in range(k):
+            end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    bbase = (end + 1023) // 1024 * 1024
+    major, swz, off, lbo, sbo = bsrc
+    for nn in range(n):
+        for kk in range(k):
+            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    sign = 1 << (bits - 1)
+    D = [[0] * n for _ in range(128)]
+    for m in range(128):
+        arow = [x ^ sign if na else x for x in A[m]]
+        for nn in range(n):
+            bcol = [x ^ sign if nb else x for x in B[nn]]
+            c = CL[m][nn] if en else 0
+            sas = [tc_ref.scale_decode(st, x) for x in SFA[m]]
+            sbs = [tc_ref.scale_decode(st, x) for x in SFB[nn]]
+            if mxf4:
+                D[m][nn] = tc_ref.dot_mxf4(arow, bcol, sas, sbs, c)
+            else:
+                D[m][nn] = tc_ref.dot_mx8(at, bt, arow, bcol, sas[0], sbs[0], c)
+    # Scale-factor words, per lane, at columns 256..259 (A) and 260..263 (B): random bytes
+    # except the selected ones, the same in every partition.
+    junk = [[rng.next() & 0xFFFFFFFF for _ in range(8)] for _ in range(32)]
+    sfw = []
+    for lane in range(128):
+        i = lane % 32
+        row = list(junk[i])
+        for c4 in range(4):
+            mA = 32 * c4 + i
+            for j in range(nv):
+                sh = 8 * (aid + j)
+                row[c4] = (row[c4] & ~(0xFF << sh)) | (SFA[mA][j] << sh)
+            nB = 32 * c4 + i
+            if nB < n:
+                for j in range(nv):
+                    sh = 8 * (bid + j)
+                    row[4 + c4] = (row[4 + c4] & ~(0xFF << sh)) | (SFB[nB][j] << sh)
+        sfw += row
+    trans_a = asrc[0] == "MN"
+    idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
+        | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
+        | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29)
+    cflat = [CL[m][j] for m in range(128) for j in range(n)]
+    dflat = [D[m][j] for m in range(128) for j in range(n)]
+    op = f"tcgen05.mma.cta_group::1.kind::{kind}.block_scale{sv}"
+    L = [
+        ".version 8.8\n.target sm_100a\n.address_size 64\n",
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 sfin, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<8>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd1, [cin];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        "\tld.param.u64 %rd2, [sfin];",
+        "\tcvta.to.global.u64 %rd2, %rd2;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 512;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\t// C: row tid of D (columns 0..N); scale factors: 8 words at column 256",
+    ]
+    for c0 in range(0, n, 8):
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd1, %rd6;")
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+    L.append("\tadd.u64 %rd7, %rd2, %rd6;")
+    for j in range(8):
+        L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+    L += ["\tadd.u32 %r10, %r9, 256;",
+          "\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};",
+          "\ttcgen05.wait::st.sync.aligned;",
+          "\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p1 bra SKIP_MMA;",
+          f"\tadd.u32 %r11, %r2, {asrc[2]};",
+          "\tshr.u32 %r11, %r11, 4;",
+          "\tand.b32 %r11, %r11, 0x3fff;",
+          "\tcvt.u64.u32 %rd8, %r11;",
+          f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};",
+          f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};",
+          "\tshr.u32 %r12, %r12, 4;",
+          "\tand.b32 %r12, %r12, 0x3fff;",
+          "\tcvt.u64.u32 %rd9, %r12;",
+          f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};",
+          f"\tmov.u32 %r13, {idesc:#x};",
+          f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;",
+          "\tadd.u32 %r21, %r7, 256;",
+          "\tadd.u32 %r22, %r7, 260;",
+          f"\t{op} [%r7], %rd8, %rd9, %r13, [%r21], [%r22], %p2;",
+          "\tmov.u32 %r15, mbar;",
+          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          "SKIP_MMA:",
+          "WAIT:",
+          "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
+          "\t@!%p3 bra WAIT;",
+          "\ttcgen05.fence::after_thread_sync;"]
+    for c0 in range(0, n, 8):
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd3, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    L.append("\tsetp.ne.u32 %p1, %r1, 0;")
+    epilogue(L)
+    L[-6] = "\t@%p1 bra DONE;"
+    L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
+    head = [
+        f"// `{op}` on sm_100a: M = 128, N = {n}, K = {k}, A {at}, B {bt}, {st} scale factors",
+        f"// ({nv} per row/column, SF IDs A {aid}, B {bid}), A {asrc[0]}-major ({asrc[1]} swizzle), B {bsrc[0]}-major"
+        f" ({bsrc[1]} swizzle), enable-input-d {en}, negate A {na}, negate B {nb}; issued by thread 0,",
+        "// completed through tcgen05.commit. Generated by tools/tcgen05_ref.py: the shared-memory image",
+        "// from tools/wgmma_ref.py's canonical layouts; scale-factor words at columns 256..259 (A) and",
+        "// 260..263 (B) of every lane: row m's factors in lane m % 32 of each 32-lane partition, column",
+        "// m / 32, bytes ID + j (column n of B alike), the other bytes random; expected D from",
+        "// tools/tc_ref.py's block-scale model (dot_mx8 / dot_mxf4).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
+        f"// arg: u32[{len(sfw)}] = [{', '.join(hex(x) for x in sfw)}]",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -828,6 +1043,18 @@ ERRORS = {
         ],
         ["must be at lane 0 or 16 for M = 64", "tcgen05.mma"],
     ),
+    "tcgen05_mma_bs_sf_id": (
+        "block-scaled tcgen05.mma (kind::mxf4, 2 scale factors per row) whose SF-A ID is 1: the ISA allows 0 or 2 (a byte pair)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 7) | (1 << 10) | ((16 >> 3) << 17) | (1 << 23) | (1 << 27) | (1 << 29):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r3], %rd1, %rd1, %r4, [%r3], [%r3], %q0;",
+        ],
+        ["scale factor IDs A 1, B 0 are not valid for scale_vec::2X", "tcgen05.mma"],
+    ),
     "tcgen05_mma_d_unallocated": (
         "tcgen05.mma whose D (N = 64 columns) does not fit the 32 allocated columns",
         [
@@ -905,6 +1132,8 @@ def main():
         mma_file(case)
     for case in CP_CASES:
         cp_file(case)
+    for case in MMA_BS_CASES:
+        mma_bs_file(case)
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
 

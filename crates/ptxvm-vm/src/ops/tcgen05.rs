@@ -53,6 +53,21 @@ pub enum Tc5Op {
     /// offset in every CTA of the cluster whose rank bit is set; `addr` the mbarrier,
     /// `srcs[0]` the mask.
     CommitMulticast,
+    /// `tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale [d], a, b_desc,
+    /// idesc, [scale-A], [scale-B], enable-input-d`, issued by each executing thread: `addr`
+    /// D's address; `srcs` A (descriptor, or A's Tensor Memory address register plus `a_off`),
+    /// B's descriptor, idesc, enable-input-d, the scale-A and scale-B address registers (plus
+    /// `sfa_off`/`sfb_off`).
+    MmaScaled {
+        /// `.kind::mxf4`/`.kind::mxf4nvf4` (K = 64 e2m1), else `.kind::mxf8f6f4` (K = 32).
+        mxf4: bool,
+        /// Scale factors per row of A / column of B (1, 2 or 4).
+        vec: u8,
+        a_tmem: bool,
+        a_off: i32,
+        sfa_off: i32,
+        sfb_off: i32,
+    },
 }
 
 impl Tc5Op {
@@ -61,7 +76,11 @@ impl Tc5Op {
     pub fn per_thread(&self) -> bool {
         matches!(
             self,
-            Tc5Op::Mma { .. } | Tc5Op::Commit | Tc5Op::CommitMulticast | Tc5Op::Cp(_)
+            Tc5Op::Mma { .. }
+                | Tc5Op::MmaScaled { .. }
+                | Tc5Op::Commit
+                | Tc5Op::CommitMulticast
+                | Tc5Op::Cp(_)
         )
     }
 }

@@ -251,6 +251,9 @@ impl Dx<'_> {
             plain(Tc5Op::Fence)
         } else if has(".mma") {
             use crate::ops::tcgen05::Kind;
+            if has(".block_scale") && !has(".sp") && !has(".ws") {
+                return self.decode_tcgen05_mma_scaled(inst);
+            }
             if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
                 return None;
             }
@@ -1132,6 +1135,10 @@ impl Cta<'_> {
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
+            Tc5Op::MmaScaled { mxf4, vec, .. } => format!(
+                "tcgen05.mma.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+                if mxf4 { "mxf4" } else { "mxf8f6f4" }
+            ),
         };
         let model = self.launch.model;
         if !model.has_tcgen05() {
@@ -1156,6 +1163,12 @@ impl Cta<'_> {
         {
             for &i in part {
                 self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::MmaScaled { .. } = op {
+            for &i in part {
+                self.tcgen05_mma_scaled(i, op, srcs, addr, &name)?;
             }
             return Ok(());
         }
@@ -1244,6 +1257,7 @@ impl Cta<'_> {
             | Tc5Op::Mma { .. }
             | Tc5Op::Commit
             | Tc5Op::CommitMulticast
+            | Tc5Op::MmaScaled { .. }
             | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
@@ -1825,6 +1839,290 @@ impl Cta<'_> {
         }
     }
 
+    /// Block-scaled `tcgen05.mma` for one issuing thread `t` (`.cta_group::1`, M = 128,
+    /// f32 D). The instruction descriptor (ISA "Instruction descriptor" for the block-scaled
+    /// kinds): SF-B ID bits 4-5, A/B types bits 7-9/10-12, negation 13/14, transposes 15/16,
+    /// N >> 3 bits 17-22, scale type bit 23 (1 = ue8m0, 0 = ue4m3), M >> 7 bits 27-28, SF-A ID
+    /// bits 29-30. Scale factors in Tensor Memory (ISA "Block Scaling" text: one byte per
+    /// factor, the SF ID its byte offset in the word, 2X a byte pair from 0 or 2, 4X the
+    /// whole word, duplicated to all four 32-lane partitions; the placement is figures 231-242,
+    /// read from CUTLASS's `tmem_sf_frg` layout): the factors of row `m` of A are in lane
+    /// `m % 32` of each partition, column `m / 32` of scale-A's address, bytes `id + j`; of
+    /// column `n` of B, lane `n % 32`, column `n / 32` of scale-B's address. Row `m`'s data path
+    /// (partition `m / 32`) reads its own partition's copy. The arithmetic is the block-scale
+    /// model of `ptxvm_fp::tensor` (`mma_dot_mx`, `mma_dot_mxf4`), as `mma.sync`'s.
+    fn tcgen05_mma_scaled(
+        &mut self,
+        t: usize,
+        op: crate::ops::tcgen05::Tc5Op,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Tc5Op, smem_desc};
+        use ptxvm_fp::tensor::{self as tc, ScaleType, TcType};
+        let Tc5Op::MmaScaled {
+            mxf4,
+            vec,
+            a_tmem,
+            a_off,
+            sfa_off,
+            sfb_off,
+        } = op
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let (
+            Some(&sa),
+            Some(&sb),
+            Some(&si),
+            Some(&se),
+            Some(&ssa),
+            Some(&ssb),
+            Some((_, Addr::Reg(dr, doff))),
+        ) = (
+            srcs.first(),
+            srcs.get(1),
+            srcs.get(2),
+            srcs.get(3),
+            srcs.get(4),
+            srcs.get(5),
+            addr,
+        )
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let unsup = |this: &Self, m: String| {
+            this.fault(t, FaultKind::Unsupported, format!("`{name}`: {m}"))
+        };
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let raw = self.src(t, si) as u32;
+        let field = |sh: u32, w: u32| raw >> sh & ((1 << w) - 1);
+        if field(2, 1) != 0 {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                ),
+            ));
+        }
+        let (b_id, a_id) = (field(4, 2), field(29, 2));
+        let (atype, btype) = (field(7, 3), field(10, 3));
+        let (neg_a, neg_b) = (field(13, 1) != 0, field(14, 1) != 0);
+        let (trans_a, trans_b) = (field(15, 1) != 0, field(16, 1) != 0);
+        let n = (field(17, 6) << 3) as usize;
+        let ue8m0 = field(23, 1) != 0;
+        let m_dim = field(27, 2) << 7;
+        if m_dim != 128 {
+            return Err(unsup(
+                self,
+                format!(
+                    "M = {m_dim} (instruction descriptor {raw:#010x}): only M = 128 is modelled with .cta_group::1"
+                ),
+            ));
+        }
+        if !(8..=256).contains(&n) {
+            return Err(bad(
+                self,
+                format!(
+                    "N = {n} (instruction descriptor {raw:#010x}) is not one of 8, 16, ..., 256"
+                ),
+            ));
+        }
+        // Types: mxf8f6f4 e4m3 (0) / e5m2 (1) — the fp6/fp4 types' padded layouts are figures —
+        // and e2m1 (1) for mxf4/mxf4nvf4.
+        let ty = |c: u32| match (mxf4, c) {
+            (false, 0) => Some(TcType::E4m3),
+            (false, 1) => Some(TcType::E5m2),
+            (true, 1) => Some(TcType::E2m1),
+            _ => None,
+        };
+        let (Some(at), Some(bt)) = (ty(atype), ty(btype)) else {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind (the fp6/fp4 types of kind::mxf8f6f4 are not modelled)"
+                ),
+            ));
+        };
+        let stype = if ue8m0 {
+            ScaleType::Ue8m0
+        } else {
+            ScaleType::Ue4m3
+        };
+        if !ue8m0 && vec != 4 {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: ue4m3 scale factors need scale_vec::4X"
+                ),
+            ));
+        }
+        let id_ok = |id: u32| match vec {
+            1 => true,
+            2 => id == 0 || id == 2,
+            _ => id == 0,
+        };
+        if !id_ok(a_id) || !id_ok(b_id) {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: scale factor IDs A {a_id}, B {b_id} are not valid for scale_vec::{vec}X"
+                ),
+            ));
+        }
+        if a_tmem && mxf4 {
+            return Err(unsup(
+                self,
+                "A in Tensor Memory with e2m1 (its packing is a figure) is not modelled".into(),
+            ));
+        }
+        let (m, k, bits) = (
+            128usize,
+            if mxf4 { 64usize } else { 32 },
+            if mxf4 { 4u32 } else { 8 },
+        );
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        let lane0 = |a: u64| a >> 16 & 0xffff;
+        if lane0(d_addr) != 0 {
+            return Err(bad(
+                self,
+                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let sfa = self.src(t, ssa).wrapping_add(sfa_off as i64 as u64);
+        let sfb = self.src(t, ssb).wrapping_add(sfb_off as i64 as u64);
+        for (what, x) in [("scale-A", sfa), ("scale-B", sfb)] {
+            if lane0(x) != 0 {
+                return Err(bad(
+                    self,
+                    format!(
+                        "{what}'s Tensor Memory address {x:#x} must be at lane 0 (the factors are duplicated to every 32-lane partition)"
+                    ),
+                ));
+            }
+        }
+        let (sfa_col, sfb_col) = ((sfa & 0xffff) as u32, (sfb & 0xffff) as u32);
+        let mask = (1u64 << bits) - 1;
+        let tm_err = |this: &Self, e: String| bad(this, e);
+        // A.
+        let a: Vec<u64> = if a_tmem {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            if lane0(aa) != 0 {
+                return Err(bad(
+                    self,
+                    format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
+                ));
+            }
+            let acol = (aa & 0xffff) as u32;
+            let Some(tm) = self.tmem.as_deref() else {
+                return Err(bad(
+                    self,
+                    "no Tensor Memory is allocated in this CTA".into(),
+                ));
+            };
+            let mut a = vec![0u64; m * k];
+            for r in 0..m {
+                for kk in 0..k {
+                    let bit = kk as u32 * bits;
+                    let cell = tm
+                        .read(r as u32, acol + bit / 32)
+                        .map_err(|e| tm_err(self, e))?;
+                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                }
+            }
+            a
+        } else {
+            let raw_a = self.src(t, sa);
+            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
+            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
+        };
+        let raw_b = self.src(t, sb);
+        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
+        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
+        let enable = self.src(t, se) != 0;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        // C, and the scale factors: sf_a[m][j]; sf_b[p][n][j] (partition p's copy).
+        let mut c = vec![0u32; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let v = tm
+                    .read(r as u32, dcol + col as u32)
+                    .map_err(|e| tm_err(self, e))?;
+                if enable {
+                    c[r * n + col] = v;
+                }
+            }
+        }
+        let byte = |w: u32, i: u32| (w >> (8 * i)) & 0xff;
+        let mut sf_a = Vec::with_capacity(m);
+        for r in 0..m as u32 {
+            let w = tm.read(r, sfa_col + r / 32).map_err(|e| tm_err(self, e))?;
+            sf_a.push(
+                (0..vec as u32)
+                    .map(|j| stype.decode(byte(w, a_id + j)))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut sf_b = Vec::with_capacity(4);
+        for p in 0..4u32 {
+            let mut part = Vec::with_capacity(n);
+            for col in 0..n as u32 {
+                let w = tm
+                    .read(32 * p + col % 32, sfb_col + col / 32)
+                    .map_err(|e| tm_err(self, e))?;
+                part.push(
+                    (0..vec as u32)
+                        .map(|j| stype.decode(byte(w, b_id + j)))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            sf_b.push(part);
+        }
+        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, bit 3 of e2m1).
+        let sign = 1u64 << (bits - 1);
+        let a: Vec<u32> = a
+            .iter()
+            .map(|&x| (if neg_a { x ^ sign } else { x }) as u32)
+            .collect();
+        let b: Vec<u32> = b
+            .iter()
+            .map(|&x| (if neg_b { x ^ sign } else { x }) as u32)
+            .collect();
+        let an: Vec<tc::Num> = a.iter().map(|&x| at.decode(x)).collect();
+        let bn: Vec<tc::Num> = b.iter().map(|&x| bt.decode(x)).collect();
+        let mut d = vec![0u32; m * n];
+        for r in 0..m {
+            let p = r / 32;
+            for col in 0..n {
+                let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
+                let (fa, fb) = (&sf_a[r], &sf_b[p][col]);
+                d[r * n + col] = if mxf4 {
+                    tc::mma_dot_mxf4(&a[ar], &b[bc], fa, fb, c[r * n + col])
+                } else {
+                    tc::mma_dot_mx(&an[ar], &bn[bc], fa[0], fb[0], c[r * n + col])
+                };
+            }
+        }
+        if let Some(tm) = self.tmem.as_deref_mut() {
+            for r in 0..m {
+                for col in 0..n {
+                    // Every cell was read above.
+                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col]);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// At the end of a CTA: Tensor Memory must have been deallocated.
     pub(in crate::exec) fn tcgen05_finish(&self) -> Result<(), Box<Fault>> {
         if let Some(&(s, n)) = self.tmem.as_ref().and_then(|t| t.held().first()) {
@@ -1950,5 +2248,65 @@ impl Dx<'_> {
             }
             _ => None,
         }
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes a block-scaled `tcgen05.mma.cta_group::1` (operands `[d], a, b_desc, idesc,
+    /// [scale-A], [scale-B], enable-input-d`; `None` for `.cta_group::2`, `.ashift` or an
+    /// operand ptxvm cannot address).
+    fn decode_tcgen05_mma_scaled(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::Tc5Op;
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        if !has(".cta_group::1") || has(".ashift") {
+            return None;
+        }
+        let mxf4 = has(".kind::mxf4") || has(".kind::mxf4nvf4");
+        if !mxf4 && !has(".kind::mxf8f6f4") {
+            return None;
+        }
+        // .block32 is 1X for mxf8f6f4 and 2X for mxf4 (K = 64 here), .block16 is 4X.
+        let vec = if has(".scale_vec::4X") || has(".block16") {
+            4
+        } else if mxf4 {
+            2
+        } else {
+            1
+        };
+        let ops = &inst.operands;
+        let reg_off = |o: &Op| match self.addr(o)? {
+            Addr::Reg(r, off) => Some((Src::Reg(r), i32::try_from(off).ok()?)),
+            _ => None,
+        };
+        let (a, a_tmem, a_off) = match ops.get(1)? {
+            o @ Op::Addr { .. } => {
+                let (r, off) = reg_off(o)?;
+                (r, true, off)
+            }
+            o => (self.src(o)?, false, 0),
+        };
+        let (sfa, sfa_off) = reg_off(ops.get(4)?)?;
+        let (sfb, sfb_off) = reg_off(ops.get(5)?)?;
+        Some(Exec::Matrix {
+            op: MatrixOp::Tcgen05(Tc5Op::MmaScaled {
+                mxf4,
+                vec,
+                a_tmem,
+                a_off,
+                sfa_off,
+                sfb_off,
+            }),
+            dsts: Vec::new(),
+            srcs: vec![
+                a,
+                self.src(ops.get(2)?)?,
+                self.src(ops.get(3)?)?,
+                self.src(ops.get(6)?)?,
+                sfa,
+                sfb,
+            ],
+            addr: Some((MemSpace::Generic, self.addr(ops.first()?)?)),
+        })
     }
 }
