@@ -747,6 +747,8 @@ MMA_BS_CASES = [
      ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 1, 0, 0),
     ("tcgen05_mma_bs_mxf4nvf4_block32_nod", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 2), 8,
      ("K", "none", 0, 128, 256), ("K", "32", 0, 0, 256), 0, 0, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_tmem_e4m3_e4m3_negb", "mxf8f6f4", "", "e4m3", "e4m3", "ue8m0", (1, 2), 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1),
 ]
 BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
 
@@ -777,10 +779,11 @@ def mma_bs_file(case):
     CL = [[tc_ref.rand_c(rng, 4 if mxf4 else 0) for _ in range(n)] for _ in range(128)]
     img = bytearray(65536)
     end = 0
-    major, swz, off, lbo, sbo = asrc
-    for m in range(128):
-        for kk in range(k):
-            end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    if asrc != "tmem":
+        major, swz, off, lbo, sbo = asrc
+        for m in range(128):
+            for kk in range(k):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
     major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
@@ -818,8 +821,13 @@ def mma_bs_file(case):
                 for j in range(nv):
                     sh = 8 * (bid + j)
                     row[4 + c4] = (row[4 + c4] & ~(0xFF << sh)) | (SFB[nB][j] << sh)
+        if asrc == "tmem":
+            # A in Tensor Memory at column 264: row m in lane m, bytes from bit 0.
+            packed = sum(A[lane][kk] << (8 * kk) for kk in range(k))
+            row += [(packed >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
         sfw += row
-    trans_a = asrc[0] == "MN"
+    nw = 16 if asrc == "tmem" else 8
+    trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
         | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
         | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29)
@@ -884,23 +892,25 @@ def mma_bs_file(case):
             L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
         L.append(f"\tadd.u32 %r10, %r9, {c0};")
         L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
-    L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+    L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * nw};")
     L.append("\tadd.u64 %rd7, %rd2, %rd6;")
-    for j in range(8):
-        L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
-    L += ["\tadd.u32 %r10, %r9, 256;",
-          "\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};",
-          "\ttcgen05.wait::st.sync.aligned;",
+    for c0 in range(0, nw, 8):
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L += [f"\tadd.u32 %r10, %r9, {256 + c0};",
+              "\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};"]
+    L += ["\ttcgen05.wait::st.sync.aligned;",
           "\ttcgen05.fence::before_thread_sync;",
           "\tbar.sync 0;",
           "\ttcgen05.fence::after_thread_sync;",
-          "\t@%p1 bra SKIP_MMA;",
-          f"\tadd.u32 %r11, %r2, {asrc[2]};",
-          "\tshr.u32 %r11, %r11, 4;",
-          "\tand.b32 %r11, %r11, 0x3fff;",
-          "\tcvt.u64.u32 %rd8, %r11;",
-          f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};",
-          f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};",
+          "\t@%p1 bra SKIP_MMA;"]
+    if asrc != "tmem":
+        L += [f"\tadd.u32 %r11, %r2, {asrc[2]};",
+              "\tshr.u32 %r11, %r11, 4;",
+              "\tand.b32 %r11, %r11, 0x3fff;",
+              "\tcvt.u64.u32 %rd8, %r11;",
+              f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};"]
+    L += [f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};",
           "\tshr.u32 %r12, %r12, 4;",
           "\tand.b32 %r12, %r12, 0x3fff;",
           "\tcvt.u64.u32 %rd9, %r12;",
@@ -909,7 +919,8 @@ def mma_bs_file(case):
           f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;",
           "\tadd.u32 %r21, %r7, 256;",
           "\tadd.u32 %r22, %r7, 260;",
-          f"\t{op} [%r7], %rd8, %rd9, %r13, [%r21], [%r22], %p2;",
+          "\tadd.u32 %r23, %r7, 264;",
+          f"\t{op} [%r7], {'[%r23]' if asrc == 'tmem' else '%rd8'}, %rd9, %r13, [%r21], [%r22], %p2;",
           "\tmov.u32 %r15, mbar;",
           "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
           "SKIP_MMA:",
@@ -931,7 +942,9 @@ def mma_bs_file(case):
     L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
     head = [
         f"// `{op}` on sm_100a: M = 128, N = {n}, K = {k}, A {at}, B {bt}, {st} scale factors",
-        f"// ({nv} per row/column, SF IDs A {aid}, B {bid}), A {asrc[0]}-major ({asrc[1]} swizzle), B {bsrc[0]}-major"
+        f"// ({nv} per row/column, SF IDs A {aid}, B {bid}), A "
+        + ("in Tensor Memory (column 264, row m in lane m)" if asrc == "tmem" else f"{asrc[0]}-major ({asrc[1]} swizzle)")
+        + f", B {bsrc[0]}-major"
         f" ({bsrc[1]} swizzle), enable-input-d {en}, negate A {na}, negate B {nb}; issued by thread 0,",
         "// completed through tcgen05.commit. Generated by tools/tcgen05_ref.py: the shared-memory image",
         "// from tools/wgmma_ref.py's canonical layouts; scale-factor words at columns 256..259 (A) and",
