@@ -29,6 +29,10 @@ pub enum Tc5Op {
     /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, splitoff}, r`: `srcs` the
     /// registers, `addr` taddr.
     St(Move),
+    /// `tcgen05.ld.red.sync.aligned.shape.num.redOp{.abs}{.NaN}.type r, redval, [taddr]
+    /// {, splitoff}`: a `tcgen05.ld` whose `dsts` are the registers then `redval`, which
+    /// receives the reduction of the thread's loaded values (`redux.sync`'s operation).
+    LdRed(Move, crate::program::ReduxOp),
     /// `tcgen05.wait::ld` / `tcgen05.wait::st` (loads and stores complete when they execute).
     Wait,
     /// `tcgen05.fence::before_thread_sync` / `::after_thread_sync` (ordering only).

@@ -329,6 +329,42 @@ impl Dx<'_> {
                 srcs: Vec::new(),
                 addr: Some((space_of(mods), self.addr(op(0)?)?)),
             }
+        } else if has(".ld") && has(".red") {
+            let r = regs(op(0)?);
+            let m = Move::parse(mods, imm(op(3)), r.len())?;
+            if m.pack
+                || m.num < 2
+                || !matches!(
+                    m.shape,
+                    crate::ops::tcgen05::Shape::S32x32b | crate::ops::tcgen05::Shape::S16x32bx2(_)
+                )
+            {
+                return None;
+            }
+            let min = has(".min");
+            let red = if has(".f32") {
+                let (abs, nan) = (has(".abs"), has(".NaN"));
+                if min {
+                    ReduxOp::FMin { abs, nan }
+                } else {
+                    ReduxOp::FMax { abs, nan }
+                }
+            } else {
+                let signed = has(".s32");
+                if min {
+                    ReduxOp::Min { signed }
+                } else {
+                    ReduxOp::Max { signed }
+                }
+            };
+            let mut dsts = r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?;
+            dsts.push(self.dst(op(1)?)?);
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::LdRed(m, red)),
+                dsts,
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(2)?)?)),
+            }
         } else if has(".ld") && !has(".red") {
             let r = regs(op(0)?);
             let m = Move::parse(mods, imm(op(2)), r.len())?;
@@ -1118,6 +1154,24 @@ impl Cta<'_> {
             Tc5Op::Dealloc => "tcgen05.dealloc".into(),
             Tc5Op::Relinquish => "tcgen05.relinquish_alloc_permit".into(),
             Tc5Op::Ld(m) => m.name(false),
+            Tc5Op::LdRed(m, red) => {
+                let base = m.name(false).replacen("tcgen05.ld", "tcgen05.ld.red", 1);
+                let base = base.strip_suffix(".b32").unwrap_or(&base).to_string();
+                let f = |abs: bool, nan: bool| {
+                    format!(
+                        "{}{}.f32",
+                        if abs { ".abs" } else { "" },
+                        if nan { ".NaN" } else { "" }
+                    )
+                };
+                base + &match red {
+                    ReduxOp::FMin { abs, nan } => format!(".min{}", f(abs, nan)),
+                    ReduxOp::FMax { abs, nan } => format!(".max{}", f(abs, nan)),
+                    ReduxOp::Min { signed } => format!(".min.{}32", if signed { "s" } else { "u" }),
+                    ReduxOp::Max { signed } => format!(".max.{}32", if signed { "s" } else { "u" }),
+                    _ => String::new(),
+                }
+            }
             Tc5Op::St(m) => m.name(true),
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
@@ -1153,6 +1207,17 @@ impl Cta<'_> {
         }
         if matches!(op, Tc5Op::Fence) {
             return Ok(());
+        }
+        // `tcgen05.ld.red`: sm_101a (110a) and the sm_103f family, not sm_100a.
+        if matches!(op, Tc5Op::LdRed(..)) && model.sm() == 100 {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` needs sm_101a/sm_110a or the sm_103f family; the device model is {} ({})",
+                    model.arch, model.board
+                ),
+            ));
         }
         // Issued by each executing thread, not warp-collective.
         if let Tc5Op::Mma {
@@ -1305,7 +1370,7 @@ impl Cta<'_> {
                     .dealloc(ta & 0xffff_ffff, n)
                     .map_err(|e| tm_fault(self, t0, e))
             }
-            Tc5Op::Ld(m) | Tc5Op::St(m) => {
+            Tc5Op::Ld(m) | Tc5Op::St(m) | Tc5Op::LdRed(m, _) => {
                 let store = matches!(op, Tc5Op::St(_));
                 let ta = uniform(self, &|i| taddr_of(self, i), "the Tensor Memory address")?;
                 let (lane0, col0) = (((ta >> 16) & 0xffff) as u32, (ta & 0xffff) as u32);
@@ -1370,9 +1435,22 @@ impl Cta<'_> {
                         }
                     }
                 } else {
+                    // `.red`: each thread's loaded values, in register order, reduced into
+                    // the destination after the registers.
+                    let mut red_vals: Vec<(usize, Vec<u64>)> = Vec::new();
                     for (i, j, v) in writes {
                         if let Some(&d) = dsts.get(j as usize) {
                             self.write(i as usize, d, u64::from(v));
+                        }
+                        match red_vals.last_mut() {
+                            Some((t, vals)) if *t == i as usize => vals.push(u64::from(v)),
+                            _ => red_vals.push((i as usize, vec![u64::from(v)])),
+                        }
+                    }
+                    if let (Tc5Op::LdRed(_, red), Some(&d)) = (op, dsts.get(nregs)) {
+                        for (i, vals) in red_vals {
+                            let r = crate::exec::isa::warp::redux(red, vals.into_iter());
+                            self.write(i, d, r);
                         }
                     }
                 }
