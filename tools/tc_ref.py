@@ -6,12 +6,15 @@ sections, with exact rational arithmetic (fractions.Fraction); it shares no code
 `ptxvm_fp::tensor` or `ptxvm_vm::ops::tensor`.
 
 Usage:
-  tools/tc_ref.py vectors   writes crates/ptxvm-fp/tests/data/tc_ref.txt: for each model row,
+  tools/tc_ref.py vectors   writes crates/ptxvm-fp/tests/data/tc_ref.txt (and tc_ref_bscale.txt,
+                            the block-scaled kinds): for each model row,
                             the expected D of 1000 pseudo-random dot products (inputs from a
                             SplitMix64 stream that crates/ptxvm-fp/tests/tensor_ref.rs
                             regenerates bit for bit)
   tools/tc_ref.py runtests  writes tests/run/warp/mma_*.ptx: one warp runs one mma.sync with
-                            per-lane fragments laid out by this file, expected D from this file
+                            per-lane fragments laid out by this file, expected D from this file;
+                            wmma_*.ptx; mma_bscale_*.ptx (block-scaled mma.sync: scale-factor
+                            selectors and the block-scale model); the b8 ldmatrix/stmatrix tests
 """
 
 import os
@@ -1345,17 +1348,440 @@ def cmd_sperrors(outdir):
     write_sptest(outdir, "mma_sp_selector_undefined_k64", "sm_80", "sm_80", (16, 8, 64), "s32",
                  "s8", "s8", "s32", "", True, 1, None, (z(4), z(4), z(4), z(1), z(4)),
                  expect_error="sparsity selector 1 is undefined")
+# Block-scaled mma.sync (PTX ISA §9.7.14.3 "Block Scaling for mma.sync"; the arithmetic is
+# MMA-Sim's block-scale model, shared/spec/tensor-core-arithmetic.md §3):
+# - mxf8f6f4 (m16n8k32, scale_vec::1X, ue8m0): one T-FDPA block of the 32 products and C,
+#   every product multiplied by 2^(sa + sb) (its alignment exponent raised by both), F = 25,
+#   e0 = -133, RZ to f32.
+# - mxf4/mxf4nvf4 (m16n8k64 e2m1, 2X or 4X): each group of 16 products summed exactly, times
+#   its chunk's two scale factors; groups aligned at the sum of the scales' exponents, C at
+#   its own (e0 = -139 when zero); truncated to F = 35 bits below the largest, summed, RZ.
+# Scale factors in the registers (ISA text): the quad's thread pair chosen by thread-id-a
+# supplies SF_A (lower lane of the pair: row g, upper: row g + 8 of quad g), the lane with
+# lane % 4 == thread-id-b of quad n supplies column n's SF_B; chunk j of a row/column is
+# byte byte-id + j of the register.
+
+def scale_decode(st, x):
+    """-> ('nan',) | ('num', False, value, alignment exponent)"""
+    if st == "ue8m0":
+        if x == 0xFF:
+            return ("nan",)
+        return ("num", False, p2(x - 127), x - 127)
+    return decode("e4m3", x & 0x7F)
+
+
+def times_scale(d, s):
+    if d[0] != "num":
+        return d
+    return ("num", d[1], d[2] * s[2], d[3] + s[3])
+
+
+def dot_mx8(at, bt, arow, bcol, sa, sb, c):
+    if sa[0] == "nan" or sb[0] == "nan":
+        return canonical_nan("f32")
+    pairs = [(times_scale(decode(at, x), sa), times_scale(decode(bt, y), sb))
+             for x, y in zip(arow, bcol)]
+    return tfdpa(pairs, decode("f32", c), 25, -133, "f32")
+
+
+def dot_mxf4(arow, bcol, sas, sbs, c):
+    F, E0m = 35, -139
+    cd = decode("f32", c)
+    if any(s[0] == "nan" for s in sas + sbs) or cd[0] == "nan":
+        return canonical_nan("f32")
+    if cd[0] == "inf":
+        return inf_bits("f32", cd[1])
+    chunk = 64 // len(sas)
+    terms, exps = [], []
+    for g in range(4):
+        s = 0
+        for x, y in zip(arow[16 * g:16 * g + 16], bcol[16 * g:16 * g + 16]):
+            a, b = decode("e2m1", x), decode("e2m1", y)
+            v = a[2] * b[2]
+            s += -v if a[1] != b[1] else v
+        j = 16 * g // chunk
+        sa, sb = sas[j], sbs[j]
+        if sa[2] == 0 or sb[2] == 0:
+            exps.append(E0m)
+            continue
+        terms.append(s * sa[2] * sb[2])
+        exps.append(sa[3] + sb[3])
+    if cd[2] == 0:
+        exps.append(E0m)
+    else:
+        exps.append(cd[3])
+        terms.append(-cd[2] if cd[1] else cd[2])
+    emax = max(exps)
+    S = 0
+    for t in terms:
+        m = abs(t) * p2(F - emax)
+        m = m.numerator // m.denominator
+        S += -m if t < 0 else m
+    if S == 0:
+        return 0
+    bits = encode("f32", S < 0, abs(S) * p2(emax - F), "rz")
+    return 0 if bits & 0x7FFFFFFF == 0 else bits
+
+
+# (file, kind, scale_vec (None = omitted), a, b, stype, (byte-id-a, thread-id-a, byte-id-b,
+#  thread-id-b), alt order, selectors in registers, ptx version, a NaN scale)
+BSCALE_TESTS = [
+    ("mma_bscale_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", "1X", "e4m3", "e5m2", "ue8m0", (2, 1, 3, 2), False, False, "8.7", False),
+    ("mma_bscale_mxf8f6f4_alt_e2m1_e3m2", "mxf8f6f4", None, "e2m1", "e3m2", "ue8m0", (0, 0, 1, 3), True, True, "8.7", True),
+    ("mma_bscale_mxf8f6f4_e2m3_e4m3_default", "mxf8f6f4", None, "e2m3", "e4m3", "ue8m0", (3, 0, 0, 0), False, False, "8.7", False),
+    ("mma_bscale_mxf4_2x", "mxf4", "2X", "e2m1", "e2m1", "ue8m0", (2, 1, 0, 1), False, False, "8.7", False),
+    ("mma_bscale_mxf4_alt_default", "mxf4", None, "e2m1", "e2m1", "ue8m0", (0, 0, 2, 3), True, True, "8.7", False),
+    ("mma_bscale_mxf4nvf4_2x_ue8m0", "mxf4nvf4", "2X", "e2m1", "e2m1", "ue8m0", (0, 1, 2, 0), False, False, "8.7", True),
+    ("mma_bscale_mxf4nvf4_alt_2x_ue8m0", "mxf4nvf4", "2X", "e2m1", "e2m1", "ue8m0", (2, 0, 0, 2), True, False, "8.7", False),
+    ("mma_bscale_mxf4nvf4_4x_ue4m3", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue4m3", (0, 1, 0, 1), False, False, "8.7", False),
+    ("mma_bscale_mxf4nvf4_alt_4x_ue4m3", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue4m3", (0, 0, 0, 3), True, True, "8.7", False),
+    ("mma_bscale_mxf4nvf4_4x_ue8m0", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue8m0", (0, 1, 0, 2), False, False, "9.1", False),
+    ("mma_bscale_mxf4nvf4_alt_4x_ue8m0", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue8m0", (0, 0, 0, 0), True, False, "9.1", False),
+]
+
+
+def rand_scale(rng, st):
+    r = rng.next()
+    if st == "ue8m0":
+        return 127 + (r % 17) - 8
+    # positive e4m3 without NaN and zero: exponent field 4..11, any mantissa
+    return ((4 + r % 8) << 3) | ((r >> 8) & 7)
+
+
+def rand_c(rng, center):
+    r = rng.next()
+    if r % 32 == 0:
+        return 0
+    e = 127 + center + (r >> 5) % 9 - 4
+    return (((r >> 20) & 1) << 31) | (e << 23) | ((r >> 21) & 0x7FFFFF)
+
+
+def cmd_bscaletests(outdir):
+    for (name, kind, vec, at, bt, st, sel, alt, selregs, ver, nan) in BSCALE_TESTS:
+        rng = SplitMix64(seed_of(name))
+        mxf4 = kind != "mxf8f6f4"
+        k = 64 if mxf4 else 32
+        nv = int((vec or ("2X" if mxf4 else "1X"))[0])
+        shape = (16, 8, k)
+        center = rng.next()
+        if mxf4:
+            A = [[rng.next() & 0xF for _ in range(k)] for _ in range(16)]
+            B = [[rng.next() & 0xF for _ in range(8)] for _ in range(k)]
+        else:
+            A = [[gen_bits(at, rng.next(), 1, center) & ((1 << width(at)) - 1) for _ in range(k)]
+                 for _ in range(16)]
+            B = [[gen_bits(bt, rng.next(), 1, center) & ((1 << width(bt)) - 1) for _ in range(8)]
+                 for _ in range(k)]
+        SA = [[rand_scale(rng, st) for _ in range(nv)] for _ in range(16)]
+        SB = [[rand_scale(rng, st) for _ in range(nv)] for _ in range(8)]
+        if nan:
+            SA[5][0] = 0xFF  # a NaN scale factor: row 5 of D is NaN
+        cexp = 2 + (-2 if not mxf4 else 4)
+        C = [[rand_c(rng, cexp + (SA[r][0] - 127 + SB[c][0] - 127 if st == "ue8m0" else 0))
+              for c in range(8)] for r in range(16)]
+        D = [[0] * 8 for _ in range(16)]
+        for r in range(16):
+            for c in range(8):
+                bcol = [B[x][c] for x in range(k)]
+                sas = [scale_decode(st, x) for x in SA[r]]
+                sbs = [scale_decode(st, x) for x in SB[c]]
+                if mxf4:
+                    D[r][c] = dot_mxf4(A[r], bcol, sas, sbs, C[r][c])
+                else:
+                    D[r][c] = dot_mx8(at, bt, A[r], bcol, sas[0], sbs[0], C[r][c])
+        # Scale registers: random bytes everywhere, the selected ones set.
+        ba, ta, bb, tb = sel
+        sra = [rng.next() & 0xFFFFFFFF for _ in range(32)]
+        srb = [rng.next() & 0xFFFFFFFF for _ in range(32)]
+        for r in range(16):
+            lane = 4 * (r % 8) + 2 * ta + r // 8
+            for j in range(nv):
+                sh = 8 * (ba + j)
+                sra[lane] = (sra[lane] & ~(0xFF << sh)) | (SA[r][j] << sh)
+        for c in range(8):
+            lane = 4 * c + tb
+            for j in range(nv):
+                sh = 8 * (bb + j)
+                srb[lane] = (srb[lane] & ~(0xFF << sh)) | (SB[c][j] << sh)
+        et = "u4" if mxf4 else at
+        fa, fb, fc, fd = [], [], [], []
+        for lane in range(32):
+            ea = []
+            for i in range(32 if mxf4 else 16):
+                _, r, c = frag(shape, "a", et, lane, i)
+                ea.append(A[r][c] if mxf4 else f8f6f4_place(at, A[r][c]))
+            eb = []
+            for i in range(16 if mxf4 else 8):
+                _, r, c = frag(shape, "b", et, lane, i)
+                eb.append(B[r][c] if mxf4 else f8f6f4_place(bt, B[r][c]))
+            fa += pack("u4" if mxf4 else at, ea)
+            fb += pack("u4" if mxf4 else bt, eb)
+            for i in range(4):
+                _, r, c = frag(shape, "c", "f32", lane, i)
+                fc.append(C[r][c])
+                fd.append(D[r][c])
+        vq = f".scale_vec::{vec}" if vec else ""
+        types = f".f32.{at}.{bt}.f32.{st}"
+        if alt:
+            opname = f"mma.sync.aligned.kind::{kind}.block_scale{vq}.m16n8k{k}.row.col{types}"
+        else:
+            opname = f"mma.sync.aligned.m16n8k{k}.row.col.kind::{kind}.block_scale{vq}{types}"
+        lines = [f"// `{opname}` on sm_120a: one warp, random operands and scale factors.",
+                 "// Generated by tools/tc_ref.py (an independent exact-rational reference): A, B, C",
+                 "// laid out per lane by the PTX ISA's fragment tables (arg0 = A, arg1 = B, arg2 = C),",
+                 "// arg3/arg4 = each lane's scale-a-data/scale-b-data (random bytes except the ones",
+                 f"// the selectors {{{ba}, {ta}}}, {{{bb}, {tb}}} pick; ISA §9.7.14.3), arg5 = D per lane,",
+                 "// expected from the block-scaled model (MMA-Sim's, shared/spec/tensor-core-arithmetic.md)."]
+        if nan:
+            lines.append("// Row 5's SF_A is the ue8m0 NaN (0xff): that row of D is the canonical NaN.")
+        lines.append("// run: --grid 1 --block 32 --arch sm_120a")
+        arg = lambda vals: "// arg: u32[" + str(len(vals)) + "] = [" + ", ".join(hex(v) for v in vals) + "]"
+        lines += [arg(fa), arg(fb), arg(fc), arg(sra), arg(srb), "// arg: zeros:u32:128"]
+        for i in range(0, 128, 16):
+            lines.append(f"// expect arg5[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in fd[i:i + 16]) + "]")
+        lines += [f".version {ver}", ".target sm_120a", ".address_size 64", "",
+                  ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 psa,",
+                  "\t.param .u64 psb, .param .u64 pd)", "{",
+                  "\t.reg .b32 %a<4>;", "\t.reg .b32 %b<2>;", "\t.reg .f32 %c<4>;", "\t.reg .f32 %d<4>;",
+                  "\t.reg .b32 %r<4>;", "\t.reg .b16 %h<4>;", "\t.reg .b64 %rd<20>;",
+                  "\tmov.u32 %r1, %tid.x;"]
+        for idx, (p, cnt, reg) in enumerate((("pa", 4, "a"), ("pb", 2, "b"), ("pc", 4, "c"))):
+            lines.append(f"\tld.param.u64 %rd{idx * 3 + 1}, [{p}];")
+            lines.append(f"\tmul.wide.u32 %rd{idx * 3 + 2}, %r1, {cnt * 4};")
+            lines.append(f"\tadd.u64 %rd{idx * 3 + 3}, %rd{idx * 3 + 1}, %rd{idx * 3 + 2};")
+            t = ".f32" if reg == "c" else ".b32"
+            for j in range(cnt):
+                lines.append(f"\tld.global{t} %{reg}{j}, [%rd{idx * 3 + 3}+{j * 4}];")
+        lines += ["\tmul.wide.u32 %rd13, %r1, 4;",
+                  "\tld.param.u64 %rd14, [psa];", "\tadd.u64 %rd15, %rd14, %rd13;",
+                  "\tld.global.b32 %r2, [%rd15];",
+                  "\tld.param.u64 %rd16, [psb];", "\tadd.u64 %rd17, %rd16, %rd13;",
+                  "\tld.global.b32 %r3, [%rd17];"]
+        if selregs:
+            for j, v in enumerate(sel):
+                lines.append(f"\tmov.b16 %h{j}, {v};")
+            sela, selb = "{%h0, %h1}", "{%h2, %h3}"
+            sa_op = "{%r2}"
+        else:
+            sela, selb = f"{{{ba}, {ta}}}", f"{{{bb}, {tb}}}"
+            sa_op = "%r2"
+        vec4 = lambda r, n: "{" + ", ".join(f"%{r}{j}" for j in range(n)) + "}"
+        lines.append(f"\t{opname} {vec4('d', 4)}, {vec4('a', 4)}, {vec4('b', 2)}, {vec4('c', 4)}, "
+                     f"{sa_op}, {sela}, %r3, {selb};")
+        lines += ["\tld.param.u64 %rd10, [pd];", "\tmul.wide.u32 %rd11, %r1, 16;",
+                  "\tadd.u64 %rd12, %rd10, %rd11;"]
+        for j in range(4):
+            lines.append(f"\tst.global.f32 [%rd12+{j * 4}], %d{j};")
+        lines += ["\tret;", "}"]
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(BSCALE_TESTS)} block-scaled mma run tests -> {outdir}")
+
+
+# ---------------------------------------------------------------------------------------
+# b8 ldmatrix / stmatrix (sm_100a; the fragment placement is a figure in the ISA, Figures 105
+# and 107; evaluated here from CUTLASS's copy-atom layouts SM100_U8x{8,16}_LDSM_T (whose
+# copy() permutes the instruction's registers before its DstLayout) and
+# SM100_U8x{4,8,16}_STSM_T, cf. docs/tensor-cores.md):
+# - ldmatrix.m16n16.xN.trans.b8: matrix m has 16 rows of 16 bytes, row r's address from lane
+#   16m + r; lane 4g + q receives in register 2m + j the bytes (g + 8j) of rows 4q .. 4q + 3
+#   (lowest byte from row 4q).
+# - stmatrix.m16n8.xN.trans.b8: matrix m has 8 rows of 16 bytes, row r's address from lane
+#   8m + r; register m's byte i + 2j of lane 4g + q is byte g + 8j of row 2q + i.
+
+def ldsm_b8_frag(rows, lane, j):
+    """rows: 16 rows of 16 bytes -> register j (0, 1) of lane."""
+    g, q = lane // 4, lane % 4
+    return sum(rows[4 * q + b][g + 8 * j] << (8 * b) for b in range(4))
+
+
+def stsm_b8_rows(regs):
+    """regs[lane]: one register per lane -> 8 rows of 16 bytes."""
+    rows = [[0] * 16 for _ in range(8)]
+    for lane in range(32):
+        g, q = lane // 4, lane % 4
+        for i in range(2):
+            for j in range(2):
+                rows[2 * q + i][g + 8 * j] = (regs[lane] >> (8 * (i + 2 * j))) & 0xFF
+    return rows
+
+
+# (file, ldmatrix?, num, state-space qualifier)
+LDST_B8_TESTS = [
+    ("ldmatrix_m16n16_x1_trans_b8", True, 1, ".shared"),
+    ("ldmatrix_m16n16_x2_trans_b8", True, 2, ".shared::cta"),
+    ("stmatrix_m16n8_x1_trans_b8", False, 1, ".shared"),
+    ("stmatrix_m16n8_x2_trans_b8", False, 2, ".shared::cta"),
+    ("stmatrix_m16n8_x4_trans_b8", False, 4, ""),
+]
+
+
+def cmd_ldst_b8_tests(outdir):
+    for (name, ld, num, ss) in LDST_B8_TESTS:
+        rng = SplitMix64(seed_of(name))
+        # Row slots: a 1024-byte shared buffer of 64 16-byte slots; lane l's row lives in slot
+        # perm[l] (a permutation, so rows are not contiguous and not in lane order).
+        perm = list(range(64))
+        for i in range(63, 0, -1):
+            j = rng.next() % (i + 1)
+            perm[i], perm[j] = perm[j], perm[i]
+        perm = perm[:32]
+        lines = []
+        if ld:
+            image = [rng.next() & 0xFF for _ in range(1024)]
+            words = [int.from_bytes(bytes(image[4 * i:4 * i + 4]), "little") for i in range(256)]
+            out = []
+            for lane in range(32):
+                for m in range(num):
+                    rows = [image[16 * perm[16 * m + r]:16 * perm[16 * m + r] + 16] for r in range(16)]
+                    for j in range(2):
+                        out.append(ldsm_b8_frag(rows, lane, j))
+            nreg = 2 * num
+            op = f"ldmatrix.sync.aligned.m16n16.x{num}.trans{ss}.b8"
+            lines += [f"// `{op}`: a 1 KiB shared image (arg0) is loaded; lane l gives the address",
+                      "// of 16-byte slot slots[l] (arg1, a random permutation) as its row; each lane",
+                      f"// stores its {nreg} registers to arg2. Expected values from tools/tc_ref.py: matrix m's",
+                      "// row r is the slot of lane 16m + r; lane 4g + q's register 2m + j holds byte g + 8j",
+                      "// of rows 4q .. 4q + 3 (the layout of CUTLASS's SM100_U8x{8,16}_LDSM_T, see",
+                      "// docs/tensor-cores.md).",
+                      "// run: --grid 1 --block 32 --arch sm_100a",
+                      "// arg: u32[256] = [" + ", ".join(hex(w) for w in words) + "]",
+                      "// arg: u32[32] = [" + ", ".join(str(16 * x) for x in perm) + "]",
+                      f"// arg: zeros:u32:{32 * nreg}"]
+            for i in range(0, len(out), 16):
+                lines.append(f"// expect arg2[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in out[i:i + 16]) + "]")
+        else:
+            regs = [[rng.next() & 0xFFFFFFFF for _ in range(num)] for _ in range(32)]
+            image = [0] * 1024
+            for m in range(num):
+                rows = stsm_b8_rows([regs[l][m] for l in range(32)])
+                for r in range(8):
+                    slot = perm[8 * m + r]
+                    image[16 * slot:16 * slot + 16] = rows[r]
+            words = [int.from_bytes(bytes(image[4 * i:4 * i + 4]), "little") for i in range(256)]
+            op = f"stmatrix.sync.aligned.m16n8.x{num}.trans{ss}.b8"
+            lines += [f"// `{op}`: lane l's registers (arg0, {num} per lane) are stored to a",
+                      "// zeroed 1 KiB shared buffer, lane l giving the address of slot slots[l] (arg1, a",
+                      "// random permutation); the buffer is copied to arg2. Expected image from",
+                      "// tools/tc_ref.py: register m's byte i + 2j of lane 4g + q is byte g + 8j of matrix m's",
+                      "// row 2q + i, whose address lane 8m + 2q + i gives (the layout of CUTLASS's",
+                      "// SM100_U8x{4,8,16}_STSM_T, see docs/tensor-cores.md).",
+                      "// run: --grid 1 --block 32 --arch sm_100a",
+                      "// arg: u32[" + str(32 * num) + "] = [" + ", ".join(hex(v) for l in range(32) for v in regs[l]) + "]",
+                      "// arg: u32[32] = [" + ", ".join(str(16 * x) for x in perm) + "]",
+                      "// arg: zeros:u32:256"]
+            for i in range(0, 256, 16):
+                lines.append(f"// expect arg2[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in words[i:i + 16]) + "]")
+        lines += [".version 8.6", ".target sm_100a", ".address_size 64", "",
+                  ".visible .entry k(.param .u64 pin, .param .u64 pslots, .param .u64 pout)", "{",
+                  "\t.reg .b32 %r<16>;", "\t.reg .b32 %v<8>;", "\t.reg .b64 %rd<16>;",
+                  "\t.shared .align 16 .b8 m[1024];",
+                  "\tmov.u32 %r1, %tid.x;", "\tmov.u32 %r2, m;",
+                  "\tld.param.u64 %rd1, [pslots];", "\tmul.wide.u32 %rd2, %r1, 4;",
+                  "\tadd.u64 %rd3, %rd1, %rd2;", "\tld.global.u32 %r3, [%rd3];",
+                  "\tadd.u32 %r4, %r2, %r3;",
+                  "\tld.param.u64 %rd4, [pin];", "\tld.param.u64 %rd5, [pout];"]
+        if ld:
+            # Lane t copies words 8t .. 8t+7 of the image into shared memory.
+            lines += ["\tmul.wide.u32 %rd6, %r1, 32;", "\tadd.u64 %rd7, %rd4, %rd6;",
+                      "\tshl.b32 %r5, %r1, 5;", "\tadd.u32 %r6, %r2, %r5;"]
+            for w in range(8):
+                lines += [f"\tld.global.u32 %r7, [%rd7+{4 * w}];", f"\tst.shared.u32 [%r6+{4 * w}], %r7;"]
+            lines.append("\tbar.sync 0;")
+            vec = "{" + ", ".join(f"%v{j}" for j in range(2 * num)) + "}"
+            lines.append(f"\t{op} {vec}, [%r4];")
+            lines += [f"\tmul.wide.u32 %rd8, %r1, {8 * num};", "\tadd.u64 %rd9, %rd5, %rd8;"]
+            for j in range(2 * num):
+                lines.append(f"\tst.global.u32 [%rd9+{4 * j}], %v{j};")
+        else:
+            lines += ["\tshl.b32 %r5, %r1, 5;", "\tadd.u32 %r6, %r2, %r5;"]
+            for w in range(8):
+                lines.append(f"\tst.shared.u32 [%r6+{4 * w}], 0;")
+            lines.append("\tbar.sync 0;")
+            lines += [f"\tmul.wide.u32 %rd6, %r1, {4 * num};", "\tadd.u64 %rd7, %rd4, %rd6;"]
+            for j in range(num):
+                lines.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+            vec = "{" + ", ".join(f"%v{j}" for j in range(num)) + "}"
+            if ss:
+                lines.append(f"\t{op} [%r4], {vec};")
+            else:  # generic addressing: the slot's generic address
+                lines += ["\tmov.u64 %rd10, m;", "\tcvta.shared.u64 %rd11, %rd10;",
+                          "\tcvt.u64.u32 %rd12, %r3;", "\tadd.u64 %rd13, %rd11, %rd12;",
+                          f"\t{op} [%rd13], {vec};"]
+            lines.append("\tbar.sync 0;")
+            lines += ["\tmul.wide.u32 %rd8, %r1, 32;", "\tadd.u64 %rd9, %rd5, %rd8;"]
+            for w in range(8):
+                lines += [f"\tld.shared.u32 %r7, [%r6+{4 * w}];", f"\tst.global.u32 [%rd9+{4 * w}], %r7;"]
+        lines += ["\tret;", "}"]
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(LDST_B8_TESTS)} b8 ldmatrix/stmatrix run tests -> {outdir}")
+
+
+# Block-scaled unit-level vectors: NAME KIND A B STYPE NSCALES, then the hex outputs. Inputs
+# regenerated by crates/ptxvm-fp/tests/tensor_ref.rs from the same SplitMix64 stream: per
+# vector mode = next % 4, center = next; the K codes of A then of B (raw random bits of the
+# element width: every NaN/inf/subnormal pattern), then the scale bytes of A then of B (mode 0:
+# any byte, NaN included; else ue8m0 127 + next % 17 - 8, ue4m3 next & 0x7f), then C =
+# gen_bits("f32", next, mode, center).
+BSCALE_ROWS = [
+    ("bs_mx8_e4m3_e4m3", "mx8", "e4m3", "e4m3", "ue8m0", 1),
+    ("bs_mx8_e5m2_e2m1", "mx8", "e5m2", "e2m1", "ue8m0", 1),
+    ("bs_mx8_e3m2_e2m3", "mx8", "e3m2", "e2m3", "ue8m0", 1),
+    ("bs_mxf4_2x_ue8m0", "mxf4", "e2m1", "e2m1", "ue8m0", 2),
+    ("bs_mxf4_4x_ue4m3", "mxf4", "e2m1", "e2m1", "ue4m3", 4),
+    ("bs_mxf4_4x_ue8m0", "mxf4", "e2m1", "e2m1", "ue8m0", 4),
+]
+
+
+def cmd_bscale_vectors(path):
+    lines = ["# Expected D bits of tools/tc_ref.py's block-scale model (see BSCALE_ROWS there).",
+             "# row: NAME KIND A B STYPE NSCALES, then the hex outputs, 8 per line."]
+    for row in BSCALE_ROWS:
+        name, kind, at, bt, st, nv = row
+        k = 64 if kind == "mxf4" else 32
+        rng = SplitMix64(seed_of(name))
+        outs = []
+        for _ in range(VECTORS):
+            mode = rng.next() % 4
+            center = rng.next()
+            a = [rng.next() & ((1 << width(at)) - 1) for _ in range(k)]
+            b = [rng.next() & ((1 << width(bt)) - 1) for _ in range(k)]
+
+            def sc():
+                r = rng.next()
+                if mode == 0:
+                    return r & 0xFF
+                return 127 + r % 17 - 8 if st == "ue8m0" else r & 0x7F
+            sa = [sc() for _ in range(nv)]
+            sb = [sc() for _ in range(nv)]
+            c = gen_bits("f32", rng.next(), 0 if mode == 0 else 1, center)
+            sas = [scale_decode(st, x) for x in sa]
+            sbs = [scale_decode(st, x) for x in sb]
+            if kind == "mxf4":
+                outs.append(dot_mxf4(a, b, sas, sbs, c))
+            else:
+                outs.append(dot_mx8(at, bt, a, b, sas[0], sbs[0], c))
+        lines.append("row: " + " ".join(str(x) for x in row))
+        for i in range(0, len(outs), 8):
+            lines.append(" ".join("%08x" % x for x in outs[i:i + 8]))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(BSCALE_ROWS)} block-scale rows x {VECTORS} vectors -> {path}")
 
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "vectors":
         cmd_vectors(sys.argv[2] if len(sys.argv) > 2 else "crates/ptxvm-fp/tests/data/tc_ref.txt")
+        cmd_bscale_vectors("crates/ptxvm-fp/tests/data/tc_ref_bscale.txt")
     elif what == "runtests":
         cmd_runtests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_wmmatests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_sptests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_sperrors("tests/run/errors")
+        cmd_bscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_ldst_b8_tests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
     else:
         print(__doc__)
         sys.exit(2)

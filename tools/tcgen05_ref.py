@@ -342,8 +342,44 @@ def sm100_desc(lbo, sbo, swz):
     return ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 46) | (SWZ_CODE[swz] << 61)
 
 
+# M = 64 cases (Layout F: 16 lanes of each warp's 32, from lane 0 or 16): name -> (D's lane,
+# A's lane when A is in Tensor Memory).
+MMA_M64 = {
+    "tcgen05_mma_m64_f16_f32_sw128_none": (0, 0),
+    "tcgen05_mma_m64_bf16_f32_tmem_lane16": (16, 16),
+    "tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable": (16, 0),
+}
+MMA_CASES += [
+    ("tcgen05_mma_m64_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_m64_bf16_f32_tmem_lane16", "f16", "f32", "bf16", "bf16", 24,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 0, 1, 0),
+    ("tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable", "f8f6f4", "f32", "e5m2", "e4m3", 8,
+     ("K", "64", 0, 0, 512), ("K", "32", 0, 0, 256), 1, 1, 0, 0),
+]
+MMA_M64["tcgen05_mma_m64_e4m3_f16_tmem_lane16"] = (16, 16)
+MMA_CASES += [
+    # An f16 D: one element per 32-bit cell, in its lower 16 bits (ISA "Packing format for
+    # matrix D in Tensor Memory"); ptxvm writes the upper 16 bits as 0.
+    ("tcgen05_mma_f16_f16_sw128_none", "f16", "f16", "f16", "f16", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_m64_e4m3_f16_tmem_lane16", "f8f6f4", "f16", "e4m3", "e4m3", 16,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 1, 0),
+]
+MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
+
+
+def row_lane(M, lane0, m):
+    """The Tensor Memory lane of row m of D (or A): Layout D (M = 128) lane m; Layout F
+    (M = 64, "4x1, 1/2 datapath utilized", lane alignment 0 or 16; CUTLASS's M64 atom
+    ((16, 4), N):((1, 32), 128)) lane lane0 + 32 (m / 16) + m % 16."""
+    return m if M == 128 else lane0 + 32 * (m // 16) + m % 16
+
+
 def mma_file(case):
     name, kind, d, at, bt, n, asrc, bsrc, en, na, nb, sat = case
+    M = 64 if name in MMA_M64 else 128
+    dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     bits = wgmma_ref.BITS[at]
     k = 256 // bits
@@ -354,16 +390,18 @@ def mma_file(case):
         v = tc_ref.rand_elem(rng, t)
         return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
 
-    A = [[rand(at) for _ in range(k)] for _ in range(128)]
+    A = [[rand(at) for _ in range(k)] for _ in range(M)]
     B = [[rand(bt) for _ in range(k)] for _ in range(n)]
-    C = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
-           else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
-         for _ in range(128)]
+    # The C image of every lane (row m of C is the lane row_lane(M, dlane, m)).
+    CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
+            else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
+          for _ in range(128)]
+    C = [CL[row_lane(M, dlane, m)] for m in range(M)]
     img = bytearray(65536)
     end = 0
     if asrc != "tmem":
         major, swz, off, lbo, sbo = asrc
-        for m in range(128):
+        for m in range(M):
             for kk in range(k):
                 end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
@@ -374,8 +412,8 @@ def mma_file(case):
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
     neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
-    D = [[0] * n for _ in range(128)]
-    for m in range(128):
+    D = [[0] * n for _ in range(M)]
+    for m in range(M):
         for nn in range(n):
             a = [neg(at, x, na) for x in A[m]]
             b = [neg(bt, x, nb) for x in B[nn]]
@@ -387,23 +425,30 @@ def mma_file(case):
                 D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c)
     dis = MMA_DISABLE.get(name)
     if dis:
-        for m in range(128):
-            if dis[m // 32] >> (m % 32) & 1:
+        for m in range(M):
+            lane = row_lane(M, dlane, m)
+            if dis[lane // 32] >> (lane % 32) & 1:
                 D[m] = list(C[m])
-    dtype = {"f32": 1, "s32": 2}[d]
+    dtype = {"f16": 0, "f32": 1, "s32": 2}[d]
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
         | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
-        | ((128 >> 4) << 24)
-    # A in Tensor Memory: row m in lane m, 32 bytes from column 256 (8 cells).
-    apacked = []
-    for m in range(128):
+        | ((M >> 4) << 24)
+    # A in Tensor Memory: row m in lane row_lane(M, alane, m), 32 bytes from column 256 (8
+    # cells); other lanes 0.
+    apacked = [0] * (128 * 8)
+    for m in range(M):
         row = 0
         for kk in range(k):
             row |= A[m][kk] << (kk * bits)
-        apacked += [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
-    cflat = [C[m][j] for m in range(128) for j in range(n)]
-    dflat = [D[m][j] for m in range(128) for j in range(n)]
+        lane = row_lane(M, alane, m)
+        apacked[8 * lane:8 * lane + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+    # Every lane reads back its n cells of D's columns: D's rows where they are, C elsewhere.
+    DL = [list(x) for x in CL]
+    for m in range(M):
+        DL[row_lane(M, dlane, m)] = D[m]
+    cflat = [CL[lane][j] for lane in range(128) for j in range(n)]
+    dflat = [DL[lane][j] for lane in range(128) for j in range(n)]
     L = [
         HEADER,
         f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
@@ -487,14 +532,15 @@ def mma_file(case):
     L.append(f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};")
     L.append(f"\tmov.u32 %r13, {idesc:#x};")
     L.append(f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;")
-    L.append("\tadd.u32 %r14, %r7, 256;")
+    L.append(f"\tadd.u32 %r14, %r7, {256 + (alane << 16):#x};")
+    L.append(f"\tadd.u32 %r20, %r7, {dlane << 16:#x};")
     aop = "[%r14]" if asrc == "tmem" else "%rd8"
     if dis:
         for j, x in enumerate(dis):
             L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
     else:
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r7], {aop}, %rd9, %r13, %p2;")
+        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, %p2;")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
     L.append("SKIP_MMA:")
@@ -515,7 +561,10 @@ def mma_file(case):
     L[-6] = "\t@%p1 bra DONE;"
     L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
     head = [
-        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = 128, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = {M}, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
+           + (f", lane {alane} + ... for A" if asrc == "tmem" else "")
+           + "; the other lanes keep their C)"] if M == 64 else []),
         f"// A {'from Tensor Memory' if asrc == 'tmem' else 'K-major' if asrc[0] == 'K' else 'MN-major'}"
         + ("" if asrc == "tmem" else f" ({asrc[1]} swizzle, LBO {asrc[3]}, SBO {asrc[4]})")
         + f", B {bsrc[0]}-major ({bsrc[1]} swizzle, LBO {bsrc[3]}, SBO {bsrc[4]}), enable-input-d {en},",
@@ -531,6 +580,381 @@ def mma_file(case):
         f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
         f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
         f"// arg: u32[{len(apacked)}] = [{', '.join(hex(x) for x in apacked)}]",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
+# tcgen05.cp (shared memory -> Tensor Memory), .cta_group::1 without decompression:
+# (file, shape, rows, bytes per row, multicast, (swizzle, offset, LBO, SBO), Tensor Memory column)
+CP_CASES = [
+    ("tcgen05_cp_128x256b_none", "128x256b", 128, 32, "", ("none", 0, 128, 256), 4),
+    ("tcgen05_cp_128x256b_sw128", "128x256b", 128, 32, "", ("128", 0, 0, 1024), 3),
+    ("tcgen05_cp_128x128b_sw32", "128x128b", 128, 16, "", ("32", 0, 0, 256), 5),
+    ("tcgen05_cp_4x256b_none", "4x256b", 4, 32, "", ("none", 0, 128, 256), 2),
+    ("tcgen05_cp_64x128b_02_13", "64x128b", 64, 16, ".warpx2::02_13", ("none", 0, 128, 128), 6),
+    ("tcgen05_cp_64x128b_01_23_sw64", "64x128b", 64, 16, ".warpx2::01_23", ("64", 0, 0, 512), 1),
+    ("tcgen05_cp_32x128b_warpx4", "32x128b", 32, 16, ".warpx4", ("none", 0, 128, 128), 8),
+]
+
+
+def cp_dest_lanes(cast, r):
+    """Tensor Memory lanes that receive source row r (ISA text: `.warpx4` multicasts into all 4
+    warps; a `.warpx2` multicasts into the warp pairs, each warp of a pair receiving half the
+    data: ptxvm's reading is rows 0-31 to the pair's lower warp, rows 32-63 to its upper one)."""
+    if cast == "":
+        return [r]
+    if cast == ".warpx4":
+        return [32 * w + r for w in range(4)]
+    pairs = [(0, 2), (1, 3)] if cast == ".warpx2::02_13" else [(0, 1), (2, 3)]
+    return [32 * pair[r // 32] + r % 32 for pair in pairs]
+
+
+def cp_file(case):
+    name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
+    img = bytearray(32768)
+    end = 0
+    for r in range(rows):
+        for j in range(nbytes):
+            end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    NC = 16
+    cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
+    for r in range(rows):
+        for lane in cp_dest_lanes(cast, r):
+            for c in range(nbytes // 4):
+                cell[(lane, tcol + c)] = sum(M[r][4 * c + b] << (8 * b) for b in range(4))
+    out = [cell[(lane, c)] for lane in range(128) for c in range(NC)]
+    op = f"tcgen05.cp.cta_group::1.{shape}{cast}"
+    vec16 = "{" + ", ".join(f"%v{j}" for j in range(NC)) + "}"
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 img, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<16>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p2, %r0, 0;",
+        "\t@%p2 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        f"\t// fill columns 0..{NC}: cell (lane L, column c) = 0xa5000000 | c << 8 | L",
+    ]
+    for c in range(NC):
+        L.append(f"\tor.b32 %v{c}, %r0, {0xA5000000 | (c << 8):#x};")
+    L += [f"\ttcgen05.st.sync.aligned.32x32b.x{NC}.b32 [%r9], {vec16};",
+          "\ttcgen05.wait::st.sync.aligned;",
+          "\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p2 bra SKIP_CP;",
+          f"\tadd.u32 %r11, %r2, {off};",
+          "\tshr.u32 %r11, %r11, 4;",
+          "\tand.b32 %r11, %r11, 0x3fff;",
+          "\tcvt.u64.u32 %rd8, %r11;",
+          f"\tor.b64 %rd8, %rd8, {sm100_desc(lbo, sbo, swz):#x};",
+          f"\tadd.u32 %r12, %r7, {tcol};",
+          f"\t{op} [%r12], %rd8;",
+          "\tmov.u32 %r15, mbar;",
+          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          "SKIP_CP:",
+          "WAIT:",
+          "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
+          "\t@!%p3 bra WAIT;",
+          "\ttcgen05.fence::after_thread_sync;",
+          f"\ttcgen05.ld.sync.aligned.32x32b.x{NC}.b32 {vec16}, [%r9];",
+          "\ttcgen05.wait::ld.sync.aligned;",
+          f"\tmul.wide.u32 %rd6, %r0, {4 * NC};",
+          "\tadd.u64 %rd7, %rd3, %rd6;"]
+    for c in range(NC):
+        L.append(f"\tst.global.u32 [%rd7+{4 * c}], %v{c};")
+    L += ["\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p1 bra DONE;",
+          "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+          "DONE:",
+          "\tret;",
+          "}",
+          ""]
+    head = [
+        f"// `{op}` on sm_100a: a {rows} x {nbytes}-byte matrix in shared memory (K-major,",
+        f"// {swz} swizzle, LBO {lbo}, SBO {sbo}) copied by thread 0 to Tensor Memory column {tcol}, completed",
+        "// through tcgen05.commit on an mbarrier; every warp then reads its 32 lanes x 16 columns",
+        "// (filled before with 0xa5000000 | column << 8 | lane). Generated by tools/tcgen05_ref.py: the",
+        "// image from tools/wgmma_ref.py's canonical layouts; row r goes to the lanes the ISA's",
+        "// .multicast text gives (cp_dest_lanes: .warpx2 halves to a pair's lower and upper warp),",
+        "// byte j to column j / 4 at bit 8 (j % 4) (the layout tcgen05.mma reads A from Tensor",
+        "// Memory with).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: zeros:u32:{len(out)}",
+    ]
+    for i in range(0, len(out), 64):
+        head.append(f"// expect arg1[{i}..{i + 64}]: [{', '.join(hex(x) for x in out[i:i + 64])}]")
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
+# Block-scaled tcgen05.mma (.cta_group::1, M = 128, f32 D), A and B from shared memory:
+# (file, kind, scale-vector modifier, A type, B type, scale type, (SF-A ID, SF-B ID), N,
+#  A (major, swizzle, offset, LBO, SBO), B (...), enable-input-d, negate A, negate B)
+MMA_BS_CASES = [
+    ("tcgen05_mma_bs_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", ".scale_vec::1X", "e4m3", "e5m2", "ue8m0", (2, 1), 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_block32_e5m2_e4m3_nega", "mxf8f6f4", ".block32", "e5m2", "e4m3", "ue8m0", (0, 3), 16,
+     ("K", "none", 0, 128, 256), ("MN", "64", 0, 0, 512), 1, 1, 0),
+    ("tcgen05_mma_bs_mxf4_default", "mxf4", "", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
+     ("K", "64", 0, 0, 512), ("K", "none", 0, 128, 256), 1, 0, 1),
+    ("tcgen05_mma_bs_mxf4nvf4_4x_ue4m3", "mxf4nvf4", ".scale_vec::4X", "e2m1", "e2m1", "ue4m3", (0, 0), 24,
+     ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 1, 0, 0),
+    ("tcgen05_mma_bs_mxf4nvf4_block32_nod", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 2), 8,
+     ("K", "none", 0, 128, 256), ("K", "32", 0, 0, 256), 0, 0, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_tmem_e4m3_e4m3_negb", "mxf8f6f4", "", "e4m3", "e4m3", "ue8m0", (1, 2), 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1),
+]
+BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
+
+
+def mma_bs_file(case):
+    """Scale factors in Tensor Memory (ISA "Block Scaling" text: one byte per factor, the SF ID
+    its byte offset in the word, duplicated to all four 32-lane partitions; placement from
+    CUTLASS's tmem_sf_frg): row m of A's factors in lane m % 32 (of every partition), column
+    m / 32 of scale-A, bytes ID + j; column n of B's in lane n % 32, column n / 32 of scale-B."""
+    name, kind, sv, at, bt, st, (aid, bid), n, asrc, bsrc, en, na, nb = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    mxf4 = kind != "mxf8f6f4"
+    bits = 4 if mxf4 else 8
+    k = 64 if mxf4 else 32
+    T = 128 // bits
+    nv = 4 if (sv in (".scale_vec::4X", ".block16")) else (2 if mxf4 else 1)
+    center = rng.next()
+
+    def code(t):
+        if t == "e2m1":
+            return rng.next() & 0xF
+        return tc_ref.gen_bits(t, rng.next(), 1, center) & 0xFF
+
+    A = [[code(at) for _ in range(k)] for _ in range(128)]
+    B = [[code(bt) for _ in range(k)] for _ in range(n)]
+    SFA = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(128)]
+    SFB = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(n)]
+    CL = [[tc_ref.rand_c(rng, 4 if mxf4 else 0) for _ in range(n)] for _ in range(128)]
+    img = bytearray(65536)
+    end = 0
+    if asrc != "tmem":
+        major, swz, off, lbo, sbo = asrc
+        for m in range(128):
+            for kk in range(k):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+    bbase = (end + 1023) // 1024 * 1024
+    major, swz, off, lbo, sbo = bsrc
+    for nn in range(n):
+        for kk in range(k):
+            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+    img = img[:(end + 15) // 16 * 16]
+    words = wgmma_ref.u32s(bytes(img))
+    sign = 1 << (bits - 1)
+    D = [[0] * n for _ in range(128)]
+    for m in range(128):
+        arow = [x ^ sign if na else x for x in A[m]]
+        for nn in range(n):
+            bcol = [x ^ sign if nb else x for x in B[nn]]
+            c = CL[m][nn] if en else 0
+            sas = [tc_ref.scale_decode(st, x) for x in SFA[m]]
+            sbs = [tc_ref.scale_decode(st, x) for x in SFB[nn]]
+            if mxf4:
+                D[m][nn] = tc_ref.dot_mxf4(arow, bcol, sas, sbs, c)
+            else:
+                D[m][nn] = tc_ref.dot_mx8(at, bt, arow, bcol, sas[0], sbs[0], c)
+    # Scale-factor words, per lane, at columns 256..259 (A) and 260..263 (B): random bytes
+    # except the selected ones, the same in every partition.
+    junk = [[rng.next() & 0xFFFFFFFF for _ in range(8)] for _ in range(32)]
+    sfw = []
+    for lane in range(128):
+        i = lane % 32
+        row = list(junk[i])
+        for c4 in range(4):
+            mA = 32 * c4 + i
+            for j in range(nv):
+                sh = 8 * (aid + j)
+                row[c4] = (row[c4] & ~(0xFF << sh)) | (SFA[mA][j] << sh)
+            nB = 32 * c4 + i
+            if nB < n:
+                for j in range(nv):
+                    sh = 8 * (bid + j)
+                    row[4 + c4] = (row[4 + c4] & ~(0xFF << sh)) | (SFB[nB][j] << sh)
+        if asrc == "tmem":
+            # A in Tensor Memory at column 264: row m in lane m, bytes from bit 0.
+            packed = sum(A[lane][kk] << (8 * kk) for kk in range(k))
+            row += [(packed >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+        sfw += row
+    nw = 16 if asrc == "tmem" else 8
+    trans_a = asrc != "tmem" and asrc[0] == "MN"
+    idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
+        | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
+        | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29)
+    cflat = [CL[m][j] for m in range(128) for j in range(n)]
+    dflat = [D[m][j] for m in range(128) for j in range(n)]
+    op = f"tcgen05.mma.cta_group::1.kind::{kind}.block_scale{sv}"
+    L = [
+        ".version 8.8\n.target sm_100a\n.address_size 64\n",
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 sfin, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<8>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        "\tld.param.u64 %rd1, [cin];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        "\tld.param.u64 %rd2, [sfin];",
+        "\tcvta.to.global.u64 %rd2, %rd2;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 512;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\t// C: row tid of D (columns 0..N); scale factors: 8 words at column 256",
+    ]
+    for c0 in range(0, n, 8):
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd1, %rd6;")
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * nw};")
+    L.append("\tadd.u64 %rd7, %rd2, %rd6;")
+    for c0 in range(0, nw, 8):
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L += [f"\tadd.u32 %r10, %r9, {256 + c0};",
+              "\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};"]
+    L += ["\ttcgen05.wait::st.sync.aligned;",
+          "\ttcgen05.fence::before_thread_sync;",
+          "\tbar.sync 0;",
+          "\ttcgen05.fence::after_thread_sync;",
+          "\t@%p1 bra SKIP_MMA;"]
+    if asrc != "tmem":
+        L += [f"\tadd.u32 %r11, %r2, {asrc[2]};",
+              "\tshr.u32 %r11, %r11, 4;",
+              "\tand.b32 %r11, %r11, 0x3fff;",
+              "\tcvt.u64.u32 %rd8, %r11;",
+              f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};"]
+    L += [f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};",
+          "\tshr.u32 %r12, %r12, 4;",
+          "\tand.b32 %r12, %r12, 0x3fff;",
+          "\tcvt.u64.u32 %rd9, %r12;",
+          f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};",
+          f"\tmov.u32 %r13, {idesc:#x};",
+          f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;",
+          "\tadd.u32 %r21, %r7, 256;",
+          "\tadd.u32 %r22, %r7, 260;",
+          "\tadd.u32 %r23, %r7, 264;",
+          f"\t{op} [%r7], {'[%r23]' if asrc == 'tmem' else '%rd8'}, %rd9, %r13, [%r21], [%r22], %p2;",
+          "\tmov.u32 %r15, mbar;",
+          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          "SKIP_MMA:",
+          "WAIT:",
+          "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
+          "\t@!%p3 bra WAIT;",
+          "\ttcgen05.fence::after_thread_sync;"]
+    for c0 in range(0, n, 8):
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd3, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    L.append("\tsetp.ne.u32 %p1, %r1, 0;")
+    epilogue(L)
+    L[-6] = "\t@%p1 bra DONE;"
+    L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
+    head = [
+        f"// `{op}` on sm_100a: M = 128, N = {n}, K = {k}, A {at}, B {bt}, {st} scale factors",
+        f"// ({nv} per row/column, SF IDs A {aid}, B {bid}), A "
+        + ("in Tensor Memory (column 264, row m in lane m)" if asrc == "tmem" else f"{asrc[0]}-major ({asrc[1]} swizzle)")
+        + f", B {bsrc[0]}-major"
+        f" ({bsrc[1]} swizzle), enable-input-d {en}, negate A {na}, negate B {nb}; issued by thread 0,",
+        "// completed through tcgen05.commit. Generated by tools/tcgen05_ref.py: the shared-memory image",
+        "// from tools/wgmma_ref.py's canonical layouts; scale-factor words at columns 256..259 (A) and",
+        "// 260..263 (B) of every lane: row m's factors in lane m % 32 of each 32-lane partition, column",
+        "// m / 32, bytes ID + j (column n of B alike), the other bytes random; expected D from",
+        "// tools/tc_ref.py's block-scale model (dot_mx8 / dot_mxf4).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
+        f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
+        f"// arg: u32[{len(sfw)}] = [{', '.join(hex(x) for x in sfw)}]",
         f"// arg: zeros:u32:{len(dflat)}",
         f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
     ]
@@ -619,17 +1043,30 @@ ERRORS = {
         ],
         ["warp 1", "can access only lanes 32..64"],
     ),
-    "tcgen05_mma_m64": (
-        "tcgen05.mma with M = 64 in the instruction descriptor (D's Tensor Memory layout for M = 64 is a figure: not modelled)",
+    "tcgen05_mma_m64_lane32": (
+        "tcgen05.mma with M = 64 and D at lane 32 (Layout F: the ISA's lane alignment is 0 or 16)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tadd.u32 %r5, %r3, 0x200000;",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((64 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r5], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["must be at lane 0 or 16 for M = 64", "tcgen05.mma"],
+    ),
+    "tcgen05_mma_bs_sf_id": (
+        "block-scaled tcgen05.mma (kind::mxf4, 2 scale factors per row) whose SF-A ID is 1: the ISA allows 0 or 2 (a byte pair)",
         [
             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
             "\tld.shared.b32 %r3, [slot];",
             "\tmov.b64 %rd1, 0x400000000000;",
             "\tsetp.eq.u32 %q0, %r3, %r3;",
-            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((64 >> 4) << 24):#x};",
-            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+            f"\tmov.u32 %r4, {(1 << 7) | (1 << 10) | ((16 >> 3) << 17) | (1 << 23) | (1 << 27) | (1 << 29):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r3], %rd1, %rd1, %r4, [%r3], [%r3], %q0;",
         ],
-        ["only M = 128 is modelled", "tcgen05.mma"],
+        ["scale factor IDs A 1, B 0 are not valid for scale_vec::2X", "tcgen05.mma"],
     ),
     "tcgen05_mma_d_unallocated": (
         "tcgen05.mma whose D (N = 64 columns) does not fit the 32 allocated columns",
@@ -706,6 +1143,10 @@ def main():
         emit(f"tcgen05_st_{shape}.ptx", f"tcgen05.st.{shape}", lines, expect, total, desc)
     for case in MMA_CASES:
         mma_file(case)
+    for case in CP_CASES:
+        cp_file(case)
+    for case in MMA_BS_CASES:
+        mma_bs_file(case)
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
 

@@ -574,3 +574,161 @@ pub fn dot_b1(a: &[u32], b: &[u32], c: i32, op: BitOp) -> i32 {
         s.wrapping_add(v.count_ones() as i32)
     })
 }
+
+// ---------------------------------------------------------------------------------------
+// Block-scaled kinds (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4` with
+// `.block_scale`): D = (A * scale_A) * (B * scale_B) + C. The model is MMA-Sim's
+// (`shared/spec/tensor-core-arithmetic.md` §3, sm_100a/sm_120a, HW* only):
+// - mxf8f6f4 (K = 32, one scale per row of A and column of B): one T-FDPA block of the 32
+//   products and C, each product's exponent raised by the two scale exponents, F = 25,
+//   e0 = −133, RZ to f32 ([`mma_dot_mx`]).
+// - mxf4/mxf4nvf4 (K = 64, e2m1): the 16 products of each group summed exactly, the sum
+//   multiplied exactly by its two scale factors and aligned at the sum of the two scales'
+//   exponents; the groups and C fused with F = 35, e0 = −139, RZ to f32 ([`mma_dot_mxf4`]).
+
+/// Scale-factor element types (`.stype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScaleType {
+    /// `.ue8m0`: `2^(x − 127)`; `0xff` is NaN.
+    Ue8m0,
+    /// `.ue4m3`: an unsigned e4m3 (bit 7 ignored; `0x7f` is NaN).
+    Ue4m3,
+}
+
+impl ScaleType {
+    /// Decodes a scale factor from the low byte of `byte`.
+    pub fn decode(self, byte: u32) -> Num {
+        match self {
+            ScaleType::Ue8m0 => {
+                let x = (byte & 0xff) as i32;
+                if x == 0xff {
+                    Num::Nan
+                } else {
+                    Num::Fin {
+                        neg: false,
+                        sig: 1,
+                        exp: x - 127,
+                        e: x - 127,
+                    }
+                }
+            }
+            ScaleType::Ue4m3 => TcType::E4m3.decode(byte & 0x7f),
+        }
+    }
+}
+
+/// The f32 canonical NaN and infinities of the block-scaled forms' output.
+const F32_NAN: u32 = 0x7fff_ffff;
+
+/// `x * s` exactly (a finite scale factor `s`; a zero stays a zero, an infinity stays one).
+fn scaled(x: Num, s: Num) -> Num {
+    match (x, s) {
+        (Num::Nan, _) | (_, Num::Nan) => Num::Nan,
+        (
+            Num::Fin { neg, sig, exp, e },
+            Num::Fin {
+                sig: ss,
+                exp: se,
+                e: sf,
+                ..
+            },
+        ) => Num::Fin {
+            neg,
+            sig: sig * ss,
+            exp: exp + se,
+            e: e + sf,
+        },
+        (Num::Inf(n), _) => Num::Inf(n),
+        // A scale is never infinite.
+        (x, Num::Inf(_)) => x,
+    }
+}
+
+/// One element of D of a `.kind::mxf8f6f4` block-scaled `mma` (f32 C and D): `a`/`b` the
+/// K decoded operands of A's row and B's column, `sa`/`sb` their scale factors
+/// ([`ScaleType::decode`]).
+pub fn mma_dot_mx(a: &[Num], b: &[Num], sa: Num, sb: Num, c: u32) -> u32 {
+    if matches!(sa, Num::Nan) || matches!(sb, Num::Nan) {
+        return F32_NAN;
+    }
+    let k = a.len().min(b.len());
+    let an: Vec<Num> = a[..k].iter().map(|&x| scaled(x, sa)).collect();
+    let bn: Vec<Num> = b[..k].iter().map(|&x| scaled(x, sb)).collect();
+    let p = Fdpa {
+        frac: 25,
+        block: k.max(1),
+        e0: -133,
+        out: TcOut::F32,
+        interleave: false,
+    };
+    mma_dot_nums(&p, &an, &bn, AccType::F32, c)
+}
+
+/// The value of an e2m1 code times 2 (an integer in −12..=12).
+fn e2m1_x2(code: u32) -> i64 {
+    const MAG: [i64; 8] = [0, 1, 2, 3, 4, 6, 8, 12];
+    let m = MAG[(code & 7) as usize];
+    if code & 8 != 0 { -m } else { m }
+}
+
+/// One element of D of a `.kind::mxf4`/`.kind::mxf4nvf4` block-scaled `mma` (K = 64 e2m1,
+/// f32 C and D): `a`/`b` the 4-bit codes of A's row and B's column, `sa`/`sb` the scale
+/// factors of the row's and column's chunks (K / `sa.len()` elements each, lowest K
+/// first), `c` C's bits.
+pub fn mma_dot_mxf4(a: &[u32], b: &[u32], sa: &[Num], sb: &[Num], c: u32) -> u32 {
+    const F: i32 = 35;
+    const E0: i32 = -139;
+    let k = a.len().min(b.len());
+    let chunks = sa.len().min(sb.len());
+    if chunks == 0 || k == 0 {
+        return F32_NAN;
+    }
+    let cn = AccType::F32.decode(c);
+    if sa.iter().chain(sb).any(|s| matches!(s, Num::Nan)) || matches!(cn, Num::Nan) {
+        return F32_NAN;
+    }
+    if let Num::Inf(n) = cn {
+        return if n { 0xff80_0000 } else { 0x7f80_0000 };
+    }
+    let chunk = k.div_ceil(chunks).max(1);
+    // (signed magnitude, exponent of its unit, alignment exponent) per group of 16.
+    let mut terms: Vec<(i128, i32, i32)> = Vec::with_capacity(k.div_ceil(16));
+    for (g, (ga, gb)) in a[..k].chunks(16).zip(b[..k].chunks(16)).enumerate() {
+        let s: i64 = ga
+            .iter()
+            .zip(gb)
+            .map(|(&x, &y)| e2m1_x2(x) * e2m1_x2(y))
+            .sum();
+        let j = (g * 16 / chunk).min(chunks - 1);
+        let (mut mag, mut unit, mut al) = (s as i128, -2, 0);
+        for sc in [sa[j], sb[j]] {
+            match sc {
+                Num::Fin { sig, exp, e, .. } if sig != 0 => {
+                    mag *= sig as i128;
+                    unit += exp;
+                    al += e;
+                }
+                _ => {
+                    // A zero scale: the group is zero, aligned like a zero addend.
+                    mag = 0;
+                    al = E0;
+                    break;
+                }
+            }
+        }
+        terms.push((mag, unit, al));
+    }
+    let (c_mag, c_unit, c_al) = match cn {
+        Num::Fin { neg, sig, exp, e } if sig != 0 => {
+            (if neg { -(sig as i128) } else { sig as i128 }, exp, e)
+        }
+        _ => (0, 0, E0),
+    };
+    let emax = terms.iter().map(|t| t.2).fold(c_al, i32::max);
+    let mut sum: i128 = 0;
+    for (mag, unit, _) in terms.iter().copied().chain([(c_mag, c_unit, c_al)]) {
+        let t = shift(mag.unsigned_abs(), unit + F - emax) as i128;
+        sum += if mag < 0 { -t } else { t };
+    }
+    round_out(sum < 0, sum.unsigned_abs(), emax - F, TcOut::F32)
+}

@@ -491,3 +491,141 @@ fn f64_is_sequential_fma() {
         2f64.powi(-104)
     );
 }
+
+/// Block-scaled kinds (`mma_dot_mx`, `mma_dot_mxf4`), values derived by hand.
+#[test]
+fn block_scaled_by_hand() {
+    use ptxvm_fp::tensor::{ScaleType, TcType, mma_dot_mx, mma_dot_mxf4};
+    let one = TcType::E4m3.decode(0x38); // e4m3 1.0
+    let a = vec![one; 32];
+    // 32 products of 1 * 2^1 (ue8m0 128) * 2^-1 (ue8m0 126) = 32.0 = 0x42000000.
+    let sa = ScaleType::Ue8m0.decode(128);
+    let sb = ScaleType::Ue8m0.decode(126);
+    assert_eq!(mma_dot_mx(&a, &a, sa, sb, 0), 0x4200_0000);
+    // ... plus C = -32.0 is +0.
+    assert_eq!(mma_dot_mx(&a, &a, sa, sb, 0xc200_0000), 0);
+    // A NaN scale factor (ue8m0 0xff) gives the canonical NaN.
+    assert_eq!(
+        mma_dot_mx(&a, &a, ScaleType::Ue8m0.decode(0xff), sb, 0),
+        0x7fff_ffff
+    );
+    // mxf4nvf4 4X ue4m3: e2m1 1.0 (code 2) everywhere; every chunk of 16 scaled by
+    // 1.5 (ue4m3 0x3c) * 2.0 (0x40): 4 * 16 * 3 = 192, + C 1.0 = 193.0 = 0x43410000.
+    let codes = vec![2u32; 64];
+    let s15 = vec![ScaleType::Ue4m3.decode(0x3c); 4];
+    let s2 = vec![ScaleType::Ue4m3.decode(0x40); 4];
+    assert_eq!(
+        mma_dot_mxf4(&codes, &codes, &s15, &s2, 0x3f80_0000),
+        0x4341_0000
+    );
+    // 2X ue8m0 with chunk scales 2^0 and 2^10: 32 * 1 + 32 * 1024 = 32800 = 0x47002000.
+    let s = vec![ScaleType::Ue8m0.decode(127), ScaleType::Ue8m0.decode(137)];
+    let u = vec![ScaleType::Ue8m0.decode(127); 2];
+    assert_eq!(mma_dot_mxf4(&codes, &codes, &s, &u, 0), 0x4700_2000);
+    // Groups are aligned at their scales' exponents (here 2^0) even when their sums are
+    // zero (B alternates +1, -1): C = 2^-37 lies below the F = 35 bits kept and is
+    // truncated to +0, while C = 2^-30 survives exactly.
+    let alt: Vec<u32> = (0..64).map(|i| if i % 2 == 0 { 2 } else { 10 }).collect();
+    assert_eq!(mma_dot_mxf4(&codes, &alt, &u, &u, 0x2d00_0000), 0);
+    assert_eq!(mma_dot_mxf4(&codes, &alt, &u, &u, 0x3080_0000), 0x3080_0000);
+    // A NaN C is NaN.
+    assert_eq!(
+        mma_dot_mxf4(&codes, &codes, &u, &u, 0x7fc0_0000),
+        0x7fff_ffff
+    );
+}
+
+/// The block-scaled kinds (`mma_dot_mx`, `mma_dot_mxf4`) against `tools/tc_ref.py`'s
+/// block-scale model on random bit patterns (`tests/data/tc_ref_bscale.txt`): every element
+/// pattern of the element types (NaN, inf, subnormal, zero), scale bytes near 2^0 and, a
+/// quarter of the time, any byte (the ue8m0 NaN, huge and tiny factors).
+#[test]
+fn block_scaled_reference_on_random_bit_patterns() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tc_ref_bscale.txt"),
+    )
+    .unwrap();
+    let mut rows: Vec<(Vec<String>, Vec<u32>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(r) = line.strip_prefix("row: ") {
+            rows.push((r.split_whitespace().map(String::from).collect(), Vec::new()));
+        } else if let Some(last) = rows.last_mut() {
+            last.1.extend(
+                line.split_whitespace()
+                    .map(|h| u32::from_str_radix(h, 16).unwrap()),
+            );
+        }
+    }
+    assert_eq!(rows.len(), 6);
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (row, expected) in &rows {
+        let [name, kind, at, bt, st, nv] = &row[..] else {
+            panic!("row {row:?}")
+        };
+        let mxf4 = kind == "mxf4";
+        let k = if mxf4 { 64 } else { 32 };
+        let nv: usize = nv.parse().unwrap();
+        let stype = if st == "ue8m0" {
+            ScaleType::Ue8m0
+        } else {
+            ScaleType::Ue4m3
+        };
+        let width = |t: &str| {
+            let (e, m) = fmt(t);
+            1 + e + m
+        };
+        let mut rng = SplitMix64(seed_of(name));
+        let mut bad = 0;
+        for (v, &want) in expected.iter().enumerate() {
+            let mode = rng.next() % 4;
+            let center = rng.next();
+            let a: Vec<u32> = (0..k)
+                .map(|_| (rng.next() & ((1 << width(at)) - 1)) as u32)
+                .collect();
+            let b: Vec<u32> = (0..k)
+                .map(|_| (rng.next() & ((1 << width(bt)) - 1)) as u32)
+                .collect();
+            let mut sc = || {
+                let r = rng.next();
+                if mode == 0 {
+                    (r & 0xff) as u32
+                } else if st == "ue8m0" {
+                    (127 + r % 17 - 8) as u32
+                } else {
+                    (r & 0x7f) as u32
+                }
+            };
+            let sa: Vec<Num> = (0..nv).map(|_| stype.decode(sc())).collect();
+            let sb: Vec<Num> = (0..nv).map(|_| stype.decode(sc())).collect();
+            let c = gen_bits(
+                "f32",
+                rng.next(),
+                if mode == 0 { 0 } else { 1 },
+                center,
+                None,
+            ) as u32;
+            let got = if mxf4 {
+                mma_dot_mxf4(&a, &b, &sa, &sb, c)
+            } else {
+                let an: Vec<Num> = a.iter().map(|&x| tc_type(at).decode(x)).collect();
+                let bn: Vec<Num> = b.iter().map(|&x| tc_type(bt).decode(x)).collect();
+                mma_dot_mx(&an, &bn, sa[0], sb[0], c)
+            };
+            total += 1;
+            if got != want {
+                bad += 1;
+                if bad <= 3 {
+                    failures.push(format!(
+                        "{name} #{v}: a={a:02x?} b={b:02x?} c={c:08x}: got {got:08x}, reference {want:08x}"
+                    ));
+                }
+            }
+        }
+        if bad > 0 {
+            failures.push(format!("{name}: {bad}/{} differ", expected.len()));
+        }
+    }
+    assert_eq!(total, 6_000);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -354,6 +354,13 @@ pub enum MatrixOp {
     Ld { n: u8, trans: bool },
     /// `stmatrix.sync.aligned.m8n8.xN{.trans}.b16`: the inverse store.
     St { n: u8, trans: bool },
+    /// `ldmatrix.sync.aligned.m16n16.xN.trans.b8` (N = 1, 2): per matrix, lanes `16m + r`
+    /// give the 16-byte rows; lane `4g + q` receives, in registers `2m` and `2m + 1`, bytes
+    /// `g` and `g + 8` of rows `4q .. 4q + 3` (`exec/isa/matrix.rs`, `docs/tensor-cores.md`).
+    LdB8 { n: u8 },
+    /// `stmatrix.sync.aligned.m16n8.xN.trans.b8`: register `m`'s byte `i + 2j` of lane
+    /// `4g + q` goes to byte `g + 8j` of row `2q + i`, whose address lane `8m + 2q + i` gives.
+    StB8 { n: u8 },
     /// `movmatrix.sync.aligned.m8n8.trans.b16`: transposes an 8x8 fragment across the warp.
     MovTrans,
     /// `mma.sync.aligned` (dense): `srcs` are A's, B's and C's registers in order, `dsts`
@@ -362,6 +369,10 @@ pub enum MatrixOp {
     /// `mma.sp{::ordered_metadata}.sync.aligned`: `srcs` are A's, B's and C's registers and
     /// the metadata, `dsts` D's (`crate::ops::sparse`).
     MmaSp(crate::ops::sparse::SpSpec),
+    /// Block-scaled `mma.sync.aligned` (`.block_scale`): `srcs` are A's, B's and C's
+    /// registers, then scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
+    /// thread-id-b; `dsts` D's (`crate::ops::tensor::mma_scaled`).
+    MmaScaled(crate::ops::tensor::MmaScaled),
     /// `wmma.load.{a,b,c}`: `dsts` the fragment, `srcs` the optional stride.
     WmmaLoad(crate::ops::tensor::WmmaMove),
     /// `wmma.store.d`: `srcs` the fragment then the optional stride.

@@ -29,6 +29,10 @@ pub enum Tc5Op {
     /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, splitoff}, r`: `srcs` the
     /// registers, `addr` taddr.
     St(Move),
+    /// `tcgen05.ld.red.sync.aligned.shape.num.redOp{.abs}{.NaN}.type r, redval, [taddr]
+    /// {, splitoff}`: a `tcgen05.ld` whose `dsts` are the registers then `redval`, which
+    /// receives the reduction of the thread's loaded values (`redux.sync`'s operation).
+    LdRed(Move, crate::program::ReduxOp),
     /// `tcgen05.wait::ld` / `tcgen05.wait::st` (loads and stores complete when they execute).
     Wait,
     /// `tcgen05.fence::before_thread_sync` / `::after_thread_sync` (ordering only).
@@ -45,12 +49,129 @@ pub enum Tc5Op {
     /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`: one
     /// arrive-on per executing thread (its MMAs are complete already); `addr` the mbarrier.
     Commit,
+    /// `tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc`, issued by each executing
+    /// thread: `addr` taddr, `srcs[0]` the shared-memory descriptor.
+    Cp(CpShape),
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.multicast::cluster
+    /// .b64 [mbar], ctaMask`: one arrive-on per executing thread on the mbarrier at the same
+    /// offset in every CTA of the cluster whose rank bit is set; `addr` the mbarrier,
+    /// `srcs[0]` the mask.
+    CommitMulticast,
+    /// `tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale [d], a, b_desc,
+    /// idesc, [scale-A], [scale-B], enable-input-d`, issued by each executing thread: `addr`
+    /// D's address; `srcs` A (descriptor, or A's Tensor Memory address register plus `a_off`),
+    /// B's descriptor, idesc, enable-input-d, the scale-A and scale-B address registers (plus
+    /// `sfa_off`/`sfb_off`).
+    MmaScaled {
+        /// `.kind::mxf4`/`.kind::mxf4nvf4` (K = 64 e2m1), else `.kind::mxf8f6f4` (K = 32).
+        mxf4: bool,
+        /// Scale factors per row of A / column of B (1, 2 or 4).
+        vec: u8,
+        a_tmem: bool,
+        a_off: i32,
+        sfa_off: i32,
+        sfb_off: i32,
+    },
 }
 
 impl Tc5Op {
-    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.commit`), not `.sync.aligned`.
+    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.cp`, `tcgen05.commit`), not
+    /// `.sync.aligned`.
     pub fn per_thread(&self) -> bool {
-        matches!(self, Tc5Op::Mma { .. } | Tc5Op::Commit)
+        matches!(
+            self,
+            Tc5Op::Mma { .. }
+                | Tc5Op::MmaScaled { .. }
+                | Tc5Op::Commit
+                | Tc5Op::CommitMulticast
+                | Tc5Op::Cp(_)
+        )
+    }
+}
+
+/// `.multicast` of `tcgen05.cp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpCast {
+    None,
+    /// `.warpx2::02_13`: warps 0 and 2, and 1 and 3, form pairs.
+    Pairs02_13,
+    /// `.warpx2::01_23`: warps 0 and 1, and 2 and 3, form pairs.
+    Pairs01_23,
+    /// `.warpx4`: every warp receives the data.
+    X4,
+}
+
+/// The shape of a `tcgen05.cp`: `rows` rows of `bytes` bytes (`.128x256b` = 128 x 32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpShape {
+    pub rows: u8,
+    pub bytes: u8,
+    pub cast: CpCast,
+}
+
+impl CpShape {
+    /// From the modifiers (`None` for an unknown shape or a shape without its required
+    /// multicast, ISA: `.64x128b` needs a `.warpx2`, `.32x128b` needs `.warpx4`).
+    pub fn parse(mods: &[&str]) -> Option<CpShape> {
+        let has = |m: &str| mods.contains(&m);
+        let cast = if has(".warpx2::02_13") {
+            CpCast::Pairs02_13
+        } else if has(".warpx2::01_23") {
+            CpCast::Pairs01_23
+        } else if has(".warpx4") {
+            CpCast::X4
+        } else {
+            CpCast::None
+        };
+        let (rows, bytes, ok) = if has(".128x256b") {
+            (128, 32, cast == CpCast::None)
+        } else if has(".4x256b") {
+            (4, 32, cast == CpCast::None)
+        } else if has(".128x128b") {
+            (128, 16, cast == CpCast::None)
+        } else if has(".64x128b") {
+            (
+                64,
+                16,
+                matches!(cast, CpCast::Pairs02_13 | CpCast::Pairs01_23),
+            )
+        } else if has(".32x128b") {
+            (32, 16, cast == CpCast::X4)
+        } else {
+            return None;
+        };
+        ok.then_some(CpShape { rows, bytes, cast })
+    }
+
+    /// The instruction's name for messages.
+    pub fn name(&self) -> String {
+        let cast = match self.cast {
+            CpCast::None => "",
+            CpCast::Pairs02_13 => ".warpx2::02_13",
+            CpCast::Pairs01_23 => ".warpx2::01_23",
+            CpCast::X4 => ".warpx4",
+        };
+        format!(
+            "tcgen05.cp.cta_group::1.{}x{}b{cast}",
+            self.rows,
+            self.bytes as u32 * 8
+        )
+    }
+
+    /// The Tensor Memory lanes (relative to the address's lane) that receive row `r`: the
+    /// row itself without multicast; with `.warpx4` lane `r` of every warp's 32 lanes; with a
+    /// `.warpx2`, the pair's lower warp takes rows 0-31 and its upper warp rows 32-63, in
+    /// both pairs (ptxvm's reading of "each warp in the warp pair receive half of the data").
+    pub fn lanes(&self, r: u32) -> Vec<u32> {
+        let (h, i) = (r / 32, r % 32);
+        match self.cast {
+            CpCast::None => vec![r],
+            CpCast::X4 => (0..4).map(|w| 32 * w + i).collect(),
+            // Pairs (0, 2) and (1, 3): half h goes to warps 2h and 2h + 1.
+            CpCast::Pairs02_13 => vec![32 * (2 * h) + i, 32 * (2 * h + 1) + i],
+            // Pairs (0, 1) and (2, 3): half h goes to warps h and h + 2.
+            CpCast::Pairs01_23 => vec![32 * h + i, 32 * (h + 2) + i],
+        }
     }
 }
 

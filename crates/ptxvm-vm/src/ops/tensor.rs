@@ -1043,3 +1043,252 @@ pub fn wmma_mma(
     }
     Ok(out)
 }
+
+// ---------------------------------------------------------------------------------------
+// Block-scaled `mma.sync` (§9.7.14.3 "Block Scaling for mma.sync"): `.kind::mxf8f6f4`
+// (m16n8k32, fp8/fp6/fp4 in bytes, `.scale_vec::1X`) and `.kind::mxf4`/`.kind::mxf4nvf4`
+// (m16n8k64, packed e2m1, `.scale_vec::2X`/`4X`), `.ue8m0`/`.ue4m3` scale factors.
+//
+// The operands after C are `scale-a-data, {byte-id-a, thread-id-a}, scale-b-data,
+// {byte-id-b, thread-id-b}`. The ISA text: the thread-pair of each quad chosen by
+// `thread-id-a` (0: lanes with `%laneid % 4` in {0, 1}; 1: in {2, 3}) supplies SF_A, the
+// thread with `%laneid % 4 == thread-id-b` SF_B; `byte-id` picks the byte (1X), the byte
+// pair (2X: 0 or 2) or all four bytes (4X: 0) of the register. Which lane of the pair
+// holds which row is in a figure (Figure 43); ptxvm takes the pair's lower lane for row
+// `g` and the upper for row `g + 8` of quad `g` (the rows that quad holds in C/D), and the
+// chunks of a row or column from consecutive bytes, lowest K first — as two independent
+// public hardware probes of sm_120 report (see `docs/tensor-cores.md`). Column `n` of B is
+// quad `n`. The selectors must be uniform over the warp (ptxvm reads lane 0's); a value
+// outside the ISA's Table 37 faults.
+
+/// A decoded block-scaled `mma.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaScaled {
+    /// The fragment layout: mxf8f6f4 as `.kind::f8f6f4` m16n8k32; mxf4 as the 4-bit m16n8k64
+    /// layout (A and B elements are 4-bit e2m1 codes).
+    pub spec: MmaSpec,
+    /// `.kind::mxf4` or `.kind::mxf4nvf4`.
+    pub mxf4: bool,
+    pub a: TcType,
+    pub b: TcType,
+    /// Scale factors per row of A / column of B (1, 2 or 4).
+    pub vec: u8,
+    pub stype: tc::ScaleType,
+}
+
+impl MmaScaled {
+    /// Decodes the modifiers of `mma.sync.aligned...block_scale` with the register counts
+    /// of D, A, B and C.
+    pub fn parse(mods: &[&str], na: usize, nb: usize, nc: usize, nd: usize) -> Option<MmaScaled> {
+        let has = |m: &str| mods.contains(&m);
+        if !has(".block_scale") || mods.iter().any(|m| m.starts_with(".sp")) {
+            return None;
+        }
+        let mxf4 = has(".kind::mxf4") || has(".kind::mxf4nvf4");
+        if !mxf4 && !has(".kind::mxf8f6f4") {
+            return None;
+        }
+        let vec = if has(".scale_vec::4X") {
+            4
+        } else if has(".scale_vec::2X") || (mxf4 && !has(".scale_vec::1X")) {
+            2
+        } else {
+            1
+        };
+        let stype = if has(".ue4m3") {
+            tc::ScaleType::Ue4m3
+        } else {
+            tc::ScaleType::Ue8m0
+        };
+        let types: Vec<&str> = mods
+            .iter()
+            .copied()
+            .filter(|m| elem_of(m).is_some() || acc_of(m).is_some())
+            .collect();
+        let [".f32", at, bt, ".f32"] = types[..] else {
+            return None;
+        };
+        let (Some(Elem::Float(a)), Some(Elem::Float(b))) = (elem_of(at), elem_of(bt)) else {
+            return None;
+        };
+        let (k, ea, eb) = if mxf4 {
+            if (a, b) != (TcType::E2m1, TcType::E2m1) || vec == 1 {
+                return None;
+            }
+            (64, Elem::Int(IntType::U4), Elem::Int(IntType::U4))
+        } else {
+            if vec != 1 {
+                return None;
+            }
+            (32, Elem::Float(a), Elem::Float(b))
+        };
+        let spec = MmaSpec {
+            m: 16,
+            n: 8,
+            k,
+            a: ea,
+            b: eb,
+            c: Acc::F32,
+            d: Acc::F32,
+            a_row: true,
+            b_col: true,
+            satfinite: false,
+            bop: BitOp::Xor,
+            f8f6f4: !mxf4,
+            na: na as u8,
+            nb: nb as u8,
+            nc: nc as u8,
+            nd: nd as u8,
+        };
+        spec.consistent().then_some(MmaScaled {
+            spec,
+            mxf4,
+            a,
+            b,
+            vec,
+            stype,
+        })
+    }
+
+    /// The instruction's name for messages.
+    pub fn name(&self) -> String {
+        let t = |e: TcType| &elem_name(Elem::Float(e))[1..];
+        format!(
+            "mma.sync.aligned.m16n8k{}.row.col.kind::{}.block_scale.scale_vec::{}X.f32.{}.{}.f32.{}",
+            self.spec.k,
+            if self.mxf4 { "mxf4" } else { "mxf8f6f4" },
+            self.vec,
+            t(self.a),
+            t(self.b),
+            match self.stype {
+                tc::ScaleType::Ue8m0 => "ue8m0",
+                tc::ScaleType::Ue4m3 => "ue4m3",
+            }
+        )
+    }
+
+    /// Checks the selectors against the ISA's Table 37: (byte-id-a, thread-id-a, byte-id-b,
+    /// thread-id-b).
+    fn check_selectors(&self, (ba, ta, bb, tb): (u64, u64, u64, u64)) -> Result<(), String> {
+        let byte_ok = |b: u64| match self.vec {
+            1 => b <= 3,
+            2 => b == 0 || b == 2,
+            _ => b == 0,
+        };
+        if byte_ok(ba) && byte_ok(bb) && ta <= 1 && tb <= 3 {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}`: selectors {{byte-id-a {ba}, thread-id-a {ta}}}, {{byte-id-b {bb}, thread-id-b {tb}}} are outside the ISA's valid values (Table 37: scale_vec::{}X)",
+                self.name(),
+                self.vec
+            ))
+        }
+    }
+}
+
+/// Executes one block-scaled `mma` for a whole warp. `srcs[lane]` holds the lane's A, B
+/// and C registers, then scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
+/// thread-id-b; returns each lane's D registers.
+pub fn mma_scaled(
+    s: &MmaScaled,
+    model: &GpuModel,
+    srcs: &[Vec<u64>; 32],
+) -> Result<[Vec<u64>; 32], String> {
+    if model.sm() / 10 != 12 || !model.arch_specific {
+        return Err(format!(
+            "`{}` needs sm_120a; the device model is {} ({})",
+            s.name(),
+            model.arch,
+            model.board
+        ));
+    }
+    let sp = &s.spec;
+    let (m, n, k) = (16usize, 8usize, sp.k as usize);
+    let (na, nb, nc) = (sp.na as usize, sp.nb as usize, sp.nc as usize);
+    let extra =
+        |lane: usize, j: usize| -> u64 { srcs[lane].get(na + nb + nc + j).copied().unwrap_or(0) };
+    let sel = (
+        extra(0, 1) & 0xffff,
+        extra(0, 2) & 0xffff,
+        extra(0, 4) & 0xffff,
+        extra(0, 5) & 0xffff,
+    );
+    s.check_selectors(sel)?;
+    let (ba, ta, bb, tb) = (
+        sel.0 as usize,
+        sel.1 as usize,
+        sel.2 as usize,
+        sel.3 as usize,
+    );
+    let vec = s.vec as usize;
+    let byte = |v: u64, i: usize| ((v >> (8 * i)) & 0xff) as u32;
+    // Scale factors: sfa[row][chunk], sfb[col][chunk].
+    let sfa: Vec<Vec<tc::Num>> = (0..m)
+        .map(|r| {
+            let lane = 4 * (r % 8) + 2 * ta + r / 8;
+            let v = extra(lane, 0);
+            (0..vec).map(|j| s.stype.decode(byte(v, ba + j))).collect()
+        })
+        .collect();
+    let sfb: Vec<Vec<tc::Num>> = (0..n)
+        .map(|col| {
+            let v = extra(4 * col + tb, 3);
+            (0..vec).map(|j| s.stype.decode(byte(v, bb + j))).collect()
+        })
+        .collect();
+    // Gather A (row-major), B (as columns) and C.
+    let a_el = na * MmaSpec::per_reg(sp.a);
+    let b_el = nb * MmaSpec::per_reg(sp.b);
+    let mut a = vec![0u32; m * k];
+    let mut b = vec![0u32; k * n];
+    let mut c = vec![0u32; m * n];
+    let bad = || format!("`{}`: fragment layout out of range", s.name());
+    for (lane, regs) in srcs.iter().enumerate() {
+        let (ra, rest) = regs.split_at(na.min(regs.len()));
+        let (rb, rest) = rest.split_at(nb.min(rest.len()));
+        let rc = &rest[..nc.min(rest.len())];
+        for i in 0..a_el {
+            let (_, r, col) = pos(sp, Operand::A, lane, i).ok_or_else(bad)?;
+            *a.get_mut(r * k + col)
+                .filter(|_| r < m && col < k)
+                .ok_or_else(bad)? = elem_bits(sp.a, sp.f8f6f4, ra, i) as u32;
+        }
+        for i in 0..b_el {
+            let (_, r, col) = pos(sp, Operand::B, lane, i).ok_or_else(bad)?;
+            *b.get_mut(col * k + r)
+                .filter(|_| r < k && col < n)
+                .ok_or_else(bad)? = elem_bits(sp.b, sp.f8f6f4, rb, i) as u32;
+        }
+        for i in 0..4 {
+            let (_, r, col) = pos_acc(sp, Operand::C, Acc::F32, lane, i).ok_or_else(bad)?;
+            *c.get_mut(r * n + col)
+                .filter(|_| r < m && col < n)
+                .ok_or_else(bad)? = acc_bits(Acc::F32, rc, i) as u32;
+        }
+    }
+    let mut d = vec![0u32; m * n];
+    let an: Vec<tc::Num> = a.iter().map(|&x| s.a.decode(x)).collect();
+    let bn: Vec<tc::Num> = b.iter().map(|&x| s.b.decode(x)).collect();
+    for r in 0..m {
+        for col in 0..n {
+            let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
+            d[r * n + col] = if s.mxf4 {
+                tc::mma_dot_mxf4(&a[ar], &b[bc], &sfa[r], &sfb[col], c[r * n + col])
+            } else {
+                tc::mma_dot_mx(&an[ar], &bn[bc], sfa[r][0], sfb[col][0], c[r * n + col])
+            };
+        }
+    }
+    let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; sp.nd as usize]);
+    for (lane, regs) in out.iter_mut().enumerate() {
+        for (i, reg) in regs.iter_mut().enumerate().take(4) {
+            let (_, r, col) = pos_acc(sp, Operand::C, Acc::F32, lane, i).ok_or_else(bad)?;
+            *reg = *d
+                .get(r * n + col)
+                .filter(|_| r < m && col < n)
+                .ok_or_else(bad)? as u64;
+        }
+    }
+    Ok(out)
+}

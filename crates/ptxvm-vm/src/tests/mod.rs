@@ -4,6 +4,7 @@
 
 mod clusters;
 mod families;
+mod tcgen05;
 mod texture;
 mod video;
 mod warp;

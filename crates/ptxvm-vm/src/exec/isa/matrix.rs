@@ -72,6 +72,9 @@ impl Dx<'_> {
                     _ => return None,
                 }
             }
+            "ldmatrix" | "stmatrix" if has(".b8") && (has(".m16n16") || has(".m16n8")) => {
+                return self.decode_matrix_b8(inst);
+            }
             "mma" => {
                 let regs = |o: &Op| -> Vec<Op> {
                     match o {
@@ -82,6 +85,9 @@ impl Dx<'_> {
                 let (d, a, b, c) = (regs(op(0)?), regs(op(1)?), regs(op(2)?), regs(op(3)?));
                 if mods.iter().any(|m| m.starts_with(".sp")) {
                     return self.decode_mma_sp(inst, (d, a, b, c));
+                }
+                if has(".block_scale") {
+                    return self.decode_mma_scaled(inst, &d, &a, &b, &c);
                 }
                 let spec =
                     crate::ops::tensor::MmaSpec::parse(mods, a.len(), b.len(), c.len(), d.len())?;
@@ -290,6 +296,9 @@ impl Dx<'_> {
             plain(Tc5Op::Fence)
         } else if has(".mma") {
             use crate::ops::tcgen05::Kind;
+            if has(".block_scale") && !has(".sp") && !has(".ws") {
+                return self.decode_tcgen05_mma_scaled(inst);
+            }
             if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
                 return None;
             }
@@ -338,15 +347,68 @@ impl Dx<'_> {
                 .collect(),
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
+        } else if has(".cp") {
+            // The decompressing forms (.b8x16.src_fmt): where the 6- and 4-bit elements sit in
+            // their byte is only in a figure (docs/tensor-cores.md).
+            if has(".b8x16") {
+                return None;
+            }
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Cp(crate::ops::tcgen05::CpShape::parse(mods)?)),
+                dsts: Vec::new(),
+                srcs: vec![self.src(op(1)?)?],
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
         } else if has(".commit") {
             if has(".multicast::cluster") {
-                return None;
+                return Some(Exec::Matrix {
+                    op: MatrixOp::Tcgen05(Tc5Op::CommitMulticast),
+                    dsts: Vec::new(),
+                    srcs: vec![self.src(op(1)?)?],
+                    addr: Some((space_of(mods), self.addr(op(0)?)?)),
+                });
             }
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Commit),
                 dsts: Vec::new(),
                 srcs: Vec::new(),
                 addr: Some((space_of(mods), self.addr(op(0)?)?)),
+            }
+        } else if has(".ld") && has(".red") {
+            let r = regs(op(0)?);
+            let m = Move::parse(mods, imm(op(3)), r.len())?;
+            if m.pack
+                || m.num < 2
+                || !matches!(
+                    m.shape,
+                    crate::ops::tcgen05::Shape::S32x32b | crate::ops::tcgen05::Shape::S16x32bx2(_)
+                )
+            {
+                return None;
+            }
+            let min = has(".min");
+            let red = if has(".f32") {
+                let (abs, nan) = (has(".abs"), has(".NaN"));
+                if min {
+                    ReduxOp::FMin { abs, nan }
+                } else {
+                    ReduxOp::FMax { abs, nan }
+                }
+            } else {
+                let signed = has(".s32");
+                if min {
+                    ReduxOp::Min { signed }
+                } else {
+                    ReduxOp::Max { signed }
+                }
+            };
+            let mut dsts = r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?;
+            dsts.push(self.dst(op(1)?)?);
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::LdRed(m, red)),
+                dsts,
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(2)?)?)),
             }
         } else if has(".ld") && !has(".red") {
             let r = regs(op(0)?);
@@ -488,14 +550,69 @@ impl Cta<'_> {
                     }
                 }
             }
-            MatrixOp::MmaSp(spec) => {
+            MatrixOp::LdB8 { n } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
+                // rows[m][r]: the 16 bytes of row r of matrix m (address from lane 16m + r).
+                let mut rows = [[[0u8; 16]; 16]; 2];
+                for m in 0..n as usize {
+                    for r in 0..16 {
+                        let t = need(self, 16 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        self.load(t, sp, at, &mut rows[m][r], mem)?;
+                    }
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    let (g, q) = (l / 4, l % 4);
+                    for (k, d) in dsts.iter().enumerate().take(2 * n as usize) {
+                        let (m, j) = (k / 2, k % 2);
+                        let v = (0..4).fold(0u64, |v, b| {
+                            v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
+                        });
+                        self.write(i, *d, v);
+                    }
+                }
+            }
+            MatrixOp::StB8 { n } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "stmatrix"))?;
+                for (m, src) in srcs.iter().enumerate().take(n as usize) {
+                    let mut frag = [0u32; 32];
+                    for l in 0..32 {
+                        let t = need(self, l)?;
+                        frag[l] = self.src(t, *src) as u32;
+                    }
+                    // Row r of matrix m (address from lane 8m + r) holds column r of the 16x8
+                    // fragment: byte c from lane 4 * (c % 8) + r / 2, byte (r % 2) + 2 (c / 8).
+                    for r in 0..8 {
+                        let mut buf = [0u8; 16];
+                        for (c, byte) in buf.iter_mut().enumerate() {
+                            let w = frag[4 * (c % 8) + r / 2];
+                            *byte = (w >> (8 * ((r % 2) + 2 * (c / 8)))) as u8;
+                        }
+                        let t = need(self, 8 * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        self.store(t, sp, at, &buf, mem)?;
+                    }
+                }
+            }
+            MatrixOp::MmaSp(_) | MatrixOp::MmaScaled(_) => {
                 let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
                 for (l, r) in regs.iter_mut().enumerate() {
                     let t = need(self, l)?;
                     *r = srcs.iter().map(|s| self.src(t, *s)).collect();
                 }
-                let out = crate::ops::sparse::mma_sp(&spec, self.launch.model, &regs)
-                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
+                let out = match op {
+                    MatrixOp::MmaSp(spec) => {
+                        crate::ops::sparse::mma_sp(spec, self.launch.model, &regs)
+                    }
+                    MatrixOp::MmaScaled(spec) => {
+                        crate::ops::tensor::mma_scaled(spec, self.launch.model, &regs)
+                    }
+                    _ => Err("not a sparse or block-scaled mma".into()),
+                }
+                .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
                 for &i in part {
                     let l = self.threads[i].lane as usize;
                     for (d, v) in dsts.iter().zip(&out[l]) {
@@ -1118,6 +1235,24 @@ impl Cta<'_> {
             Tc5Op::Dealloc => "tcgen05.dealloc".into(),
             Tc5Op::Relinquish => "tcgen05.relinquish_alloc_permit".into(),
             Tc5Op::Ld(m) => m.name(false),
+            Tc5Op::LdRed(m, red) => {
+                let base = m.name(false).replacen("tcgen05.ld", "tcgen05.ld.red", 1);
+                let base = base.strip_suffix(".b32").unwrap_or(&base).to_string();
+                let f = |abs: bool, nan: bool| {
+                    format!(
+                        "{}{}.f32",
+                        if abs { ".abs" } else { "" },
+                        if nan { ".NaN" } else { "" }
+                    )
+                };
+                base + &match red {
+                    ReduxOp::FMin { abs, nan } => format!(".min{}", f(abs, nan)),
+                    ReduxOp::FMax { abs, nan } => format!(".max{}", f(abs, nan)),
+                    ReduxOp::Min { signed } => format!(".min.{}32", if signed { "s" } else { "u" }),
+                    ReduxOp::Max { signed } => format!(".max.{}32", if signed { "s" } else { "u" }),
+                    _ => String::new(),
+                }
+            }
             Tc5Op::St(m) => m.name(true),
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
@@ -1131,6 +1266,14 @@ impl Cta<'_> {
                 }
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
+            Tc5Op::Cp(s) => s.name(),
+            Tc5Op::CommitMulticast => {
+                "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
+            }
+            Tc5Op::MmaScaled { mxf4, vec, .. } => format!(
+                "tcgen05.mma.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+                if mxf4 { "mxf4" } else { "mxf8f6f4" }
+            ),
         };
         let model = self.launch.model;
         if !model.has_tcgen05() {
@@ -1146,6 +1289,17 @@ impl Cta<'_> {
         if matches!(op, Tc5Op::Fence) {
             return Ok(());
         }
+        // `tcgen05.ld.red`: sm_101a (110a) and the sm_103f family, not sm_100a.
+        if matches!(op, Tc5Op::LdRed(..)) && model.sm() == 100 {
+            return Err(self.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}` needs sm_101a/sm_110a or the sm_103f family; the device model is {} ({})",
+                    model.arch, model.board
+                ),
+            ));
+        }
         // Issued by each executing thread, not warp-collective.
         if let Tc5Op::Mma {
             kind,
@@ -1155,6 +1309,49 @@ impl Cta<'_> {
         {
             for &i in part {
                 self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::MmaScaled { .. } = op {
+            for &i in part {
+                self.tcgen05_mma_scaled(i, op, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Cp(shape) = op {
+            for &i in part {
+                self.tcgen05_cp(i, shape, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::CommitMulticast = op {
+            let (Some((_, a)), Some(&ms)) = (addr, srcs.first()) else {
+                return Err(self.unsupported(t0, &name));
+            };
+            let mem = self.mem;
+            let ctas = self.cluster_ctas();
+            for &i in part {
+                let mask = self.src(i, ms) & 0xffff;
+                if mask >> ctas != 0 {
+                    return Err(self.fault(
+                        i,
+                        FaultKind::OutOfBounds,
+                        format!(
+                            "`{name}` with ctaMask {mask:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
+                            ctas - 1
+                        ),
+                    ));
+                }
+                let (_, at) = self.resolve(i, MemSpace::Shared, a);
+                let (_, off) = self
+                    .cluster_split(at)
+                    .map_err(|e| self.access_fault(i, "write", MemSpace::Shared, at, 8, e))?;
+                for r in crate::exec::fast::lanes(mask as u32) {
+                    let ma = self.cluster_addr(r as u32, off);
+                    self.mbar_update(i, MemSpace::Shared, ma, mem, |_, w| {
+                        crate::ops::mbarrier::MBar::arrive(w, 1, false, false).map(|x| Some(x.0))
+                    })?;
+                }
             }
             return Ok(());
         }
@@ -1201,7 +1398,13 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))
         };
         match op {
-            Tc5Op::Fence | Tc5Op::Wait | Tc5Op::Mma { .. } | Tc5Op::Commit => Ok(()),
+            Tc5Op::Fence
+            | Tc5Op::Wait
+            | Tc5Op::Mma { .. }
+            | Tc5Op::Commit
+            | Tc5Op::CommitMulticast
+            | Tc5Op::MmaScaled { .. }
+            | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
                 Ok(())
@@ -1248,7 +1451,7 @@ impl Cta<'_> {
                     .dealloc(ta & 0xffff_ffff, n)
                     .map_err(|e| tm_fault(self, t0, e))
             }
-            Tc5Op::Ld(m) | Tc5Op::St(m) => {
+            Tc5Op::Ld(m) | Tc5Op::St(m) | Tc5Op::LdRed(m, _) => {
                 let store = matches!(op, Tc5Op::St(_));
                 let ta = uniform(self, &|i| taddr_of(self, i), "the Tensor Memory address")?;
                 let (lane0, col0) = (((ta >> 16) & 0xffff) as u32, (ta & 0xffff) as u32);
@@ -1313,9 +1516,22 @@ impl Cta<'_> {
                         }
                     }
                 } else {
+                    // `.red`: each thread's loaded values, in register order, reduced into
+                    // the destination after the registers.
+                    let mut red_vals: Vec<(usize, Vec<u64>)> = Vec::new();
                     for (i, j, v) in writes {
                         if let Some(&d) = dsts.get(j as usize) {
                             self.write(i as usize, d, u64::from(v));
+                        }
+                        match red_vals.last_mut() {
+                            Some((t, vals)) if *t == i as usize => vals.push(u64::from(v)),
+                            _ => red_vals.push((i as usize, vec![u64::from(v)])),
+                        }
+                    }
+                    if let (Tc5Op::LdRed(_, red), Some(&d)) = (op, dsts.get(nregs)) {
+                        for (i, vals) in red_vals {
+                            let r = crate::exec::isa::warp::redux(red, vals.into_iter());
+                            self.write(i, d, r);
                         }
                     }
                 }
@@ -1510,11 +1726,11 @@ impl Cta<'_> {
                 ),
             ));
         }
-        if id.m != 128 {
+        if id.m != 128 && id.m != 64 {
             return Err(unsup(
                 self,
                 format!(
-                    "M = {} (instruction descriptor {raw:#010x}): only M = 128 is modelled (the Tensor Memory layout of D for M = 64 is given only as a figure)",
+                    "M = {} (instruction descriptor {raw:#010x}): only M = 64 and M = 128 are modelled with .cta_group::1",
                     id.m
                 ),
             ));
@@ -1540,10 +1756,11 @@ impl Cta<'_> {
                     1 => Some(TcType::Bf16),
                     _ => None,
                 };
+                // An f16 D only with f16 A and B (bf16 accumulates into f32).
                 (
                     f(id.atype).map(Elem::Float),
                     f(id.btype).map(Elem::Float),
-                    id.dtype == 1,
+                    id.dtype == 1 || (id.dtype == 0 && id.atype == 0 && id.btype == 0),
                 )
             }
             Kind::Tf32 => (
@@ -1554,7 +1771,7 @@ impl Cta<'_> {
             Kind::F8f6f4 => (
                 fl(id.atype).map(Elem::Float),
                 fl(id.btype).map(Elem::Float),
-                id.dtype == 1,
+                id.dtype <= 1,
             ),
             Kind::I8 => {
                 let f = |c| match c {
@@ -1573,7 +1790,7 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (f16 D, and the f6/f4 types of kind::f8f6f4, are not modelled)",
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (the f6/f4 types of kind::f8f6f4 are not modelled)",
                     id.dtype, id.atype, id.btype
                 ),
             ));
@@ -1595,14 +1812,35 @@ impl Cta<'_> {
             Kind::Tf32 => 32,
             _ => 8,
         };
-        let (m, n, k) = (128usize, id.n as usize, (256 / bits) as usize);
+        let (m, n, k) = (id.m as usize, id.n as usize, (256 / bits) as usize);
+        // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
+        // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
+        // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
+        let row_lane = |lane0: u32, r: usize| -> u32 {
+            let r = r as u32;
+            if m == 128 {
+                r
+            } else {
+                lane0 + 32 * (r / 16) + r % 16
+            }
+        };
+        let lane_ok = |a: u64| {
+            let lane = a >> 16 & 0xffff;
+            lane == 0 || (m == 64 && lane == 16)
+        };
+        let lane_rule = if m == 128 {
+            "must be at lane 0 for M = 128"
+        } else {
+            "must be at lane 0 or 16 for M = 64"
+        };
         let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
-        if d_addr >> 16 & 0xffff != 0 {
+        if !lane_ok(d_addr) {
             return Err(bad(
                 self,
-                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+                format!("D's Tensor Memory address {d_addr:#x} {lane_rule}"),
             ));
         }
+        let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
         let mask = if bits == 32 {
             0xffff_ffffu64
@@ -1613,7 +1851,326 @@ impl Cta<'_> {
         // A.
         let a: Vec<u64> = if a_tmem {
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
-            if aa >> 16 & 0xffff != 0 {
+            if !lane_ok(aa) {
+                return Err(bad(
+                    self,
+                    format!("A's Tensor Memory address {aa:#x} {lane_rule}"),
+                ));
+            }
+            let alane = (aa >> 16 & 0xffff) as u32;
+            let acol = (aa & 0xffff) as u32;
+            let Some(tm) = self.tmem.as_deref() else {
+                return Err(bad(
+                    self,
+                    "no Tensor Memory is allocated in this CTA".into(),
+                ));
+            };
+            let mut a = vec![0u64; m * k];
+            for r in 0..m {
+                for kk in 0..k {
+                    let bit = kk as u32 * bits;
+                    let cell = tm
+                        .read(row_lane(alane, r), acol + bit / 32)
+                        .map_err(|e| tm_err(self, e))?;
+                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                }
+            }
+            a
+        } else {
+            let raw_a = self.src(t, sa);
+            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
+            self.smem_matrix(t, dsc, raw_a, id.trans_a, bits, [0, m, k], name, "A")?
+        };
+        let raw_b = self.src(t, sb);
+        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
+        let b = self.smem_matrix(t, dsc, raw_b, id.trans_b, bits, [0, n, k], name, "B")?;
+        // C: D's cells, or 0.
+        let enable = self.src(t, se) != 0;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        let mut c = vec![0u64; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let v = tm
+                    .read(row_lane(dlane, r), dcol + col as u32)
+                    .map_err(|e| tm_err(self, e))?;
+                if enable {
+                    c[r * n + col] = u64::from(v);
+                }
+            }
+        }
+        // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
+        // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
+        // upper 16 as 0.
+        let f16_d = id.dtype == 0;
+        if f16_d {
+            for x in &mut c {
+                *x &= 0xffff;
+            }
+        }
+        let d = self.tc_dot(
+            TcInst::Tcgen05,
+            [m, n, k],
+            [&a, &b, &c],
+            [at, bt],
+            f16_d,
+            [id.neg_a, id.neg_b, id.saturate],
+        );
+        // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
+        // L of D.
+        let mut off = [0u32; 4];
+        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
+            off[j] = self.src(t, x) as u32;
+        }
+        if let Some(tm) = self.tmem.as_deref_mut() {
+            for r in 0..m {
+                let lane = row_lane(dlane, r);
+                if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
+                    continue;
+                }
+                for col in 0..n {
+                    // Every cell was read above.
+                    let _ = tm.write(lane, dcol + col as u32, d[r * n + col] as u32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.cp` for one issuing thread `t`: the `rows` x `bytes` matrix the descriptor
+    /// describes (K-major, as `tcgen05.mma`'s operands: `bytes` 8-bit elements per row) goes
+    /// to Tensor Memory, row `r` to the lanes `CpShape::lanes` gives (relative to the
+    /// address's lane), byte `j` to column `j / 4` (relative to the address's column), bits
+    /// `8 (j % 4)` upwards — the layout `tcgen05.mma` reads A from Tensor Memory with.
+    fn tcgen05_cp(
+        &mut self,
+        t: usize,
+        shape: crate::ops::tcgen05::CpShape,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::smem_desc;
+        let (Some(&sd), Some((_, Addr::Reg(r, off)))) = (srcs.first(), addr) else {
+            return Err(self.unsupported(t, name));
+        };
+        let raw = self.src(t, sd);
+        let dsc = smem_desc(raw)
+            .map_err(|e| self.fault(t, FaultKind::Unsupported, format!("`{name}`: source: {e}")))?;
+        let (rows, bytes) = (shape.rows as usize, shape.bytes as usize);
+        let m = self.smem_matrix(t, dsc, raw, false, 8, [0, rows, bytes], name, "source")?;
+        let taddr = self.reg(t, r).wrapping_add(off as u64);
+        let (lane0, col0) = ((taddr >> 16 & 0xffff) as u32, (taddr & 0xffff) as u32);
+        let Some(tm) = self.tmem.as_deref_mut() else {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!("`{name}`: no Tensor Memory is allocated in this CTA"),
+            ));
+        };
+        let mut err = None;
+        'rows: for row in 0..rows {
+            for lane in shape.lanes(row as u32) {
+                for c in 0..bytes / 4 {
+                    let v = (0..4).fold(0u32, |v, b| {
+                        v | (m.get(row * bytes + 4 * c + b).copied().unwrap_or(0) as u32) << (8 * b)
+                    });
+                    let (Some(l), Some(col)) =
+                        (lane0.checked_add(lane), col0.checked_add(c as u32))
+                    else {
+                        err = Some(format!("Tensor Memory address {taddr:#x} overflows"));
+                        break 'rows;
+                    };
+                    if let Err(e) = tm.write(l, col, v) {
+                        err = Some(e.to_string());
+                        break 'rows;
+                    }
+                }
+            }
+        }
+        match err {
+            Some(e) => Err(self.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Block-scaled `tcgen05.mma` for one issuing thread `t` (`.cta_group::1`, M = 128,
+    /// f32 D). The instruction descriptor (ISA "Instruction descriptor" for the block-scaled
+    /// kinds): SF-B ID bits 4-5, A/B types bits 7-9/10-12, negation 13/14, transposes 15/16,
+    /// N >> 3 bits 17-22, scale type bit 23 (1 = ue8m0, 0 = ue4m3), M >> 7 bits 27-28, SF-A ID
+    /// bits 29-30. Scale factors in Tensor Memory (ISA "Block Scaling" text: one byte per
+    /// factor, the SF ID its byte offset in the word, 2X a byte pair from 0 or 2, 4X the
+    /// whole word, duplicated to all four 32-lane partitions; the placement is figures 231-242,
+    /// read from CUTLASS's `tmem_sf_frg` layout): the factors of row `m` of A are in lane
+    /// `m % 32` of each partition, column `m / 32` of scale-A's address, bytes `id + j`; of
+    /// column `n` of B, lane `n % 32`, column `n / 32` of scale-B's address. Row `m`'s data path
+    /// (partition `m / 32`) reads its own partition's copy. The arithmetic is the block-scale
+    /// model of `ptxvm_fp::tensor` (`mma_dot_mx`, `mma_dot_mxf4`), as `mma.sync`'s.
+    fn tcgen05_mma_scaled(
+        &mut self,
+        t: usize,
+        op: crate::ops::tcgen05::Tc5Op,
+        srcs: &[Src],
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::{Tc5Op, smem_desc};
+        use ptxvm_fp::tensor::{self as tc, ScaleType, TcType};
+        let Tc5Op::MmaScaled {
+            mxf4,
+            vec,
+            a_tmem,
+            a_off,
+            sfa_off,
+            sfb_off,
+        } = op
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let (
+            Some(&sa),
+            Some(&sb),
+            Some(&si),
+            Some(&se),
+            Some(&ssa),
+            Some(&ssb),
+            Some((_, Addr::Reg(dr, doff))),
+        ) = (
+            srcs.first(),
+            srcs.get(1),
+            srcs.get(2),
+            srcs.get(3),
+            srcs.get(4),
+            srcs.get(5),
+            addr,
+        )
+        else {
+            return Err(self.unsupported(t, name));
+        };
+        let unsup = |this: &Self, m: String| {
+            this.fault(t, FaultKind::Unsupported, format!("`{name}`: {m}"))
+        };
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let raw = self.src(t, si) as u32;
+        let field = |sh: u32, w: u32| raw >> sh & ((1 << w) - 1);
+        if field(2, 1) != 0 {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                ),
+            ));
+        }
+        let (b_id, a_id) = (field(4, 2), field(29, 2));
+        let (atype, btype) = (field(7, 3), field(10, 3));
+        let (neg_a, neg_b) = (field(13, 1) != 0, field(14, 1) != 0);
+        let (trans_a, trans_b) = (field(15, 1) != 0, field(16, 1) != 0);
+        let n = (field(17, 6) << 3) as usize;
+        let ue8m0 = field(23, 1) != 0;
+        let m_dim = field(27, 2) << 7;
+        if m_dim != 128 {
+            return Err(unsup(
+                self,
+                format!(
+                    "M = {m_dim} (instruction descriptor {raw:#010x}): only M = 128 is modelled with .cta_group::1"
+                ),
+            ));
+        }
+        if !(8..=256).contains(&n) {
+            return Err(bad(
+                self,
+                format!(
+                    "N = {n} (instruction descriptor {raw:#010x}) is not one of 8, 16, ..., 256"
+                ),
+            ));
+        }
+        // Types: mxf8f6f4 e4m3 (0) / e5m2 (1) — the fp6/fp4 types' padded layouts are figures —
+        // and e2m1 (1) for mxf4/mxf4nvf4.
+        let ty = |c: u32| match (mxf4, c) {
+            (false, 0) => Some(TcType::E4m3),
+            (false, 1) => Some(TcType::E5m2),
+            (true, 1) => Some(TcType::E2m1),
+            _ => None,
+        };
+        let (Some(at), Some(bt)) = (ty(atype), ty(btype)) else {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind (the fp6/fp4 types of kind::mxf8f6f4 are not modelled)"
+                ),
+            ));
+        };
+        let stype = if ue8m0 {
+            ScaleType::Ue8m0
+        } else {
+            ScaleType::Ue4m3
+        };
+        if !ue8m0 && vec != 4 {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: ue4m3 scale factors need scale_vec::4X"
+                ),
+            ));
+        }
+        let id_ok = |id: u32| match vec {
+            1 => true,
+            2 => id == 0 || id == 2,
+            _ => id == 0,
+        };
+        if !id_ok(a_id) || !id_ok(b_id) {
+            return Err(bad(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: scale factor IDs A {a_id}, B {b_id} are not valid for scale_vec::{vec}X"
+                ),
+            ));
+        }
+        if a_tmem && mxf4 {
+            return Err(unsup(
+                self,
+                "A in Tensor Memory with e2m1 (its packing is a figure) is not modelled".into(),
+            ));
+        }
+        let (m, k, bits) = (
+            128usize,
+            if mxf4 { 64usize } else { 32 },
+            if mxf4 { 4u32 } else { 8 },
+        );
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        let lane0 = |a: u64| a >> 16 & 0xffff;
+        if lane0(d_addr) != 0 {
+            return Err(bad(
+                self,
+                format!("D's Tensor Memory address {d_addr:#x} must be at lane 0 for M = 128"),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let sfa = self.src(t, ssa).wrapping_add(sfa_off as i64 as u64);
+        let sfb = self.src(t, ssb).wrapping_add(sfb_off as i64 as u64);
+        for (what, x) in [("scale-A", sfa), ("scale-B", sfb)] {
+            if lane0(x) != 0 {
+                return Err(bad(
+                    self,
+                    format!(
+                        "{what}'s Tensor Memory address {x:#x} must be at lane 0 (the factors are duplicated to every 32-lane partition)"
+                    ),
+                ));
+            }
+        }
+        let (sfa_col, sfb_col) = ((sfa & 0xffff) as u32, (sfb & 0xffff) as u32);
+        let mask = (1u64 << bits) - 1;
+        let tm_err = |this: &Self, e: String| bad(this, e);
+        // A.
+        let a: Vec<u64> = if a_tmem {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            if lane0(aa) != 0 {
                 return Err(bad(
                     self,
                     format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
@@ -1640,12 +2197,11 @@ impl Cta<'_> {
         } else {
             let raw_a = self.src(t, sa);
             let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, id.trans_a, bits, [0, m, k], name, "A")?
+            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, id.trans_b, bits, [0, n, k], name, "B")?;
-        // C: D's cells, or 0.
+        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
         let enable = self.src(t, se) != 0;
         let Some(tm) = self.tmem.as_deref() else {
             return Err(bad(
@@ -1653,38 +2209,73 @@ impl Cta<'_> {
                 "no Tensor Memory is allocated in this CTA".into(),
             ));
         };
-        let mut c = vec![0u64; m * n];
+        // C, and the scale factors: sf_a[m][j]; sf_b[p][n][j] (partition p's copy).
+        let mut c = vec![0u32; m * n];
         for r in 0..m {
             for col in 0..n {
                 let v = tm
                     .read(r as u32, dcol + col as u32)
                     .map_err(|e| tm_err(self, e))?;
                 if enable {
-                    c[r * n + col] = u64::from(v);
+                    c[r * n + col] = v;
                 }
             }
         }
-        let d = self.tc_dot(
-            TcInst::Tcgen05,
-            [m, n, k],
-            [&a, &b, &c],
-            [at, bt],
-            false,
-            [id.neg_a, id.neg_b, id.saturate],
-        );
-        // disable-output-lane: bit r (of the four words, lowest first) keeps lane r of D.
-        let mut off = [0u32; 4];
-        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
-            off[j] = self.src(t, x) as u32;
+        let byte = |w: u32, i: u32| (w >> (8 * i)) & 0xff;
+        let mut sf_a = Vec::with_capacity(m);
+        for r in 0..m as u32 {
+            let w = tm.read(r, sfa_col + r / 32).map_err(|e| tm_err(self, e))?;
+            sf_a.push(
+                (0..vec as u32)
+                    .map(|j| stype.decode(byte(w, a_id + j)))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut sf_b = Vec::with_capacity(4);
+        for p in 0..4u32 {
+            let mut part = Vec::with_capacity(n);
+            for col in 0..n as u32 {
+                let w = tm
+                    .read(32 * p + col % 32, sfb_col + col / 32)
+                    .map_err(|e| tm_err(self, e))?;
+                part.push(
+                    (0..vec as u32)
+                        .map(|j| stype.decode(byte(w, b_id + j)))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            sf_b.push(part);
+        }
+        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, bit 3 of e2m1).
+        let sign = 1u64 << (bits - 1);
+        let a: Vec<u32> = a
+            .iter()
+            .map(|&x| (if neg_a { x ^ sign } else { x }) as u32)
+            .collect();
+        let b: Vec<u32> = b
+            .iter()
+            .map(|&x| (if neg_b { x ^ sign } else { x }) as u32)
+            .collect();
+        let an: Vec<tc::Num> = a.iter().map(|&x| at.decode(x)).collect();
+        let bn: Vec<tc::Num> = b.iter().map(|&x| bt.decode(x)).collect();
+        let mut d = vec![0u32; m * n];
+        for r in 0..m {
+            let p = r / 32;
+            for col in 0..n {
+                let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
+                let (fa, fb) = (&sf_a[r], &sf_b[p][col]);
+                d[r * n + col] = if mxf4 {
+                    tc::mma_dot_mxf4(&a[ar], &b[bc], fa, fb, c[r * n + col])
+                } else {
+                    tc::mma_dot_mx(&an[ar], &bn[bc], fa[0], fb[0], c[r * n + col])
+                };
+            }
         }
         if let Some(tm) = self.tmem.as_deref_mut() {
             for r in 0..m {
-                if off[r / 32] >> (r % 32) & 1 != 0 {
-                    continue;
-                }
                 for col in 0..n {
                     // Every cell was read above.
-                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col] as u32);
+                    let _ = tm.write(r as u32, dcol + col as u32, d[r * n + col]);
                 }
             }
         }
@@ -1703,5 +2294,178 @@ impl Cta<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes a block-scaled `mma.sync` (`d, a, b, c` already split into registers; the
+    /// operands 4..8 are scale-a-data, {byte-id-a, thread-id-a}, scale-b-data,
+    /// {byte-id-b, thread-id-b}).
+    fn decode_mma_scaled(
+        &self,
+        inst: &ir::Inst,
+        d: &[Op],
+        a: &[Op],
+        b: &[Op],
+        c: &[Op],
+    ) -> Option<Exec> {
+        let spec =
+            crate::ops::tensor::MmaScaled::parse(&inst.mods, a.len(), b.len(), c.len(), d.len())?;
+        let pair = |o: &Op| -> Option<Vec<Op>> {
+            match o {
+                Op::Vector(v) if v.len() == 2 => Some(v.clone()),
+                _ => None,
+            }
+        };
+        let ops = &inst.operands;
+        // scale-x-data is a register, possibly written as a one-element vector.
+        let one = |o: &Op| -> Op {
+            match o {
+                Op::Vector(v) if v.len() == 1 => v[0].clone(),
+                other => other.clone(),
+            }
+        };
+        let (sa, sela, sb, selb) = (
+            one(ops.get(4)?),
+            pair(ops.get(5)?)?,
+            one(ops.get(6)?),
+            pair(ops.get(7)?)?,
+        );
+        let extra = [
+            sa,
+            sela[0].clone(),
+            sela[1].clone(),
+            sb,
+            selb[0].clone(),
+            selb[1].clone(),
+        ];
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaScaled(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs: a
+                .iter()
+                .chain(b)
+                .chain(c)
+                .chain(&extra)
+                .map(|o| self.src(o))
+                .collect::<Option<Vec<_>>>()?,
+            addr: None,
+        })
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes the b8 shapes `ldmatrix.sync.aligned.m16n16.xN.trans.b8` and
+    /// `stmatrix.sync.aligned.m16n8.xN.trans.b8` (`None` for the `.b8x16.src_fmt`
+    /// decompressing forms and anything inconsistent).
+    fn decode_matrix_b8(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        if !has(".trans") {
+            return None;
+        }
+        let n = if has(".x4") {
+            4
+        } else if has(".x2") {
+            2
+        } else {
+            1
+        };
+        let regs = |o: &Op| -> Vec<Op> {
+            match o {
+                Op::Vector(v) => v.clone(),
+                other => vec![other.clone()],
+            }
+        };
+        let ops = &inst.operands;
+        match inst.opcode {
+            "ldmatrix" if has(".m16n16") && n <= 2 => {
+                let dsts = regs(ops.first()?)
+                    .iter()
+                    .map(|o| self.dst(o))
+                    .collect::<Option<Vec<_>>>()?;
+                (dsts.len() == 2 * n as usize).then_some(())?;
+                Some(Exec::Matrix {
+                    op: MatrixOp::LdB8 { n },
+                    dsts,
+                    srcs: Vec::new(),
+                    addr: Some((space_of(mods), self.addr(ops.get(1)?)?)),
+                })
+            }
+            "stmatrix" if has(".m16n8") => {
+                let srcs = regs(ops.get(1)?)
+                    .iter()
+                    .map(|o| self.src(o))
+                    .collect::<Option<Vec<_>>>()?;
+                (srcs.len() == n as usize).then_some(())?;
+                Some(Exec::Matrix {
+                    op: MatrixOp::StB8 { n },
+                    dsts: Vec::new(),
+                    srcs,
+                    addr: Some((space_of(mods), self.addr(ops.first()?)?)),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Dx<'_> {
+    /// Decodes a block-scaled `tcgen05.mma.cta_group::1` (operands `[d], a, b_desc, idesc,
+    /// [scale-A], [scale-B], enable-input-d`; `None` for `.cta_group::2`, `.ashift` or an
+    /// operand ptxvm cannot address).
+    fn decode_tcgen05_mma_scaled(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::Tc5Op;
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        if !has(".cta_group::1") || has(".ashift") {
+            return None;
+        }
+        let mxf4 = has(".kind::mxf4") || has(".kind::mxf4nvf4");
+        if !mxf4 && !has(".kind::mxf8f6f4") {
+            return None;
+        }
+        // .block32 is 1X for mxf8f6f4 and 2X for mxf4 (K = 64 here), .block16 is 4X.
+        let vec = if has(".scale_vec::4X") || has(".block16") {
+            4
+        } else if mxf4 {
+            2
+        } else {
+            1
+        };
+        let ops = &inst.operands;
+        let reg_off = |o: &Op| match self.addr(o)? {
+            Addr::Reg(r, off) => Some((Src::Reg(r), i32::try_from(off).ok()?)),
+            _ => None,
+        };
+        let (a, a_tmem, a_off) = match ops.get(1)? {
+            o @ Op::Addr { .. } => {
+                let (r, off) = reg_off(o)?;
+                (r, true, off)
+            }
+            o => (self.src(o)?, false, 0),
+        };
+        let (sfa, sfa_off) = reg_off(ops.get(4)?)?;
+        let (sfb, sfb_off) = reg_off(ops.get(5)?)?;
+        Some(Exec::Matrix {
+            op: MatrixOp::Tcgen05(Tc5Op::MmaScaled {
+                mxf4,
+                vec,
+                a_tmem,
+                a_off,
+                sfa_off,
+                sfb_off,
+            }),
+            dsts: Vec::new(),
+            srcs: vec![
+                a,
+                self.src(ops.get(2)?)?,
+                self.src(ops.get(3)?)?,
+                self.src(ops.get(6)?)?,
+                sfa,
+                sfb,
+            ],
+            addr: Some((MemSpace::Generic, self.addr(ops.first()?)?)),
+        })
     }
 }

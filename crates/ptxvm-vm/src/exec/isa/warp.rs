@@ -421,8 +421,9 @@ impl Cta<'_> {
     }
 }
 
-/// `redux.sync` over the members' values.
-fn redux(op: ReduxOp, vals: impl Iterator<Item = u64>) -> u64 {
+/// `redux.sync` over the members' values (also `tcgen05.ld.red` over a thread's loaded
+/// values).
+pub(in crate::exec) fn redux(op: ReduxOp, vals: impl Iterator<Item = u64>) -> u64 {
     let vals: Vec<u32> = vals.map(|v| v as u32).collect();
     let fl = |abs: bool, nan: bool, max: bool| -> u64 {
         let m = fa::MinMax {
