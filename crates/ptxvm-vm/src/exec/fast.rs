@@ -1574,7 +1574,13 @@ impl Cta<'_> {
                 Addr::Reg(r, off),
             ) => {
                 let base = self.fetch64(w, act, Src::Reg(r), &mut t.a64);
-                Some(std::array::from_fn(|l| base[l].wrapping_add(off as u64)))
+                // A plain loop, not `array::from_fn`: that was compiled out of line, without
+                // the caller's vector features, on every memory access.
+                let mut at = [0u64; 32];
+                for (x, b) in at.iter_mut().zip(base) {
+                    *x = b.wrapping_add(off as u64);
+                }
+                Some(at)
             }
             _ => None,
         }
@@ -1913,8 +1919,13 @@ fn run_ptr(
 ) -> Option<*mut u8> {
     let a0 = at[0];
     let step = wd as u64;
+    // The two ends first: most accesses that are not one run (a broadcast, two rows of a
+    // tile) fail here, before the whole comparison.
+    if act != u32::MAX || at[1] != a0.wrapping_add(step) || at[31] != a0.wrapping_add(31 * step) {
+        return None;
+    }
     let mut off = 0u64;
-    let mut run = act == u32::MAX;
+    let mut run = true;
     for a in at {
         run &= *a == a0.wrapping_add(off);
         off += step;
