@@ -580,6 +580,15 @@ pub fn run(
         },
     };
     let workers = launch.threads.clamp(1, nclusters.clamp(1, MAX_WORKERS));
+    // With several host threads, each takes a run of consecutive clusters at a time: each
+    // core then streams through its own region of the data (CTA by CTA interleaved, the
+    // hardware prefetchers of neither followed), and the shared counter is taken less often.
+    // Enough runs are left for the threads to share the work evenly.
+    let batch = if workers > 1 {
+        (nclusters / (workers * 32)).clamp(1, 16)
+    } else {
+        1
+    };
     // Memory freed while this launch runs stays mapped until it ends.
     let _in_flight = mem.launch_guard();
     let work = || {
@@ -595,6 +604,8 @@ pub fn run(
         let mut spare: Vec<Cta> = Vec::new();
         // A cluster index taken from the grid that did not fit in the memory budget yet.
         let mut pending: Option<usize> = None;
+        // Clusters this host thread has taken and not started yet, in launch order.
+        let mut taken = 0..0;
         let mut admit = true;
         loop {
             if grid.stop.load(Ordering::Relaxed) {
@@ -603,7 +614,12 @@ pub fn run(
             if (admit || resident.is_empty())
                 && (resident.len() + 1) * csize <= MAX_RESIDENT.max(csize)
             {
-                let c = pending.take().or_else(|| grid.take_cluster());
+                let c = pending.take().or_else(|| {
+                    if taken.is_empty() {
+                        taken = grid.take_clusters(batch)?;
+                    }
+                    taken.next()
+                });
                 if let Some(c) = c {
                     match cluster::ClusterRun::new(prog, launch, &grid, mem, c, &mut spare) {
                         Some(cr) => resident.push_back(cr),

@@ -53,11 +53,18 @@ impl Grid {
     /// Takes the next cluster of the launch that has not started (to start it, or to cancel
     /// it); `None` when every cluster has been taken.
     pub(super) fn take_cluster(&self) -> Option<usize> {
+        self.take_clusters(1).map(|r| r.start)
+    }
+
+    /// Takes up to `k` consecutive clusters that have not started (at least one), for a host
+    /// thread to start in order.
+    pub(super) fn take_clusters(&self, k: usize) -> Option<std::ops::Range<usize>> {
         self.next_cluster
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-                (c < self.nclusters).then_some(c + 1)
+                (c < self.nclusters).then_some(c.saturating_add(k.max(1)).min(self.nclusters))
             })
             .ok()
+            .map(|c| c..c.saturating_add(k.max(1)).min(self.nclusters))
     }
 }
 
