@@ -487,8 +487,12 @@ impl Cta<'_> {
                     continue;
                 }
                 sc.state = TState::Ready;
-                let d = self.threads.get_mut(t).and_then(|th| th.red_dst.take());
-                if let (Some(d), Some(op)) = (d, r.op) {
+                // Only a `bar.red` sets a thread's `red_dst`, and it sets the phase's `op`:
+                // without one, no thread record needs reading.
+                let Some(op) = r.op else {
+                    continue;
+                };
+                if let Some(d) = self.threads.get_mut(t).and_then(|th| th.red_dst.take()) {
                     let v = match op {
                         BarRedOp::Popc => r.popc as u64,
                         BarRedOp::And => r.all as u64,
