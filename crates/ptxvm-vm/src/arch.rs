@@ -310,6 +310,22 @@ pub fn model(arch: &str) -> Option<&'static GpuModel> {
         .find(|m| m.arch == a || m.arch.trim_end_matches('a') == base)
 }
 
+/// The GPU `ptxvm run` emulates for a module of `.target` `target` when no `--arch` is
+/// given: the model of that name when it runs it, else the H100 (sm_90a) when it runs it (an
+/// older plain target), else the first model that does; `None` when no model runs it (an
+/// arch-specific target of a GPU not in the table, such as `sm_103a`).
+pub fn model_for_target(target: &str) -> Option<&'static GpuModel> {
+    if let Some(m) = model(target)
+        && m.runs_target(target)
+    {
+        return Some(m);
+    }
+    MODELS
+        .iter()
+        .find(|m| m.arch == "sm_90a" && m.runs_target(target))
+        .or_else(|| MODELS.iter().find(|m| m.runs_target(target)))
+}
+
 /// The default model of the driver: sm_80 (A100), which every current toolchain targets
 /// without arch-specific features.
 pub fn default_model() -> &'static GpuModel {
@@ -336,6 +352,14 @@ mod tests {
         assert!(h100.runs_target("sm_90a"));
         assert!(h100.runs_target("sm_80"));
         assert!(!h100.runs_target("sm_100a"));
+        let by_target = |t: &str| model_for_target(t).map(|m| m.arch);
+        assert_eq!(by_target("sm_80"), Some("sm_80"));
+        assert_eq!(by_target("sm_90"), Some("sm_90a"));
+        assert_eq!(by_target("sm_100f"), Some("sm_100a"));
+        assert_eq!(by_target("sm_52"), Some("sm_90a"));
+        assert_eq!(by_target("sm_87"), Some("sm_90a"));
+        assert_eq!(by_target("sm_103a"), None);
+        assert_eq!(by_target("sm_121"), None);
         let a100 = model("sm_80").unwrap();
         assert!(!a100.runs_target("sm_86"));
         assert!(!a100.runs_target("sm_80a"));

@@ -202,6 +202,15 @@ pub fn check_ptx(name: &str, text: &str) -> Result<CheckedModule, VmError> {
     check_ptx_with(name, text, &ptxvm_ir::CheckOptions::default())
 }
 
+/// Checks an already-read source (with its preprocessing diagnostics), as
+/// [`Device::load_source`] does before loading it.
+pub fn check_read_source(
+    src: Source,
+    pre: Vec<ptxvm_syntax::Diagnostic>,
+) -> Result<CheckedModule, VmError> {
+    crate::error::front_end(|| check_source(src, pre, &ptxvm_ir::CheckOptions::default()))
+}
+
 /// [`check_ptx`] with checker options (e.g. the architecture to compile for, as the
 /// driver's JIT does: a module whose `.target` the device cannot run is refused).
 pub fn check_ptx_with(

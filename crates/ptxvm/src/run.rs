@@ -519,7 +519,8 @@ pub struct RunOpts {
     pub non_portable_cluster: bool,
     /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a;
     /// `sm_90` = `sm_90a`): its limits and the arithmetic of its tensor cores. Default: the
-    /// sm_90a model with the largest shared-memory limit of any model.
+    /// GPU the module's `.target` names (sm_90a for an older target no model is named for).
+    /// A module whose `.target` the GPU cannot run is refused, as the driver refuses it.
     #[arg(long)]
     pub arch: Option<String>,
     /// A kernel argument (repeat, in parameter order).
@@ -705,18 +706,45 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
     let text = ptxvm_syntax::source::read_limited(&o.file, ptxvm_syntax::source::MAX_SOURCE_BYTES)
         .map_err(|e| RunError::input(format!("cannot read `{}`: {e}", o.file.display())))?;
     let text = String::from_utf8_lossy(&text).into_owned();
-    let base = match &o.arch {
-        None => DeviceProps::default(),
-        Some(a) => {
-            let model = ptxvm_vm::arch::model(a).ok_or_else(|| {
-                RunError::usage(format!(
-                    "--arch {a} is not an emulated GPU (known: {})",
-                    ptxvm_vm::arch::names().join(", ")
-                ))
-            })?;
-            DeviceProps::for_model(model)
-        }
+    let (src, pre) =
+        ptxvm_syntax::Source::new(&o.file.display().to_string(), text, o.file.parent());
+    let checked = ptxvm_vm::device::check_read_source(src, pre)
+        .map_err(|e| RunError::input(e.to_string()))?;
+    // The emulated GPU: --arch, else the module's `.target` (the H100 for an older plain
+    // target); a module the GPU cannot run is refused, as the driver refuses to JIT it.
+    let target = checked
+        .module
+        .targets
+        .iter()
+        .find(|t| t.starts_with("sm_") || t.starts_with("compute_"))
+        .cloned();
+    let known = || ptxvm_vm::arch::names().join(", ");
+    let model = match (&o.arch, &target) {
+        (Some(a), _) => ptxvm_vm::arch::model(a).ok_or_else(|| {
+            RunError::usage(format!(
+                "--arch {a} is not an emulated GPU (known: {})",
+                known()
+            ))
+        })?,
+        (None, Some(t)) => ptxvm_vm::arch::model_for_target(t).ok_or_else(|| {
+            RunError::input(format!(
+                "no emulated GPU runs the module's `.target {t}` (known: {})",
+                known()
+            ))
+        })?,
+        (None, None) => ptxvm_vm::arch::model("sm_90a").unwrap_or(ptxvm_vm::arch::default_model()),
     };
+    if let Some(t) = &target
+        && !model.runs_target(t)
+    {
+        return Err(RunError::input(format!(
+            "the module's `.target {t}` cannot run on the emulated {} ({}): choose a GPU that runs it with --arch (known: {})",
+            model.arch,
+            model.board,
+            known()
+        )));
+    }
+    let base = DeviceProps::for_model(model);
     let props = DeviceProps {
         local_per_thread: o.local_memory as u32,
         launch_memory: o.launch_memory,
@@ -725,10 +753,8 @@ pub fn run(o: &RunOpts, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Resul
     };
     let dev = Device::with_props(props);
     dev.mem.set_heap_limit(o.heap_size);
-    let (src, pre) =
-        ptxvm_syntax::Source::new(&o.file.display().to_string(), text, o.file.parent());
     let m = dev
-        .load_source(src, pre)
+        .load_checked(std::sync::Arc::new(checked))
         .map_err(|e| RunError::input(e.to_string()))?;
     let kernels = dev.kernels(m).map_err(|e| RunError::input(e.to_string()))?;
     let kernel = match &o.kernel {
