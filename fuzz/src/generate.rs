@@ -194,7 +194,7 @@ fn instruction(t: &'static Table, b: &mut Bytes) -> Option<String> {
         let ty = ty_of(o.ty);
         let r = b.below(16) + k;
         ops.push(match o.kind {
-            Kind::R | Kind::RSink | Kind::RP | Kind::Any => reg(ty, r),
+            Kind::R | Kind::RReg | Kind::RSink | Kind::RP | Kind::Any => reg(ty, r),
             Kind::RI | Kind::RIS => {
                 if b.coin() {
                     reg(ty, r)

@@ -174,6 +174,18 @@ fn blend64(d: &mut L64, v: &L64, act: u32, keep: u64) {
     }
 }
 
+/// `[f(0), …, f(31)]` in a plain loop, inlined into the caller: `std::array::from_fn` may be
+/// compiled out of line, where the lane loops lose the caller's vector features (AVX2,
+/// AVX-512: the warp engine's turn loop is compiled once per feature set).
+#[inline(always)]
+fn per_lane<T: Copy + Default>(f: impl Fn(usize) -> T) -> [T; 32] {
+    let mut r = [T::default(); 32];
+    for (l, x) in r.iter_mut().enumerate() {
+        *x = f(l);
+    }
+    r
+}
+
 #[inline(always)]
 fn map1_32(a: &L32, f: impl Fn(u32) -> u32) -> L32 {
     let mut r = [0u32; 32];
@@ -619,13 +631,13 @@ impl Cta<'_> {
     #[inline(always)]
     fn put64(&mut self, w: usize, d: Dst, v: &L64, act: u32) {
         let Dst::Reg(r) = d else { return };
-        let kernel = &self.prog.funcs[self.launch.kernel as usize];
+        let kernel = self.kfunc;
         let keep = kernel.reg_masks.get(r as usize).copied().unwrap_or(0);
         let wr = &mut self.wregs[w];
         match kernel.reg_slots.get(r as usize) {
             Some(&RegSlot::B64(i)) => blend64(&mut wr.r64[i as usize], v, act, keep),
             Some(&RegSlot::B32(i)) => {
-                let n: L32 = std::array::from_fn(|l| v[l] as u32);
+                let n: L32 = per_lane(|l| v[l] as u32);
                 blend32(&mut wr.r32[i as usize], &n, act, keep as u32);
             }
             Some(&RegSlot::Pred(i)) => {
@@ -641,13 +653,13 @@ impl Cta<'_> {
     #[inline(always)]
     fn put32(&mut self, w: usize, d: Dst, v: &L32, act: u32) {
         let Dst::Reg(r) = d else { return };
-        let kernel = &self.prog.funcs[self.launch.kernel as usize];
+        let kernel = self.kfunc;
         let keep = kernel.reg_masks.get(r as usize).copied().unwrap_or(0);
         let wr = &mut self.wregs[w];
         match kernel.reg_slots.get(r as usize) {
             Some(&RegSlot::B32(i)) => blend32(&mut wr.r32[i as usize], v, act, keep as u32),
             Some(&RegSlot::B64(i)) => {
-                let n: L64 = std::array::from_fn(|l| v[l] as u64);
+                let n: L64 = per_lane(|l| v[l] as u64);
                 blend64(&mut wr.r64[i as usize], &n, act, keep);
             }
             Some(&RegSlot::Pred(i)) => {
@@ -669,7 +681,7 @@ impl Cta<'_> {
                 *p = (*p & !act) | (b & act);
             }
             _ => {
-                let v: L32 = std::array::from_fn(|l| b >> l & 1);
+                let v: L32 = per_lane(|l| b >> l & 1);
                 self.put32(w, d, &v, act);
             }
         }
@@ -918,15 +930,14 @@ impl Cta<'_> {
                         self.fetch32(wi, act, *b, &mut t.b32),
                     );
                     let m = mask(u32::MAX as u64, *bits) as u32;
-                    let v: L32 =
-                        std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] } & m);
+                    let v: L32 = per_lane(|l| if c >> l & 1 != 0 { x[l] } else { y[l] } & m);
                     self.put32(wi, *d, &v, act);
                 } else {
                     let (x, y) = (
                         self.fetch64(wi, act, *a, &mut t.a64),
                         self.fetch64(wi, act, *b, &mut t.b64),
                     );
-                    let v: L64 = std::array::from_fn(|l| if c >> l & 1 != 0 { x[l] } else { y[l] });
+                    let v: L64 = per_lane(|l| if c >> l & 1 != 0 { x[l] } else { y[l] });
                     self.put64(wi, *d, &v, act);
                 }
             }
@@ -981,7 +992,7 @@ impl Cta<'_> {
                     _ => *self.fetch64(wi, act, *a, &mut t.a64),
                 };
                 let (space, to) = (*space, *to);
-                let r: L64 = std::array::from_fn(|l| cvta_value(space, to, v[l]));
+                let r: L64 = per_lane(|l| cvta_value(space, to, v[l]));
                 self.put64(wi, *d, &r, act);
             }
             Exec::Ld {
@@ -1280,13 +1291,9 @@ impl Cta<'_> {
                 self.fetch32(w, act, b, &mut t.b32),
             );
             let v: L64 = match ty {
-                Type::U32 => {
-                    std::array::from_fn(|l| int_bin(MulWide, Type::U32, x[l] as u64, y[l] as u64))
-                }
-                Type::S32 => {
-                    std::array::from_fn(|l| int_bin(MulWide, Type::S32, x[l] as u64, y[l] as u64))
-                }
-                _ => std::array::from_fn(|l| int_bin(op, ty, x[l] as u64, y[l] as u64)),
+                Type::U32 => per_lane(|l| int_bin(MulWide, Type::U32, x[l] as u64, y[l] as u64)),
+                Type::S32 => per_lane(|l| int_bin(MulWide, Type::S32, x[l] as u64, y[l] as u64)),
+                _ => per_lane(|l| int_bin(op, ty, x[l] as u64, y[l] as u64)),
             };
             self.put64(w, d, &v, act);
         } else {
@@ -1333,21 +1340,21 @@ impl Cta<'_> {
             let z = self.fetch64(w, act, c, &mut t.a64);
             let bits = ty.bits() * 2;
             let v: L64 = match ty {
-                Type::U32 => std::array::from_fn(|l| {
+                Type::U32 => per_lane(|l| {
                     mask(
                         int_bin(IntOp::MulWide, Type::U32, x[l] as u64, y[l] as u64)
                             .wrapping_add(z[l]),
                         64,
                     )
                 }),
-                Type::S32 => std::array::from_fn(|l| {
+                Type::S32 => per_lane(|l| {
                     mask(
                         int_bin(IntOp::MulWide, Type::S32, x[l] as u64, y[l] as u64)
                             .wrapping_add(z[l]),
                         64,
                     )
                 }),
-                _ => std::array::from_fn(|l| {
+                _ => per_lane(|l| {
                     mask(
                         int_bin(mode, ty, x[l] as u64, y[l] as u64).wrapping_add(z[l]),
                         bits,
@@ -1671,7 +1678,7 @@ impl Cta<'_> {
             && let Some(v) = self.gather(at, act, space, wd, mem)
         {
             let v: L64 = if signed {
-                std::array::from_fn(|l| sext(v[l], ty.bits()))
+                per_lane(|l| sext(v[l], ty.bits()))
             } else {
                 v
             };
