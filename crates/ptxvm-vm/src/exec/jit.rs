@@ -77,6 +77,10 @@ pub(super) struct JitCtx {
     /// The kernel parameter buffer.
     kparams: *const u8,
     kparams_len: u64,
+    /// The warp's lanes that exist and have not exited (for warp collectives).
+    live: u32,
+    /// A helper's second result (`jit_shfl`: the lanes whose source was in range).
+    aux: u32,
 }
 
 /// Exit codes of the native code.
@@ -216,6 +220,8 @@ impl Cta<'_> {
             },
             kparams: self.launch.params.as_ptr(),
             kparams_len: self.launch.params.len() as u64,
+            live: self.live.get(w as usize).copied().unwrap_or(0),
+            aux: 0,
         };
         // SAFETY: the code was compiled for this kernel; the context's pointers are this
         // warp's register banks (sized by the kernel's banks, which the code indexes within),
@@ -280,6 +286,55 @@ extern "C" fn jit_scatter(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
         &v,
         mem,
     ) as u32
+}
+
+/// `shfl.sync` for the lanes in `ctx.act`, as the warp engine runs it when the reference
+/// would complete it at once for exactly these lanes (see `Cta::collective_masks`): every
+/// lane's membermask names itself and no live lane outside `act` (`has_mask` 0: no
+/// membermask, the lanes are `act`). The native code stored `a` and `b` as the 64 32-bit
+/// words of `ctx.addr`, `c` and the membermask as those of `ctx.val`; the results go to
+/// `ctx.val`'s first 32 words and the predicate's lanes to `ctx.aux`. 0 when the warp engine
+/// must take the instruction (nothing written).
+extern "C" fn jit_shfl(ctx: *mut JitCtx, mode: u32, has_mask: u32) -> u32 {
+    // SAFETY: called by the native code with the context the warp engine passed it.
+    let ctx = unsafe { &mut *ctx };
+    let word = |arr: &[u64; 32], k: usize| -> u32 {
+        let w = arr[k / 2];
+        if k % 2 == 0 {
+            w as u32
+        } else {
+            (w >> 32) as u32
+        }
+    };
+    let (act, live) = (ctx.act, ctx.live);
+    if has_mask != 0 {
+        for l in super::fast::lanes(act) {
+            let m = word(&ctx.val, 32 + l);
+            if m >> l & 1 == 0 || m & live & !act != 0 {
+                return 0;
+            }
+        }
+    }
+    let mode = match mode {
+        0 => ShflMode::Up,
+        1 => ShflMode::Down,
+        2 => ShflMode::Bfly,
+        _ => ShflMode::Idx,
+    };
+    let mut r = [0u32; 32];
+    let mut pb = 0u32;
+    for l in super::fast::lanes(act) {
+        let (j, pv) =
+            super::isa::warp::shfl_lane(mode, l as u32, word(&ctx.addr, 32 + l), word(&ctx.val, l));
+        let src = if act >> j & 1 == 1 { j as usize } else { l };
+        r[l] = word(&ctx.addr, src);
+        pb |= (pv as u32) << l;
+    }
+    for k in 0..16 {
+        ctx.val[k] = r[2 * k] as u64 | (r[2 * k + 1] as u64) << 32;
+    }
+    ctx.aux = pb;
+    1
 }
 
 /// The pieces of the CTA a memory helper uses.
@@ -408,6 +463,7 @@ struct Gen<'f, 'b> {
     thread_insts: Variable,
     gather: cranelift_codegen::ir::FuncRef,
     scatter: cranelift_codegen::ir::FuncRef,
+    shfl: cranelift_codegen::ir::FuncRef,
     exit: Block,
     exit_code: Variable,
     /// Set when an operand was not of the bank `compiles` promised (then the kernel is
@@ -576,6 +632,22 @@ fn compiles(f: &FuncCode, inst: &DInst) -> bool {
                 }
         }
         Exec::PredOp { d, a, b, .. } => pred(a) && pred(b) && dst(d, dp),
+        Exec::Warp {
+            op: WarpOp::Shfl(_),
+            d,
+            p,
+            a,
+            b,
+            c,
+            mask,
+        } => {
+            reg32(a)
+                && reg32(b)
+                && reg32(c)
+                && mask.as_ref().is_none_or(reg32)
+                && dst(d, d32)
+                && dst(p, dp)
+        }
         Exec::Ld {
             space,
             ty,
@@ -1214,6 +1286,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     jb.symbol("ptxvm_jit_gather", jit_gather as *const u8);
     jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
+    jb.symbol("ptxvm_jit_shfl", jit_shfl as *const u8);
     let mut module = JITModule::new(jb);
     let tcfg = module.target_config();
     let ptr = tcfg.pointer_type();
@@ -1228,6 +1301,9 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .map_err(|e| NoJit(e.to_string()))?;
     let scatter_id = module
         .declare_function("ptxvm_jit_scatter", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let shfl_id = module
+        .declare_function("ptxvm_jit_shfl", Linkage::Import, &helper_sig)
         .map_err(|e| NoJit(e.to_string()))?;
 
     let mut sig: Signature = module.make_signature();
@@ -1257,6 +1333,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         b.def_var(exit_code, zero32);
         let gather = module.declare_func_in_func(gather_id, b.func);
         let scatter = module.declare_func_in_func(scatter_id, b.func);
+        let shfl = module.declare_func_in_func(shfl_id, b.func);
         let exit = b.create_block();
         let act32: [Value; 8] = std::array::from_fn(|k| lane_mask32(&mut b, act, k));
         let act64: [Value; 16] = std::array::from_fn(|k| lane_mask64(&mut b, act, k));
@@ -1276,6 +1353,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             thread_insts,
             gather,
             scatter,
+            shfl,
             exit,
             exit_code,
             bad: false,
@@ -2521,6 +2599,57 @@ impl Gen<'_, '_> {
                     }
                 };
                 self.put_pred(d, v, lanes);
+            }
+            Exec::Warp {
+                op: WarpOp::Shfl(mode),
+                d,
+                p,
+                a,
+                b,
+                c,
+                mask: mm,
+            } => {
+                // a, b as the 64 words of `ctx.addr`; c and the membermask as those of
+                // `ctx.val` (see `jit_shfl`).
+                let srcs = [(a, off!(addr)), (b, off!(addr) + 128), (c, off!(val))];
+                for (s, at) in srcs {
+                    let v = self.src32(s);
+                    for (k, x) in v.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .store(TRUSTED, *x, self.ctx, at + 16 * k as i32);
+                    }
+                }
+                if let Some(m) = mm {
+                    let v = self.src32(m);
+                    for (k, x) in v.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .store(TRUSTED, *x, self.ctx, off!(val) + 128 + 16 * k as i32);
+                    }
+                }
+                self.store_dirty(pc);
+                self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
+                let code = match mode {
+                    ShflMode::Up => 0,
+                    ShflMode::Down => 1,
+                    ShflMode::Bfly => 2,
+                    ShflMode::Idx => 3,
+                };
+                let mode_v = self.b.ins().iconst(I32, code);
+                let has = self.b.ins().iconst(I32, mm.is_some() as i64);
+                let call = self.b.ins().call(self.shfl, &[self.ctx, mode_v, has]);
+                let ok = self.b.inst_results(call)[0];
+                self.b.ins().store(TRUSTED, self.act, self.ctx, off!(act));
+                self.or_leave(ok, pc, block_end);
+                let v: [Value; 8] = std::array::from_fn(|k| {
+                    self.b
+                        .ins()
+                        .load(I32X4, TRUSTED, self.ctx, off!(val) + 16 * k as i32)
+                });
+                let bits = self.b.ins().load(I32, TRUSTED, self.ctx, off!(aux));
+                self.put32(d, v, mask);
+                self.put_pred(p, bits, lanes);
             }
             Exec::Ld {
                 space,
