@@ -300,7 +300,7 @@ extern "C" fn jit_shfl(ctx: *mut JitCtx, mode: u32, has_mask: u32) -> u32 {
     let ctx = unsafe { &mut *ctx };
     let word = |arr: &[u64; 32], k: usize| -> u32 {
         let w = arr[k / 2];
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             w as u32
         } else {
             (w >> 32) as u32
