@@ -1854,6 +1854,26 @@ impl Cta<'_> {
     }
 }
 
+/// The allocation holding `[a, a+n)` of global, constant or generic space, when an access of
+/// that kind (`write`) may be made there: constant memory is never written, and a write needs
+/// a writable allocation.
+#[inline(always)]
+fn device_span(
+    spans: &mut SpanCache,
+    space: MemSpace,
+    write: bool,
+    mem: &AddressSpace,
+    a: u64,
+    n: u64,
+) -> Option<Span> {
+    if space == MemSpace::Const && write {
+        return None;
+    }
+    spans.validate(mem);
+    let s = spans.find(mem, a, n)?;
+    (!write || s.writable).then_some(s)
+}
+
 /// Whether every active lane's `wd`-byte access (`wd` 1, 2, 4 or 8) at `at` is aligned and
 /// inside one allocation the cache knows (global, constant or generic space) or inside
 /// shared memory (shared space). Returns the base to add to an address (null: the address
@@ -1883,14 +1903,7 @@ fn whole_warp(
     }
     let (base, lo, hi) = match space {
         MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
-            if space == MemSpace::Const && write {
-                return None;
-            }
-            spans.validate(mem);
-            let s = spans.find(mem, at[first], wd as u64)?;
-            if write && !s.writable {
-                return None;
-            }
+            let s = device_span(spans, space, write, mem, at[first], wd as u64)?;
             (std::ptr::null_mut(), s.lo, s.hi - wd as u64)
         }
         MemSpace::Shared => {
@@ -1943,14 +1956,7 @@ fn run_ptr(
     let n = 32 * step;
     match space {
         MemSpace::Global | MemSpace::Generic | MemSpace::Const => {
-            if space == MemSpace::Const && write {
-                return None;
-            }
-            spans.validate(mem);
-            let s = spans.find(mem, a0, n)?;
-            if write && !s.writable {
-                return None;
-            }
+            device_span(spans, space, write, mem, a0, n)?;
             Some(a0 as usize as *mut u8)
         }
         MemSpace::Shared => {
