@@ -1702,7 +1702,7 @@ impl Cta<'_> {
         addr: Option<(MemSpace, Addr)>,
         name: &str,
     ) -> Result<(), Box<Fault>> {
-        use crate::ops::tcgen05::{Idesc, Kind, smem_desc};
+        use crate::ops::tcgen05::{Idesc, Kind};
         use crate::ops::tensor::Elem;
         use ptxvm_fp::tensor::{IntType, TcInst, TcType};
         let (Some(&sa), Some(&sb), Some(&si), Some(&se), Some((_, Addr::Reg(dr, doff)))) =
@@ -1842,67 +1842,19 @@ impl Cta<'_> {
         }
         let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
-        let mask = if bits == 32 {
-            0xffff_ffffu64
-        } else {
-            (1u64 << bits) - 1
-        };
-        let tm_err = |this: &Self, e: String| bad(this, e);
-        // A.
-        let a: Vec<u64> = if a_tmem {
-            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
-            if !lane_ok(aa) {
-                return Err(bad(
-                    self,
-                    format!("A's Tensor Memory address {aa:#x} {lane_rule}"),
-                ));
-            }
-            let alane = (aa >> 16 & 0xffff) as u32;
-            let acol = (aa & 0xffff) as u32;
-            let Some(tm) = self.tmem.as_deref() else {
-                return Err(bad(
-                    self,
-                    "no Tensor Memory is allocated in this CTA".into(),
-                ));
-            };
-            let mut a = vec![0u64; m * k];
-            for r in 0..m {
-                for kk in 0..k {
-                    let bit = kk as u32 * bits;
-                    let cell = tm
-                        .read(row_lane(alane, r), acol + bit / 32)
-                        .map_err(|e| tm_err(self, e))?;
-                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
-                }
-            }
-            a
-        } else {
-            let raw_a = self.src(t, sa);
-            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, id.trans_a, bits, [0, m, k], name, "A")?
-        };
-        let raw_b = self.src(t, sb);
-        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, id.trans_b, bits, [0, n, k], name, "B")?;
-        // C: D's cells, or 0.
-        let enable = self.src(t, se) != 0;
-        let Some(tm) = self.tmem.as_deref() else {
-            return Err(bad(
-                self,
-                "no Tensor Memory is allocated in this CTA".into(),
-            ));
-        };
-        let mut c = vec![0u64; m * n];
-        for r in 0..m {
-            for col in 0..n {
-                let v = tm
-                    .read(row_lane(dlane, r), dcol + col as u32)
-                    .map_err(|e| tm_err(self, e))?;
-                if enable {
-                    c[r * n + col] = u64::from(v);
-                }
-            }
-        }
+        let [a, b, mut c] = self.tcgen05_operands(
+            t,
+            name,
+            (a_tmem, sa, a_off, id.trans_a),
+            (sb, id.trans_b),
+            se,
+            bits,
+            [m, n, k],
+            (dlane, dcol),
+            &row_lane,
+            &lane_ok,
+            lane_rule,
+        )?;
         // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
         // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
         // upper 16 as 0.
@@ -1939,6 +1891,95 @@ impl Cta<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The operands of a `tcgen05.mma` issued by thread `t`: A, `m` rows of `k` elements of
+    /// `bits` bits, from Tensor Memory at the address in `a.1` + `a.2` when `a.0` (its lane
+    /// checked by `lane_ok`, `lane_rule` saying the rule), else through the shared-memory
+    /// descriptor in `a.1` (`a.3`: transposed); B, `n` x `k`, through the descriptor in `b.0`;
+    /// C, D's `m` x `n` cells at lane `d.0`, column `d.1` (0 when `enable` is false). Row `r`
+    /// of A and C is in the Tensor Memory lane `row_lane(first lane, r)`.
+    #[allow(clippy::too_many_arguments)]
+    fn tcgen05_operands(
+        &self,
+        t: usize,
+        name: &str,
+        a: (bool, Src, i32, bool),
+        b: (Src, bool),
+        enable: Src,
+        bits: u32,
+        [m, n, k]: [usize; 3],
+        d: (u32, u32),
+        row_lane: &dyn Fn(u32, usize) -> u32,
+        lane_ok: &dyn Fn(u64) -> bool,
+        lane_rule: &str,
+    ) -> Result<[Vec<u64>; 3], Box<Fault>> {
+        use crate::ops::tcgen05::smem_desc;
+        let unsup = |this: &Self, m: String| {
+            this.fault(t, FaultKind::Unsupported, format!("`{name}`: {m}"))
+        };
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let (a_tmem, sa, a_off, trans_a) = a;
+        let (sb, trans_b) = b;
+        let (dlane, dcol) = d;
+        let mask = if bits == 32 {
+            0xffff_ffffu64
+        } else {
+            (1u64 << bits) - 1
+        };
+        let no_tmem = |this: &Self| bad(this, "no Tensor Memory is allocated in this CTA".into());
+        // A.
+        let a: Vec<u64> = if a_tmem {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            if !lane_ok(aa) {
+                return Err(bad(
+                    self,
+                    format!("A's Tensor Memory address {aa:#x} {lane_rule}"),
+                ));
+            }
+            let alane = (aa >> 16 & 0xffff) as u32;
+            let acol = (aa & 0xffff) as u32;
+            let Some(tm) = self.tmem.as_deref() else {
+                return Err(no_tmem(self));
+            };
+            let mut a = vec![0u64; m * k];
+            for r in 0..m {
+                for kk in 0..k {
+                    let bit = kk as u32 * bits;
+                    let cell = tm
+                        .read(row_lane(alane, r), acol + bit / 32)
+                        .map_err(|e| bad(self, e))?;
+                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                }
+            }
+            a
+        } else {
+            let raw_a = self.src(t, sa);
+            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
+            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
+        };
+        let raw_b = self.src(t, sb);
+        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
+        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
+        // C: D's cells, or 0.
+        let enable = self.src(t, enable) != 0;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(no_tmem(self));
+        };
+        let mut c = vec![0u64; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let v = tm
+                    .read(row_lane(dlane, r), dcol + col as u32)
+                    .map_err(|e| bad(self, e))?;
+                if enable {
+                    c[r * n + col] = u64::from(v);
+                }
+            }
+        }
+        Ok([a, b, c])
     }
 
     /// `tcgen05.cp` for one issuing thread `t`: the `rows` x `bytes` matrix the descriptor
@@ -2018,7 +2059,7 @@ impl Cta<'_> {
         addr: Option<(MemSpace, Addr)>,
         name: &str,
     ) -> Result<(), Box<Fault>> {
-        use crate::ops::tcgen05::{Tc5Op, smem_desc};
+        use crate::ops::tcgen05::Tc5Op;
         use ptxvm_fp::tensor::{self as tc, ScaleType, TcType};
         let Tc5Op::MmaScaled {
             mxf4,
@@ -2165,62 +2206,30 @@ impl Cta<'_> {
             }
         }
         let (sfa_col, sfb_col) = ((sfa & 0xffff) as u32, (sfb & 0xffff) as u32);
-        let mask = (1u64 << bits) - 1;
+        let row_lane = |_: u32, r: usize| r as u32;
+        let lane_ok = |a: u64| lane0(a) == 0;
+        let [a, b, c] = self.tcgen05_operands(
+            t,
+            name,
+            (a_tmem, sa, a_off, trans_a),
+            (sb, trans_b),
+            se,
+            bits,
+            [m, n, k],
+            (0, dcol),
+            &row_lane,
+            &lane_ok,
+            "must be at lane 0 for M = 128",
+        )?;
+        let c: Vec<u32> = c.iter().map(|&x| x as u32).collect();
         let tm_err = |this: &Self, e: String| bad(this, e);
-        // A.
-        let a: Vec<u64> = if a_tmem {
-            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
-            if lane0(aa) != 0 {
-                return Err(bad(
-                    self,
-                    format!("A's Tensor Memory address {aa:#x} must be at lane 0 for M = 128"),
-                ));
-            }
-            let acol = (aa & 0xffff) as u32;
-            let Some(tm) = self.tmem.as_deref() else {
-                return Err(bad(
-                    self,
-                    "no Tensor Memory is allocated in this CTA".into(),
-                ));
-            };
-            let mut a = vec![0u64; m * k];
-            for r in 0..m {
-                for kk in 0..k {
-                    let bit = kk as u32 * bits;
-                    let cell = tm
-                        .read(r as u32, acol + bit / 32)
-                        .map_err(|e| tm_err(self, e))?;
-                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
-                }
-            }
-            a
-        } else {
-            let raw_a = self.src(t, sa);
-            let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
-        };
-        let raw_b = self.src(t, sb);
-        let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
-        let enable = self.src(t, se) != 0;
         let Some(tm) = self.tmem.as_deref() else {
             return Err(bad(
                 self,
                 "no Tensor Memory is allocated in this CTA".into(),
             ));
         };
-        // C, and the scale factors: sf_a[m][j]; sf_b[p][n][j] (partition p's copy).
-        let mut c = vec![0u32; m * n];
-        for r in 0..m {
-            for col in 0..n {
-                let v = tm
-                    .read(r as u32, dcol + col as u32)
-                    .map_err(|e| tm_err(self, e))?;
-                if enable {
-                    c[r * n + col] = v;
-                }
-            }
-        }
+        // The scale factors: sf_a[m][j]; sf_b[p][n][j] (partition p's copy).
         let byte = |w: u32, i: u32| (w >> (8 * i)) & 0xff;
         let mut sf_a = Vec::with_capacity(m);
         for r in 0..m as u32 {
