@@ -356,7 +356,8 @@ struct Cta<'a> {
     bar_red: [BarRedState; NBAR],
     /// Set when a thread exits, so blocked barriers and warp syncs are re-checked.
     exits_dirty: bool,
-    /// Set when a thread printed (its `out` is not empty), so finishing the CTA collects it.
+    /// Set when a thread printed (its `out` is not empty), so finishing the CTA collects it
+    /// (and leaves every `out` empty for the CTA that reuses this one).
     printed: bool,
     /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
     jit: Option<std::sync::Arc<jit::JitCode>>,
@@ -982,7 +983,6 @@ impl<'a> Cta<'a> {
         self.tmem = None;
         self.wcache.fill(None);
         self.fresh_groups();
-        let printed = std::mem::take(&mut self.printed);
         // Per thread, only what a run can have changed: this loop runs for every CTA of a
         // launch, so it reads no more than the thread's own record (the kernel frame,
         // `frames[0]`, is the same for every CTA of the launch: only calls push and pop
@@ -1005,9 +1005,6 @@ impl<'a> Cta<'a> {
             th.sync_mask = 0;
             th.red_dst = None;
             th.cluster_arrived = false;
-            if printed {
-                th.out.clear();
-            }
         }
     }
 

@@ -535,21 +535,6 @@ impl Cta<'_> {
                     }
                 }
             }
-            MatrixOp::Mma(spec) => {
-                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
-                for (l, r) in regs.iter_mut().enumerate() {
-                    let t = need(self, l)?;
-                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
-                }
-                let out = crate::ops::tensor::mma(&spec, self.launch.model, &regs)
-                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
-                for &i in part {
-                    let l = self.threads[i].lane as usize;
-                    for (d, v) in dsts.iter().zip(&out[l]) {
-                        self.write(i, *d, *v);
-                    }
-                }
-            }
             MatrixOp::LdB8 { n } => {
                 let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
                 // rows[m][r]: the 16 bytes of row r of matrix m (address from lane 16m + r).
@@ -597,37 +582,25 @@ impl Cta<'_> {
                     }
                 }
             }
-            MatrixOp::MmaSp(_) | MatrixOp::MmaScaled(_) => {
+            // The register-fragment products: every lane's sources in, every lane's D out.
+            MatrixOp::Mma(_)
+            | MatrixOp::MmaSp(_)
+            | MatrixOp::MmaScaled(_)
+            | MatrixOp::WmmaMma(_) => {
                 let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
                 for (l, r) in regs.iter_mut().enumerate() {
                     let t = need(self, l)?;
                     *r = srcs.iter().map(|s| self.src(t, *s)).collect();
                 }
+                let model = self.launch.model;
                 let out = match op {
-                    MatrixOp::MmaSp(spec) => {
-                        crate::ops::sparse::mma_sp(spec, self.launch.model, &regs)
-                    }
-                    MatrixOp::MmaScaled(spec) => {
-                        crate::ops::tensor::mma_scaled(spec, self.launch.model, &regs)
-                    }
-                    _ => Err("not a sparse or block-scaled mma".into()),
+                    MatrixOp::Mma(spec) => crate::ops::tensor::mma(spec, model, &regs),
+                    MatrixOp::MmaSp(spec) => crate::ops::sparse::mma_sp(spec, model, &regs),
+                    MatrixOp::MmaScaled(spec) => crate::ops::tensor::mma_scaled(spec, model, &regs),
+                    MatrixOp::WmmaMma(w) => crate::ops::tensor::wmma_mma(w, model, &regs),
+                    _ => Err("not a register-fragment product".into()),
                 }
                 .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
-                for &i in part {
-                    let l = self.threads[i].lane as usize;
-                    for (d, v) in dsts.iter().zip(&out[l]) {
-                        self.write(i, *d, *v);
-                    }
-                }
-            }
-            MatrixOp::WmmaMma(w) => {
-                let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
-                for (l, r) in regs.iter_mut().enumerate() {
-                    let t = need(self, l)?;
-                    *r = srcs.iter().map(|s| self.src(t, *s)).collect();
-                }
-                let out = crate::ops::tensor::wmma_mma(&w, self.launch.model, &regs)
-                    .map_err(|m| self.fault(part[0], FaultKind::Unsupported, m))?;
                 for &i in part {
                     let l = self.threads[i].lane as usize;
                     for (d, v) in dsts.iter().zip(&out[l]) {

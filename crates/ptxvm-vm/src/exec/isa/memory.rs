@@ -1068,29 +1068,11 @@ impl Cta<'_> {
                 let (_, da) = self.resolve(t, MemSpace::Shared, *dst);
                 let (_, ma) = self.resolve(t, MemSpace::Shared, *mbar);
                 self.bulk_aligned(t, sa, da, n)?;
-                let ctas = self.cluster_ctas();
-                if m >> ctas != 0 {
-                    return Err(self.fault(
-                        t,
-                        FaultKind::OutOfBounds,
-                        format!(
-                            "cp.async.bulk.multicast::cluster with ctaMask {m:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
-                            ctas - 1
-                        ),
-                    ));
-                }
-                let split = |a: u64| {
-                    self.cluster_split(a)
-                        .map_err(|e| self.access_fault(t, "write", MemSpace::Shared, a, 16, e))
-                };
-                let ((_, doff), (_, moff)) = (split(da)?, split(ma)?);
+                let dests =
+                    self.multicast_dests(t, "cp.async.bulk.multicast::cluster", m, da, ma)?;
                 // Each destination is a copy of its own: it costs its bytes.
-                self.charge_work(t, budget, n.saturating_mul(m.count_ones() as u64))?;
-                for r in fast::lanes(m as u32) {
-                    let (rd, rm) = (
-                        self.cluster_addr(r as u32, doff),
-                        self.cluster_addr(r as u32, moff),
-                    );
+                self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
+                for (rd, rm) in dests {
                     let mut piece = [0u8; 16];
                     for off in (0..n).step_by(16) {
                         self.load(t, ss, sa.wrapping_add(off), &mut piece, mem)?;
@@ -1149,6 +1131,44 @@ impl Cta<'_> {
 
     /// The cluster rank and offset of the shared memory address (`generic`: the generic
     /// address) in operand `a` of `mapa`/`getctarank` (`what`); anything else faults.
+    /// The destinations of a `.multicast::cluster` copy to shared address `da` with its
+    /// mbarrier at `ma`: for each CTA rank in `mask`, lowest first, the same two offsets in
+    /// that CTA's shared memory. A rank outside the cluster faults (`what` names the
+    /// instruction; the ISA's `ctaMask`).
+    fn multicast_dests(
+        &self,
+        t: usize,
+        what: &str,
+        mask: u64,
+        da: u64,
+        ma: u64,
+    ) -> Result<Vec<(u64, u64)>, Box<Fault>> {
+        let ctas = self.cluster_ctas();
+        if mask >> ctas != 0 {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "{what} with CTA mask {mask:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
+                    ctas - 1
+                ),
+            ));
+        }
+        let split = |a: u64| {
+            self.cluster_split(a)
+                .map_err(|e| self.access_fault(t, "write", MemSpace::Shared, a, 16, e))
+        };
+        let ((_, doff), (_, moff)) = (split(da)?, split(ma)?);
+        Ok(fast::lanes(mask as u32)
+            .map(|r| {
+                (
+                    self.cluster_addr(r as u32, doff),
+                    self.cluster_addr(r as u32, moff),
+                )
+            })
+            .collect())
+    }
+
     fn cluster_address_of(
         &self,
         t: usize,
@@ -1403,31 +1423,10 @@ impl Cta<'_> {
                     None => vec![(da, ms, ma)],
                     Some(cm) => {
                         let mask = self.src(t, *cm) & 0xffff;
-                        let ctas = self.cluster_ctas();
-                        if mask >> ctas != 0 {
-                            return Err(self.fault(
-                                t,
-                                FaultKind::OutOfBounds,
-                                format!(
-                                    "{what}.multicast::cluster with CTA mask {mask:#06x}: the cluster has {ctas} CTAs (ranks 0..{})",
-                                    ctas - 1
-                                ),
-                            ));
-                        }
-                        let split = |a: u64| {
-                            self.cluster_split(a).map_err(|e| {
-                                self.access_fault(t, "write", MemSpace::Shared, a, 16, e)
-                            })
-                        };
-                        let ((_, doff), (_, moff)) = (split(da)?, split(ma)?);
-                        fast::lanes(mask as u32)
-                            .map(|r| {
-                                (
-                                    self.cluster_addr(r as u32, doff),
-                                    MemSpace::Shared,
-                                    self.cluster_addr(r as u32, moff),
-                                )
-                            })
+                        let what = format!("{what}.multicast::cluster");
+                        self.multicast_dests(t, &what, mask, da, ma)?
+                            .into_iter()
+                            .map(|(d, m)| (d, MemSpace::Shared, m))
                             .collect()
                     }
                 };
