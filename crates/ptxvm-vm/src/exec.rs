@@ -359,6 +359,9 @@ struct Cta<'a> {
     /// Set when a thread printed (its `out` is not empty), so finishing the CTA collects it
     /// (and leaves every `out` empty for the CTA that reuses this one).
     printed: bool,
+    /// Set when an instruction changed a thread record (`Thread`) past what a fresh CTA
+    /// holds, so the reset for the CTA that reuses this one rewrites the records.
+    touched: bool,
     /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
     jit: Option<std::sync::Arc<jit::JitCode>>,
     /// Per warp, its lanes' `%tid.x`, `.y`, `.z` (`[c * 32 + lane]`; 0 past the block), for
@@ -904,6 +907,7 @@ impl<'a> Cta<'a> {
             bar_red: [BarRedState::default(); NBAR],
             exits_dirty: false,
             printed: false,
+            touched: false,
             jit: grid.jit.clone(),
             tid_lanes: (0..n.div_ceil(32))
                 .map(|w| {
@@ -983,11 +987,33 @@ impl<'a> Cta<'a> {
         self.tmem = None;
         self.wcache.fill(None);
         self.fresh_groups();
-        // Per thread, only what a run can have changed: this loop runs for every CTA of a
-        // launch, so it reads no more than the thread's own record (the kernel frame,
-        // `frames[0]`, is the same for every CTA of the launch: only calls push and pop
-        // frames above it).
+        // Per thread, only what a run can have changed, and only when some instruction
+        // changed any of it (`touched`: calls, the stack, local or parameter memory, the
+        // carry flag, warp-synchronous and barrier waits): this loop runs for every CTA of a
+        // launch (the kernel frame, `frames[0]`, is the same for every CTA of the launch:
+        // only calls push and pop frames above it).
         self.sched.fill(Sched::START);
+        #[cfg(debug_assertions)]
+        if !self.touched {
+            for th in &self.threads {
+                debug_assert!(
+                    th.frames.len() == 1
+                        && th.local.is_fresh(f.local_size)
+                        && th.local_sp == f.local_size
+                        && th.frame_bytes == 0
+                        && th.params.iter().all(|&b| b == 0)
+                        && th.param_sp == f.param_size
+                        && !th.cf
+                        && th.sync_mask == 0
+                        && th.red_dst.is_none()
+                        && !th.cluster_arrived,
+                    "a thread record changed without `Cta::touched`"
+                );
+            }
+        }
+        if !std::mem::take(&mut self.touched) {
+            return;
+        }
         for th in &mut self.threads {
             if th.frames.len() > 1 {
                 th.frames.truncate(1);
@@ -1630,7 +1656,10 @@ impl<'a> Cta<'a> {
             any |= self.check_barrier(id);
         }
         for w in 0..self.nwarps as usize {
-            any |= self.release_warp_syncs(w)?;
+            // (Only a warp with threads waiting at a warp-synchronous instruction can wake.)
+            if self.wsync.get(w).is_some_and(|&m| m != 0) {
+                any |= self.release_warp_syncs(w)?;
+            }
         }
         if any {
             // Threads woke: the warp engine's kept groups may no longer be what `select`

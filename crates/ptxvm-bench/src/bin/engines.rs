@@ -468,6 +468,8 @@ struct Opts {
     runs: usize,
     reference_runs: usize,
     only: Option<Vec<String>>,
+    /// The fast engines to time (the reference always runs: it is the oracle).
+    engines: Option<Vec<String>>,
     threads: Vec<usize>,
     e2e: bool,
     compile_times: bool,
@@ -480,6 +482,7 @@ fn parse_opts() -> Opts {
         runs: 5,
         reference_runs: 1,
         only: None,
+        engines: None,
         threads: vec![1, 2],
         e2e: true,
         compile_times: true,
@@ -512,6 +515,10 @@ fn parse_opts() -> Opts {
                 o.only = Some(value(i).split(',').map(str::to_string).collect());
                 i += 1;
             }
+            "--engines" => {
+                o.engines = Some(value(i).split(',').map(str::to_string).collect());
+                i += 1;
+            }
             "--threads" => {
                 o.threads = value(i).split(',').map(number).collect();
                 i += 1;
@@ -524,7 +531,7 @@ fn parse_opts() -> Opts {
             "--no-compile-times" => o.compile_times = false,
             "-h" | "--help" => {
                 println!(
-                    "engines [--runs N] [--reference-runs N] [--only vecadd,poly,reduce,scan,sgemm] [--threads 1,2] [--no-e2e] [--no-compile-times] [--ptxvm PATH]"
+                    "engines [--runs N] [--reference-runs N] [--only vecadd,poly,reduce,scan,sgemm] [--engines interp,jit] [--threads 1,2] [--no-e2e] [--no-compile-times] [--ptxvm PATH]"
                 );
                 std::process::exit(0);
             }
@@ -1089,6 +1096,13 @@ fn main() {
     let mut engines = Vec::new();
     let mut unavailable = Vec::new();
     for e in [Engine::Reference, Engine::Interp, Engine::Jit] {
+        if e != Engine::Reference
+            && o.engines
+                .as_ref()
+                .is_some_and(|only| !only.iter().any(|n| n == e.name()))
+        {
+            continue;
+        }
         match e.resolve() {
             Ok(_) => engines.push(e),
             Err(why) => unavailable.push((e, why)),

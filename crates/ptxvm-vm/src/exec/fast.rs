@@ -134,6 +134,25 @@ impl SpanCache {
     }
 }
 
+/// Runs `f` on the scheduling records of warp `w`'s lanes `mask` (a whole warp as one
+/// contiguous slice, which the compiler unrolls; the lane loop's bit scan and bounds check
+/// per lane cost as much as the stores).
+#[inline(always)]
+pub(super) fn each_sched(sched: &mut [Sched], w: usize, mask: u32, mut f: impl FnMut(&mut Sched)) {
+    let lo = w * 32;
+    if mask == u32::MAX
+        && let Some(s) = sched.get_mut(lo..lo + 32)
+    {
+        s.iter_mut().for_each(f);
+        return;
+    }
+    for l in lanes(mask) {
+        if let Some(s) = sched.get_mut(lo + l) {
+            f(s);
+        }
+    }
+}
+
 /// Lanes of `m`, lowest first.
 #[inline(always)]
 pub(super) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
@@ -457,24 +476,19 @@ impl Cta<'_> {
         if spin.taken == 0 && !spin.zeroed {
             return;
         }
-        let lo = w as usize * 32;
-        for l in lanes(mask) {
-            let th = &mut self.sched[lo + l];
+        each_sched(&mut self.sched, w as usize, mask, |th| {
             th.spins = if spin.zeroed {
                 spin.taken
             } else {
                 th.spins.saturating_add(spin.taken)
             };
-        }
+        });
     }
 
     /// Stores the group's PC in its threads.
     #[inline(always)]
     fn set_pcs(&mut self, w: u32, mask: u32, pc: u32) {
-        let lo = w as usize * 32;
-        for l in lanes(mask) {
-            self.sched[lo + l].pc = pc;
-        }
+        each_sched(&mut self.sched, w as usize, mask, |s| s.pc = pc);
     }
 
     /// Slot of register `r` of the kernel.
@@ -793,13 +807,10 @@ impl Cta<'_> {
         if kind == Kind::Exit {
             // At call depth 1 (the only depth the warp engine runs), `ret` exits too.
             stats.tiers[0] += 1;
-            self.set_pcs(w, g.mask, g.pc);
             self.apply_spins(w, g.mask, spin);
             self.set_pcs(w, g.mask & !act, next);
-            let lo = wi * 32;
-            for l in lanes(act) {
-                self.exit_thread(lo + l);
-            }
+            // An exited thread stays at its `exit`/`ret` (the reference leaves its PC there).
+            self.exit_lanes(wi, act, g.pc);
             self.recheck_blocked()?;
             return Ok(Some(Done::Written));
         }
@@ -808,6 +819,7 @@ impl Cta<'_> {
             let lo = wi * 32;
             let mut part = [0usize; 32];
             let mut np = 0;
+            self.touched = true;
             for l in lanes(act) {
                 self.threads[lo + l].sync_mask = masks[l];
                 part[np] = lo + l;
@@ -1603,7 +1615,18 @@ impl Cta<'_> {
         wd: usize,
         mem: &AddressSpace,
     ) -> Option<L64> {
-        gather(&mut self.spans, &mut self.shared, at, act, space, wd, mem)
+        let mut v = [0u64; 32];
+        gather(
+            &mut self.spans,
+            &mut self.shared,
+            at,
+            act,
+            space,
+            wd,
+            mem,
+            &mut v,
+        )
+        .then_some(v)
     }
 
     /// A whole-warp store (see [`scatter`]).
@@ -1967,9 +1990,11 @@ fn run_ptr(
     }
 }
 
-/// A whole-warp `wd`-byte load (zero-extended) of the lanes of `act`, or `None` when some
-/// lane needs the careful path (nothing read then).
+/// A whole-warp `wd`-byte load (zero-extended) of the lanes of `act` into `v` (the other
+/// lanes' values are left as they are), or false when some lane needs the careful path
+/// (nothing read then).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the hot path's operands, kept as plain arguments
 pub(super) fn gather(
     spans: &mut SpanCache,
     shared: &mut [u8],
@@ -1978,23 +2003,26 @@ pub(super) fn gather(
     space: MemSpace,
     wd: usize,
     mem: &AddressSpace,
-) -> Option<L64> {
+    v: &mut L64,
+) -> bool {
     if !matches!(wd, 1 | 2 | 4 | 8) {
-        return None;
+        return false;
     }
     if let Some(p) = run_ptr(spans, shared, at, act, space, wd, false, mem) {
         // SAFETY: `run_ptr` checked the 32 lanes' bytes, one run inside one allocation.
-        return Some(unsafe {
+        unsafe {
             match wd {
-                1 => (p as *const [u8; 32]).read_unaligned().map(u64::from),
-                2 => (p as *const [u16; 32]).read_unaligned().map(u64::from),
-                4 => (p as *const [u32; 32]).read_unaligned().map(u64::from),
-                _ => (p as *const [u64; 32]).read_unaligned(),
+                1 => widen(v, &(p as *const [u8; 32]).read_unaligned()),
+                2 => widen(v, &(p as *const [u16; 32]).read_unaligned()),
+                4 => widen(v, &(p as *const [u32; 32]).read_unaligned()),
+                _ => *v = (p as *const [u64; 32]).read_unaligned(),
             }
-        });
+        }
+        return true;
     }
-    let base = whole_warp(spans, shared, at, act, space, wd, false, mem)?;
-    let mut v = [0u64; 32];
+    let Some(base) = whole_warp(spans, shared, at, act, space, wd, false, mem) else {
+        return false;
+    };
     for l in lanes(act) {
         // SAFETY: `whole_warp` checked every active lane's access: aligned, inside one live
         // allocation of the current epoch (global: the address is the host address) or
@@ -2009,7 +2037,16 @@ pub(super) fn gather(
             }
         };
     }
-    Some(v)
+    true
+}
+
+/// Zero-extends 32 lanes' values into `v` (a loop the compiler vectorises in place, where
+/// `map` built the array on the stack and copied it).
+#[inline(always)]
+fn widen<T: Copy + Into<u64>>(v: &mut L64, x: &[T; 32]) {
+    for (d, s) in v.iter_mut().zip(x) {
+        *d = (*s).into();
+    }
 }
 
 /// A whole-warp `wd`-byte store of the low bytes of `v`, lane by lane in lane order; false

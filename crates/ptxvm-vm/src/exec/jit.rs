@@ -252,7 +252,7 @@ extern "C" fn jit_gather(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
     // SAFETY: called by the native code with the context the warp engine passed it.
     let ctx = unsafe { &mut *ctx };
     let (spans, shared, mem) = unsafe { helper_parts(ctx) };
-    match super::fast::gather(
+    super::fast::gather(
         spans,
         shared,
         &ctx.addr,
@@ -260,13 +260,8 @@ extern "C" fn jit_gather(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
         space_of(space),
         wd as usize,
         mem,
-    ) {
-        Some(v) => {
-            ctx.val = v;
-            1
-        }
-        None => 0,
-    }
+        &mut ctx.val,
+    ) as u32
 }
 
 /// Stores `wd` bytes of `ctx.val` for every lane at `ctx.addr`, in lane order; 0 when some
@@ -275,7 +270,6 @@ extern "C" fn jit_scatter(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
     // SAFETY: as in `jit_gather`.
     let ctx = unsafe { &mut *ctx };
     let (spans, shared, mem) = unsafe { helper_parts(ctx) };
-    let v = ctx.val;
     super::fast::scatter(
         spans,
         shared,
@@ -283,7 +277,7 @@ extern "C" fn jit_scatter(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
         ctx.act,
         space_of(space),
         wd as usize,
-        &v,
+        &ctx.val,
         mem,
     ) as u32
 }

@@ -688,6 +688,7 @@ impl Cta<'_> {
                 );
                 self.write(t, *d, r);
                 if *cout {
+                    self.touched = true;
                     self.threads[t].cf = co;
                 }
             }

@@ -208,12 +208,26 @@ impl Cta<'_> {
         self.exits_dirty = true;
     }
 
+    /// The lanes `mask` of warp `w`, all at `pc`, exit at once (one update of the warp's
+    /// live mask).
+    pub(in crate::exec) fn exit_lanes(&mut self, w: usize, mask: u32, pc: u32) {
+        crate::exec::fast::each_sched(&mut self.sched, w, mask, |s| {
+            s.pc = pc;
+            s.state = TState::Exited;
+        });
+        if let Some(m) = self.live.get_mut(w) {
+            *m &= !mask;
+        }
+        self.exits_dirty = true;
+    }
+
     pub(in crate::exec) fn ret(&mut self, t: usize) {
-        let th = &mut self.threads[t];
-        if th.frames.len() <= 1 {
+        if self.threads[t].frames.len() <= 1 {
             self.exit_thread(t);
             return;
         }
+        self.touched = true;
+        let th = &mut self.threads[t];
         let Some(fr) = th.frames.pop() else {
             self.exit_thread(t);
             return;
@@ -263,6 +277,7 @@ impl Cta<'_> {
                 ),
             ));
         }
+        self.touched = true;
         let th = &self.threads[t];
         if th.frames.len() >= MAX_DEPTH {
             return Err(self.fault(
@@ -441,6 +456,7 @@ impl Cta<'_> {
             }
         };
         if let (Some((v, size)), Some(loc)) = (ret, rets.first()) {
+            self.touched = true;
             let a = self.var_addr(t, *loc);
             let bytes = v.to_le_bytes();
             let n = size.min(8);

@@ -732,6 +732,7 @@ impl Cta<'_> {
                 let end = base.checked_add(size);
                 match end {
                     Some(e) if self.stack_fits(t, e, self.threads[t].param_sp as u64, 0) => {
+                        self.touched = true;
                         let th = &mut self.threads[t];
                         th.local.reserve(e as u32);
                         th.local_sp = e as u32;
@@ -767,6 +768,7 @@ impl Cta<'_> {
                         ),
                     ));
                 }
+                self.touched = true;
                 self.threads[t].local_sp = v as u32;
             }
             Exec::Ld {
@@ -1654,6 +1656,7 @@ impl Cta<'_> {
                 .shared_at_mut(addr)
                 .and_then(|(s, a, what)| slice_write(s, a, data, &what)),
             MemSpace::Local => {
+                self.touched = true;
                 let grid = self.grid;
                 let mut added = 0u64;
                 let r = self.threads[t].local.write(addr, data, &mut |n| {
@@ -1676,6 +1679,7 @@ impl Cta<'_> {
                         "kernel parameters are read-only".into(),
                     ))
                 } else {
+                    self.touched = true;
                     slice_write(&mut self.threads[t].params, addr, data, "parameter space")
                 }
             }

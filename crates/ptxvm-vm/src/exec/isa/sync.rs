@@ -166,6 +166,7 @@ impl Cta<'_> {
                 let (id, count) = (self.src(t, *id), count.map(|c| self.src(t, c)));
                 let p = self.src(t, *pred) != 0;
                 self.sched[t].pc = next;
+                self.touched = true;
                 self.threads[t].red_dst = Some(*d);
                 return self.bar_arrive(t, id, count, true, Some((*op, p)));
             }
@@ -260,6 +261,7 @@ impl Cta<'_> {
                         ));
                     }
                     self.sched[t].pc = next;
+                    self.touched = true;
                     self.threads[t].cluster_arrived = true;
                     return self.bar_join(t, CLUSTER_BAR, None, false, None);
                 }

@@ -186,6 +186,7 @@ impl Cta<'_> {
                 self.live_lanes(w as usize)
             };
             for &i in active {
+                self.touched = true;
                 self.threads[i].sync_mask = all;
                 self.sched[i].state = TState::WarpSync;
                 self.wsync[i / 32] |= 1 << (i % 32);
@@ -202,6 +203,7 @@ impl Cta<'_> {
                     .iter()
                     .fold(0u32, |m, &i| m | 1 << self.threads[i].lane);
                 for &i in active {
+                    self.touched = true;
                     self.threads[i].sync_mask = lanes;
                 }
                 self.warp_exec(active, inst);
@@ -223,6 +225,7 @@ impl Cta<'_> {
                             ),
                         ));
                     }
+                    self.touched = true;
                     self.threads[i].sync_mask = mv;
                     self.sched[i].state = TState::WarpSync;
                     self.wsync[i / 32] |= 1 << (i % 32);
