@@ -75,6 +75,10 @@ enum Done {
     Reselect(u32),
     /// The threads' PCs were written (a divergent branch, per-lane execution): select again.
     Written,
+    /// Every lane of the warp that has not exited waits at a barrier (their PCs are
+    /// written): the warp has nothing to run until the barrier completes, so its turn ends
+    /// without looking for another group.
+    Blocked,
 }
 
 /// Allocations a CTA has looked up, valid while the address space's epoch is `epoch`.
@@ -408,6 +412,10 @@ impl Cta<'_> {
                                 self.apply_spins(w, g.mask, &spin);
                             }
                             Done::Written => {}
+                            Done::Blocked => {
+                                self.apply_spins(w, g.mask, &spin);
+                                break;
+                            }
                         }
                         continue;
                     }
@@ -1106,19 +1114,24 @@ impl Cta<'_> {
             return Some((0, None));
         }
         let first = act.trailing_zeros() as usize;
-        let uniform = |v: &L64| lanes(act).all(|l| v[l] == v[first]);
-        let ids = self.fetch64(w, act, id, &mut t.a64);
-        let idv = ids[first];
-        if idv > 15 || !uniform(ids) {
+        // The operand's value when every lane of `act` has the same (an immediate at once).
+        let same = |s: Src, t: &mut L64| -> Option<u64> {
+            if let Src::Imm(v) = s {
+                return Some(v);
+            }
+            let v = self.fetch64(w, act, s, t);
+            let x = v[first];
+            lanes(act).all(|l| v[l] == x).then_some(x)
+        };
+        let idv = same(id, &mut t.a64)?;
+        if idv > 15 {
             return None;
         }
         let count = match count {
             None => None,
             Some(c) => {
-                let cs = self.fetch64(w, act, c, &mut t.b64);
-                let cv = cs[first];
-                if !uniform(cs) || cv == 0 || !cv.is_multiple_of(32) || cv > self.nwarps as u64 * 32
-                {
+                let cv = same(c, &mut t.b64)?;
+                if cv == 0 || !cv.is_multiple_of(32) || cv > self.nwarps as u64 * 32 {
                     return None;
                 }
                 Some(cv as u32)
@@ -1151,10 +1164,9 @@ impl Cta<'_> {
         let wi = w as usize;
         let lanes_now = self.bar_mark(id, wi, act, count);
         if wait {
-            let lo = wi * 32;
-            for l in lanes(act) {
-                self.sched[lo + l].state = TState::Barrier(id as u8);
-            }
+            each_sched(&mut self.sched, wi, act, |s| {
+                s.state = TState::Barrier(id as u8)
+            });
         }
         let live = self.live_lanes(wi);
         let spins = spin.highest();
@@ -1196,7 +1208,9 @@ impl Cta<'_> {
                 Done::Reselect(next)
             };
         }
-        if wait || next >= g.others {
+        if wait && act == live {
+            Done::Blocked
+        } else if wait || next >= g.others {
             Done::Reselect(next)
         } else {
             Done::Uniform(next)

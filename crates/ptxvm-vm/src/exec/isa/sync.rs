@@ -451,6 +451,10 @@ impl Cta<'_> {
                 warps_arrived += 1;
             } else if live != 0 {
                 all_live_arrived = false;
+                if self.bar_expected[id].is_none() {
+                    // Without a count, one warp that has not arrived is enough to know.
+                    return false;
+                }
             }
         }
         let done = match self.bar_expected[id] {
@@ -480,6 +484,16 @@ impl Cta<'_> {
         let mut results = Vec::new();
         // The threads waiting at the barrier are among those that arrived in this phase.
         for (w, &arrived) in self.bar_lanes[id].iter().enumerate() {
+            if r.op.is_none() {
+                // No `bar.red` in this phase: only the states change (a whole warp as one
+                // slice).
+                fast::each_sched(&mut self.sched, w, arrived, |sc| {
+                    if sc.state == TState::Barrier(id as u8) {
+                        sc.state = TState::Ready;
+                    }
+                });
+                continue;
+            }
             for l in fast::lanes(arrived) {
                 let t = w * 32 + l;
                 let Some(sc) = self.sched.get_mut(t) else {

@@ -479,6 +479,7 @@ fn warp_op_name(op: WarpOp) -> &'static str {
 }
 
 /// The source lane and validity of `shfl` (§9.7.8.6).
+#[inline(always)]
 pub(in crate::exec) fn shfl_lane(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
     let bval = b & 0x1f;
     let cval = c & 0x1f;
