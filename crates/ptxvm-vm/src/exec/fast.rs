@@ -1987,7 +1987,28 @@ fn run_ptr(
         run &= *a == a0.wrapping_add(off);
         off += step;
     }
-    if !run || !a0.is_multiple_of(step) {
+    if !run {
+        return None;
+    }
+    run_span(spans, shared, a0, space, wd, write, mem)
+}
+
+/// The host address of the 32 `wd`-byte accesses from `a0` on (one run), when `a0` is
+/// aligned and the run lies inside one allocation the cache knows (writable for a store)
+/// or inside the CTA's shared memory (`a0` an offset there). `None`: the lane-by-lane path
+/// decides (and faults).
+#[inline(always)]
+pub(super) fn run_span(
+    spans: &mut SpanCache,
+    shared: &mut [u8],
+    a0: u64,
+    space: MemSpace,
+    wd: usize,
+    write: bool,
+    mem: &AddressSpace,
+) -> Option<*mut u8> {
+    let step = wd as u64;
+    if step == 0 || !a0.is_multiple_of(step) {
         return None;
     }
     let n = 32 * step;

@@ -282,6 +282,19 @@ extern "C" fn jit_scatter(ctx: *mut JitCtx, space: u32, wd: u32) -> u32 {
     ) as u32
 }
 
+/// The host address of a whole warp's `how & 0xff`-byte accesses (4 or 8) that form one
+/// aligned run from `a0` (the native code checked that the 32 lanes' addresses do), when the
+/// run lies inside one allocation (writable when `how >> 8` is set) or the CTA's shared
+/// memory; 0 when the lane-by-lane path must decide (`fast::run_span`).
+extern "C" fn jit_run_span(ctx: *mut JitCtx, space: u32, how: u32, a0: u64) -> u64 {
+    // SAFETY: as in `jit_gather`.
+    let ctx = unsafe { &mut *ctx };
+    let (spans, shared, mem) = unsafe { helper_parts(ctx) };
+    let (wd, write) = ((how & 0xff) as usize, how >> 8 != 0);
+    super::fast::run_span(spans, shared, a0, space_of(space), wd, write, mem)
+        .map_or(0, |p| p as usize as u64)
+}
+
 /// `shfl.sync` for the lanes in `ctx.act`, as the warp engine runs it when the reference
 /// would complete it at once for exactly these lanes (see `Cta::collective_masks`): every
 /// lane's membermask names itself and no live lane outside `act` (`has_mask` 0: no
@@ -475,6 +488,7 @@ struct Gen<'f, 'b> {
     thread_insts: Variable,
     gather: cranelift_codegen::ir::FuncRef,
     scatter: cranelift_codegen::ir::FuncRef,
+    run_span: cranelift_codegen::ir::FuncRef,
     shfl: cranelift_codegen::ir::FuncRef,
     exit: Block,
     exit_code: Variable,
@@ -1299,6 +1313,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     jb.symbol("ptxvm_jit_gather", jit_gather as *const u8);
     jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
     jb.symbol("ptxvm_jit_shfl", jit_shfl as *const u8);
+    jb.symbol("ptxvm_jit_run_span", jit_run_span as *const u8);
     let mut module = JITModule::new(jb);
     let tcfg = module.target_config();
     let ptr = tcfg.pointer_type();
@@ -1316,6 +1331,15 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .map_err(|e| NoJit(e.to_string()))?;
     let shfl_id = module
         .declare_function("ptxvm_jit_shfl", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let mut span_sig = module.make_signature();
+    span_sig.params.push(AbiParam::new(ptr));
+    span_sig.params.push(AbiParam::new(I32));
+    span_sig.params.push(AbiParam::new(I32));
+    span_sig.params.push(AbiParam::new(I64));
+    span_sig.returns.push(AbiParam::new(I64));
+    let run_span_id = module
+        .declare_function("ptxvm_jit_run_span", Linkage::Import, &span_sig)
         .map_err(|e| NoJit(e.to_string()))?;
 
     let mut sig: Signature = module.make_signature();
@@ -1346,6 +1370,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let gather = module.declare_func_in_func(gather_id, b.func);
         let scatter = module.declare_func_in_func(scatter_id, b.func);
         let shfl = module.declare_func_in_func(shfl_id, b.func);
+        let run_span = module.declare_func_in_func(run_span_id, b.func);
         let exit = b.create_block();
         let act32: [Value; 8] = std::array::from_fn(|k| lane_mask32(&mut b, act, k));
         let act64: [Value; 16] = std::array::from_fn(|k| lane_mask64(&mut b, act, k));
@@ -1365,6 +1390,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             thread_insts,
             gather,
             scatter,
+            run_span,
             shfl,
             exit,
             exit_code,
@@ -2669,15 +2695,11 @@ impl Gen<'_, '_> {
                 ds,
                 addr: Addr::Reg(r, off),
             } => {
-                self.memory(pc, block_end, *space, ty.bytes(), *r, *off, lanes, None);
-                let v = self.load_val(
-                    ty.bytes() == 4,
-                    ty.class() == ptxvm_ir::types::Class::Signed,
-                );
+                let v = self.memory(pc, block_end, *space, ty.bytes(), *r, *off, lanes, None);
                 match v {
-                    Pieces::W32(v) => self.put32(&ds[0], v, mask),
-                    Pieces::W64(v) => self.put64(&ds[0], v, mask),
-                    Pieces::Pred(_) => {}
+                    Some(Pieces::W32(v)) => self.put32(&ds[0], v, mask),
+                    Some(Pieces::W64(v)) => self.put64(&ds[0], v, mask),
+                    _ => {}
                 }
             }
             Exec::St {
@@ -2758,24 +2780,37 @@ impl Gen<'_, '_> {
         off: i64,
         lanes: Value,
         val: Option<Pieces>,
-    ) {
-        // A 32-bit address register (a shared-window offset) is zero-extended, as the warp
-        // engine's `addrs` does.
-        let base = match self.reg(r) {
-            Pieces::W64(v) => v,
-            Pieces::W32(v) => std::array::from_fn(|i| {
-                if i % 2 == 0 {
-                    self.b.ins().uwiden_low(v[i / 2])
-                } else {
-                    self.b.ins().uwiden_high(v[i / 2])
-                }
-            }),
-            Pieces::Pred(_) => self.broken(),
+    ) -> Option<Pieces> {
+        let base = self.reg(r);
+        if let Pieces::Pred(_) = base {
+            self.broken::<()>();
+        }
+        // The registers written so far are stored before the access, so the path that
+        // stops before this instruction has nothing to store (one copy of the stores per
+        // access, not one per access and exit: code size linear in the block).
+        self.store_dirty(pc);
+        let four = wd == 4;
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let nvals = if val.is_some() {
+            0
+        } else if four {
+            8
+        } else {
+            16
         };
-        for (k, v) in base.iter().enumerate() {
-            let o = self.b.ins().iconst(I64, off);
-            let o = self.b.ins().splat(I64X2, o);
-            let a = self.b.ins().iadd(*v, o);
+        for _ in 0..nvals {
+            let ty = if four { I32X4 } else { I64X2 };
+            self.b.append_block_param(join, ty);
+        }
+        if matches!(wd, 4 | 8) && space != MemSpace::Shared {
+            self.run_access(wd, space, lanes, &base, off, val.as_ref(), slow, join);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        for k in 0..16 {
+            let a = self.addr_piece(&base, off, k);
             self.b
                 .ins()
                 .store(TRUSTED, a, self.ctx, off!(addr) + 16 * k as i32);
@@ -2802,10 +2837,6 @@ impl Gen<'_, '_> {
             }
             _ => {}
         }
-        // The registers written so far are stored before the call, so the path that stops
-        // before this instruction has nothing to store (one copy of the stores per access,
-        // not one per access and exit: code size linear in the block).
-        self.store_dirty(pc);
         // The helper reads the lanes from `act`: narrow it to this instruction's lanes for
         // the call, then restore it.
         self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
@@ -2823,6 +2854,138 @@ impl Gen<'_, '_> {
         let ok = self.b.inst_results(call)[0];
         self.b.ins().store(TRUSTED, self.act, self.ctx, off!(act));
         self.or_leave(ok, pc, block_end);
+        let loaded = val.is_none().then(|| self.load_val(four));
+        let args: Vec<cranelift_codegen::ir::BlockArg> = match &loaded {
+            Some(Pieces::W32(v)) => v.iter().map(|x| (*x).into()).collect(),
+            Some(Pieces::W64(v)) => v.iter().map(|x| (*x).into()).collect(),
+            _ => Vec::new(),
+        };
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        let ps = self.b.block_params(join).to_vec();
+        loaded.map(|l| match l {
+            Pieces::W32(_) => Pieces::W32(std::array::from_fn(|k| ps[k])),
+            _ => Pieces::W64(std::array::from_fn(|k| ps[k])),
+        })
+    }
+
+    /// Lanes `2k, 2k+1` of an address register plus `off` (`i64x2`), a 32-bit register (a
+    /// shared-window offset) zero-extended as the warp engine's `addrs` does. Made where it
+    /// is used (each piece is consumed at once, so the 16 pieces are never all live).
+    fn addr_piece(&mut self, base: &Pieces, off: i64, k: usize) -> Value {
+        let v = match base {
+            Pieces::W64(v) => v[k],
+            Pieces::W32(v) if k.is_multiple_of(2) => self.b.ins().uwiden_low(v[k / 2]),
+            Pieces::W32(v) => self.b.ins().uwiden_high(v[k / 2]),
+            Pieces::Pred(_) => return self.broken(),
+        };
+        let o = self.b.ins().iconst(I64, off);
+        let o = self.b.ins().splat(I64X2, o);
+        self.b.ins().iadd(v, o)
+    }
+
+    /// The quick way of a whole-warp access of `wd` (4 or 8) bytes whose 32 lanes form one
+    /// aligned run (lane `l` at `at[0] + l * wd`, every lane in `lanes`): one helper call
+    /// checks the run against the allocation (`fast::run_span`, as `fast::run_ptr` does
+    /// for the warp engine) and returns its host address, and the code loads or stores the
+    /// 32 values there itself. Jumps to `slow` (the lane-by-lane helpers, which also fault)
+    /// when the access is not such a run or the check fails; a load jumps to `join` with
+    /// the values.
+    #[allow(clippy::too_many_arguments)]
+    fn run_access(
+        &mut self,
+        wd: u32,
+        space: MemSpace,
+        lanes: Value,
+        base: &Pieces,
+        off: i64,
+        val: Option<&Pieces>,
+        slow: Block,
+        join: Block,
+    ) {
+        let p0 = self.addr_piece(base, off, 0);
+        let p15 = self.addr_piece(base, off, 15);
+        let a0 = self.b.ins().extractlane(p0, 0);
+        // The two ends and the lanes first, as `fast::run_ptr` does: most accesses that
+        // are not one run (a broadcast, two rows of a tile) leave here, at the cost of two
+        // comparisons.
+        let a1 = self.b.ins().extractlane(p0, 1);
+        let a31 = self.b.ins().extractlane(p15, 1);
+        let w1 = self.b.ins().iadd_imm_s(a0, wd as i64);
+        let w31 = self.b.ins().iadd_imm_s(a0, 31 * wd as i64);
+        let e1 = self.b.ins().icmp(IntCC::Equal, a1, w1);
+        let e31 = self.b.ins().icmp(IntCC::Equal, a31, w31);
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, lanes, -1);
+        let ends = self.b.ins().band(e1, e31);
+        let pre = self.b.ins().band(ends, whole);
+        let check = self.b.create_block();
+        self.b.ins().brif(pre, check, &[], slow, &[]);
+        self.b.switch_to_block(check);
+        let a0v = self.b.ins().splat(I64X2, a0);
+        let mut all: Option<Value> = None;
+        for k in 0..16 {
+            let a = self.addr_piece(base, off, k);
+            let mut bytes = Vec::with_capacity(16);
+            for l in 0..2u64 {
+                bytes.extend_from_slice(&((2 * k as u64 + l) * wd as u64).to_le_bytes());
+            }
+            let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+            let c = self.b.ins().vconst(I64X2, c);
+            let want = self.b.ins().iadd(a0v, c);
+            let eq = self.b.ins().icmp(IntCC::Equal, a, want);
+            all = Some(match all {
+                None => eq,
+                Some(x) => self.b.ins().band(x, eq),
+            });
+        }
+        let Some(all) = all else {
+            self.b.ins().jump(slow, &[]);
+            return;
+        };
+        let run = self.b.ins().vall_true(all);
+        let try_b = self.b.create_block();
+        self.b.ins().brif(run, try_b, &[], slow, &[]);
+        self.b.switch_to_block(try_b);
+        let sp = self
+            .b
+            .ins()
+            .iconst(I32, space_code(space).unwrap_or(0) as i64);
+        let how = self
+            .b
+            .ins()
+            .iconst(I32, (wd | (val.is_some() as u32) << 8) as i64);
+        let call = self.b.ins().call(self.run_span, &[self.ctx, sp, how, a0]);
+        let p = self.b.inst_results(call)[0];
+        let fast = self.b.create_block();
+        self.b.ins().brif(p, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        // Guest memory: checked by the helper, no alignment promised to Cranelift.
+        let flags = MemFlagsData::new().with_notrap();
+        match val {
+            Some(Pieces::W32(v)) => {
+                for (k, x) in v.iter().enumerate() {
+                    self.b.ins().store(flags, *x, p, 16 * k as i32);
+                }
+                self.b.ins().jump(join, &[]);
+            }
+            Some(Pieces::W64(v)) => {
+                for (k, x) in v.iter().enumerate() {
+                    self.b.ins().store(flags, *x, p, 16 * k as i32);
+                }
+                self.b.ins().jump(join, &[]);
+            }
+            Some(Pieces::Pred(_)) => {
+                self.b.ins().jump(slow, &[]);
+            }
+            None => {
+                let ty = if wd == 4 { I32X4 } else { I64X2 };
+                let n = if wd == 4 { 8 } else { 16 };
+                let args: Vec<cranelift_codegen::ir::BlockArg> = (0..n)
+                    .map(|k| self.b.ins().load(ty, flags, p, 16 * k).into())
+                    .collect();
+                self.b.ins().jump(join, &args);
+            }
+        }
     }
 
     /// Goes on when `ok` (non-zero); else nothing of the instruction at `pc` happened: the
@@ -2841,7 +3004,7 @@ impl Gen<'_, '_> {
     }
 
     /// The loaded values from the context.
-    fn load_val(&mut self, four: bool, signed: bool) -> Pieces {
+    fn load_val(&mut self, four: bool) -> Pieces {
         if four {
             Pieces::W32(std::array::from_fn(|k| {
                 let lo = self
@@ -2859,7 +3022,6 @@ impl Gen<'_, '_> {
                 let mask =
                     self.shuffle_mask([0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27]);
                 let v = self.b.ins().shuffle(lo, hi, mask);
-                let _ = signed;
                 self.b.ins().bitcast(I32X4, little(), v)
             }))
         } else {
