@@ -364,6 +364,9 @@ struct Cta<'a> {
     touched: bool,
     /// The kernel's native code, once compiled (see [`Grid::jit_pending`]).
     jit: Option<std::sync::Arc<jit::JitCode>>,
+    /// The context the native code runs with (made on the first entry, kept for the
+    /// CTAs that reuse this one).
+    jit_ctx: Option<Box<jit::JitCtx>>,
     /// Per warp, its lanes' `%tid.x`, `.y`, `.z` (`[c * 32 + lane]`; 0 past the block), for
     /// native code (the same for every CTA of the launch).
     tid_lanes: Vec<[u32; 96]>,
@@ -909,6 +912,7 @@ impl<'a> Cta<'a> {
             printed: false,
             touched: false,
             jit: grid.jit.clone(),
+            jit_ctx: None,
             tid_lanes: (0..n.div_ceil(32))
                 .map(|w| {
                     let mut t = [0u32; 96];

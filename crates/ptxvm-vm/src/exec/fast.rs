@@ -385,8 +385,9 @@ impl Cta<'_> {
                     let room = budget.reserve(JIT_ROOM);
                     let quantum = QUANTUM.saturating_sub(n) as u64;
                     if room > 0
-                        && let Some((ran, exit, pc)) =
-                            self.jit_run(code, w, &g, &mut spin, room, quantum, stats, mem)
+                        && let Some((ran, exit, pc)) = self.jit_run(
+                            code, w, g.mask, g.pc, g.others, &mut spin, room, quantum, stats, mem,
+                        )
                     {
                         budget.consume(ran);
                         n += ran as u32;

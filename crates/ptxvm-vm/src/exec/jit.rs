@@ -83,6 +83,37 @@ pub(super) struct JitCtx {
     aux: u32,
 }
 
+impl JitCtx {
+    /// A context with no CTA in it yet (every pointer null): `jit_run` sets them all
+    /// before each entry.
+    pub(super) const EMPTY: JitCtx = JitCtx {
+        r32: std::ptr::null_mut(),
+        r64: std::ptr::null_mut(),
+        pred: std::ptr::null_mut(),
+        act: 0,
+        others: 0,
+        room: 0,
+        yield_below: 0,
+        thread_insts: 0,
+        spin_max: 0,
+        spin_taken: 0,
+        spin_zeroed: 0,
+        exit_pc: 0,
+        spans: std::ptr::null_mut(),
+        shared: std::ptr::null_mut(),
+        shared_len: 0,
+        mem: std::ptr::null(),
+        addr: [0; 32],
+        val: [0; 32],
+        tid: std::ptr::null(),
+        cta: [0; 9],
+        kparams: std::ptr::null(),
+        kparams_len: 0,
+        live: 0,
+        aux: 0,
+    };
+}
+
 /// Exit codes of the native code.
 pub(super) const EXIT_AT: u32 = 0;
 pub(super) const EXIT_RESELECT: u32 = 1;
@@ -186,7 +217,9 @@ impl Cta<'_> {
         &mut self,
         code: &JitCode,
         w: u32,
-        g: &Group,
+        mask: u32,
+        pc: u32,
+        others: u32,
         spin: &mut super::fast::Spin,
         room: u64,
         quantum: u64,
@@ -194,40 +227,39 @@ impl Cta<'_> {
         mem: &AddressSpace,
     ) -> Option<(u64, u32, u32)> {
         let wr = &mut self.wregs[w as usize];
-        let mut ctx = JitCtx {
-            r32: wr.r32.as_mut_ptr(),
-            r64: wr.r64.as_mut_ptr(),
-            pred: wr.pred.as_mut_ptr(),
-            act: g.mask,
-            others: g.others,
-            room,
-            yield_below: room.saturating_sub(quantum),
-            thread_insts: 0,
-            spin_max: spin.max,
-            spin_taken: spin.taken,
-            spin_zeroed: spin.zeroed as u32,
-            exit_pc: g.pc,
-            spans: &mut self.spans,
-            shared: self.shared.as_mut_ptr(),
-            shared_len: self.shared.len() as u64,
-            mem,
-            addr: [0; 32],
-            val: [0; 32],
-            tid: self.tid_lanes[w as usize].as_ptr(),
-            cta: {
-                let (b, c, g) = (self.launch.block, self.ctaid, self.launch.grid);
-                [b[0], b[1], b[2], c[0], c[1], c[2], g[0], g[1], g[2]]
-            },
-            kparams: self.launch.params.as_ptr(),
-            kparams_len: self.launch.params.len() as u64,
-            live: self.live.get(w as usize).copied().unwrap_or(0),
-            aux: 0,
+        // The context is the CTA's, made once: an entry sets its fields, not its 512 bytes
+        // of helper buffers (`addr`, `val`), which the code writes before a helper reads them.
+        let ctx = self.jit_ctx.get_or_insert_with(|| Box::new(JitCtx::EMPTY));
+        ctx.r32 = wr.r32.as_mut_ptr();
+        ctx.r64 = wr.r64.as_mut_ptr();
+        ctx.pred = wr.pred.as_mut_ptr();
+        ctx.act = mask;
+        ctx.others = others;
+        ctx.room = room;
+        ctx.yield_below = room.saturating_sub(quantum);
+        ctx.thread_insts = 0;
+        ctx.spin_max = spin.max;
+        ctx.spin_taken = spin.taken;
+        ctx.spin_zeroed = spin.zeroed as u32;
+        ctx.exit_pc = pc;
+        ctx.spans = &mut self.spans;
+        ctx.shared = self.shared.as_mut_ptr();
+        ctx.shared_len = self.shared.len() as u64;
+        ctx.mem = mem;
+        ctx.tid = self.tid_lanes[w as usize].as_ptr();
+        ctx.cta = {
+            let (b, c, g) = (self.launch.block, self.ctaid, self.launch.grid);
+            [b[0], b[1], b[2], c[0], c[1], c[2], g[0], g[1], g[2]]
         };
+        ctx.kparams = self.launch.params.as_ptr();
+        ctx.kparams_len = self.launch.params.len() as u64;
+        ctx.live = self.live.get(w as usize).copied().unwrap_or(0);
+        ctx.aux = 0;
         // SAFETY: the code was compiled for this kernel; the context's pointers are this
         // warp's register banks (sized by the kernel's banks, which the code indexes within),
         // the CTA's shared memory and span cache, all alive and not otherwise used during the
         // call.
-        let exit = unsafe { (code.entry)(&mut ctx, g.pc) };
+        let exit = unsafe { (code.entry)(&mut **ctx, pc) };
         let ran = room - ctx.room;
         if ran == 0 {
             return None;
@@ -235,11 +267,12 @@ impl Cta<'_> {
         stats.warp_insts += ran;
         stats.thread_insts += ctx.thread_insts;
         stats.tiers[3] += ran;
-        self.clock += ran;
         spin.max = ctx.spin_max;
         spin.taken = ctx.spin_taken;
         spin.zeroed = ctx.spin_zeroed != 0;
-        Some((ran, exit, ctx.exit_pc))
+        let exit_pc = ctx.exit_pc;
+        self.clock += ran;
+        Some((ran, exit, exit_pc))
     }
 }
 
