@@ -961,6 +961,167 @@ def mma_bs_file(case):
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 
 
+# tcgen05.ld.red (sm_103a, sm_110a): per shape, every .num with both modifier orders of the f32
+# and the integer forms. Tensor Memory lanes 0..31, columns 0..255 hold a hashed bit pattern
+# of the (lane, column) index (a few NaNs planted), written from the input buffer.
+LDRED_NUMS = [2, 4, 8, 16, 32, 64, 128]
+LDRED_COLS = 256
+
+
+def ldred_cell(lane, col):
+    """The cell's bits: the same expression the test's `arg:` line evaluates for element
+    i = lane * LDRED_COLS + col."""
+    i = lane * LDRED_COLS + col
+    if i % 29 == 3:
+        return 0x7FC00000 | (i & 0xFF)  # a quiet NaN with a payload
+    if i % 31 == 7:
+        return 0xFF800000  # -inf
+    return ((i + 1) * 0x9E3779B1) % 0x100000000 & 0xBFFFFFFF  # no NaN/inf: exponent < 0xff
+
+
+LDRED_ARG = (
+    "u32[{n}] = i % 29 == 3 ? (0x7fc00000 | (i & 0xff)) : i % 31 == 7 ? 0xff800000 : "
+    "((i + 1) * 0x9e3779b1) % 0x100000000 & 0xbfffffff"
+)
+
+
+def f32_of(bits):
+    import struct
+
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def is_nan(bits):
+    return (bits >> 23) & 0xFF == 0xFF and bits & 0x7FFFFF != 0
+
+
+def red_ref(vals, op, ty, abs_, nan):
+    """The ISA's reduction of one thread's loaded values (redux.sync's min/max rules): for
+    .f32, NaN operands are ignored unless .NaN (then the result is the canonical NaN
+    0x7fffffff), all NaN gives the canonical NaN, .abs compares (and returns) magnitudes;
+    .u32/.s32 compare as integers."""
+    if ty == "f32":
+        if abs_:
+            vals = [v & 0x7FFFFFFF for v in vals]
+        nans = [v for v in vals if is_nan(v)]
+        if nans and (nan or len(nans) == len(vals)):
+            return 0x7FFFFFFF
+        vals = [v for v in vals if not is_nan(v)]
+        key = f32_of
+    elif ty == "s32":
+        key = lambda v: v - (1 << 32) if v >> 31 else v  # noqa: E731
+    else:
+        key = lambda v: v  # noqa: E731
+    return (min if op == "min" else max)(vals, key=key)
+
+
+def ldred_file(shape, target):
+    lines = [
+        f".version 9.0\n.target {target}\n.address_size 64\n",
+        ".visible .entry tcgen05_ld_red(.param .u64 inp, .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<16>;",
+        "\t.reg .b32 %v<130>;",
+        "\t.reg .f32 %f<130>;",
+        "\t.reg .b64 %rd<8>;",
+        "\t.shared .align 4 .b32 slot;",
+        "",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 256;",
+        "\ttcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        "\tld.shared.b32 %r3, [slot];",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tld.param.u64 %rd0, [inp];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        f"\tmul.wide.u32 %rd2, %r0, {4 * LDRED_COLS};",
+        "\tadd.u64 %rd3, %rd0, %rd2;",
+        "\tld.param.u64 %rd1, [out];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        "\t// Fill: lane tid, columns 0..255 from the input row tid.",
+    ]
+    for c0 in range(0, LDRED_COLS, 128):
+        for j in range(0, 128, 4):
+            lines.append(
+                f"\tld.global.v4.b32 {{%v{j}, %v{j + 1}, %v{j + 2}, %v{j + 3}}}, [%rd3+{4 * (c0 + j)}];"
+            )
+        lines.append(f"\tadd.u32 %r7, %r3, {c0};")
+        lines.append(f"\ttcgen05.st.sync.aligned.32x32b.x128.b32 [%r7], {vec([f'%v{j}' for j in range(128)])};")
+    lines.append("\ttcgen05.wait::st.sync.aligned;")
+    cases = []
+    k = 0
+    for n in LDRED_NUMS:
+        for order in range(2):
+            for ty in ("f32", "int"):
+                op = "min" if (k % 2 == 0) else "max"
+                if ty == "f32":
+                    abs_ = k % 4 in (1, 2)
+                    nan = k % 3 == 0
+                    mods = f".{op}{'.abs' if abs_ else ''}{'.NaN' if nan else ''}"
+                    sfx = f"{mods}.f32" if order == 0 else f".f32{mods}"
+                    t = "f32"
+                else:
+                    abs_ = nan = False
+                    t = "s32" if k % 3 else "u32"
+                    sfx = f".{op}.{t}" if order == 0 else f".{t}.{op}"
+                col = (37 * k) % (LDRED_COLS - n + 1) if shape == "32x32b" else 0
+                lane_off, split = 0, None
+                if shape == "16x32bx2":
+                    lane_off = 16 if k % 2 else 0
+                    split = n + (k * 7) % (LDRED_COLS - 2 * n + 1)
+                    col = (11 * k) % (LDRED_COLS - n - split + 1)
+                cases.append((n, sfx, t, op, abs_, nan, col, lane_off, split))
+                k += 1
+    off = 0
+    expect = []
+    desc = []
+    for n, sfx, t, op, abs_, nan, col, lane_off, split in cases:
+        r = "%f" if t == "f32" else "%v"
+        regs = [f"{r}{j}" for j in range(n)]
+        name = f"tcgen05.ld.red.sync.aligned.{shape}.x{n}{sfx}"
+        extra = f", {split}" if split is not None else ""
+        lines.append(f"\tadd.u32 %r7, %r3, {(lane_off << 16) + col};")
+        lines.append(f"\t{name} {vec(regs)}, {r}129, [%r7]{extra};")
+        lines.append("\ttcgen05.wait::ld.sync.aligned;")
+        # out[off + 3 tid + (0, 1, 2)] = redval, the first and the last loaded register
+        lines.append("\tmul.wide.u32 %rd2, %r0, 12;")
+        lines.append("\tadd.u64 %rd4, %rd1, %rd2;")
+        st = "st.global.f32" if t == "f32" else "st.global.b32"
+        for j, reg in enumerate([f"{r}129", regs[0], regs[-1]]):
+            lines.append(f"\t{st} [%rd4+{4 * (off + j)}], {reg};")
+        vals = []
+        for tid in range(32):
+            got = []
+            for lane, cols in cells(shape, n, False, tid, split):
+                got.append(ldred_cell(lane_off + lane, col + cols[0]))
+            vals += [red_ref(got, op, t, abs_, nan), got[0], got[-1]]
+        expect.append((off, vals))
+        desc.append(f"{name} at lane +{lane_off}, column +{col}{'' if split is None else f', split {split}'}")
+        off += 3 * 32
+    lines += [
+        "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 256;",
+        "\tret;",
+        "}",
+        "",
+    ]
+    head = [
+        f"// tcgen05.ld.red .{shape} ({target}: the {'B300' if target == 'sm_103a' else 'Jetson Thor'} model),",
+        "// every .num, both modifier orders, .f32 (with .abs/.NaN) and .u32/.s32, min and max;",
+        "// one warp (lanes 0..31). Generated by tools/tcgen05_ref.py: Tensor Memory lane L,",
+        "// column c holds arg0[256 L + c] (hashed bit patterns, quiet NaNs with payloads, -inf);",
+        "// which cells a thread loads comes from CUTLASS's copy-atom layouts (as for tcgen05.ld),",
+        "// the reduction from the ISA text (min/max across the thread's loaded columns; f32 NaN",
+        "// operands ignored unless .NaN, then the canonical NaN; .abs on magnitudes), computed in",
+        "// Python. Per case, thread t writes (redval, first register, last register) at 3 t.",
+        "// Cases, in output order:",
+    ]
+    head += [f"//   {d}" for d in desc]
+    head.append(f"// run: --grid 1 --block 32 --arch {target}")
+    head.append("// arg: " + LDRED_ARG.format(n=32 * LDRED_COLS))
+    head.append(f"// arg: zeros:u32:{off}")
+    for o, vals in expect:
+        head.append(f"// expect arg1[{o}..{o + len(vals)}]: [{', '.join(hex(v) for v in vals)}]")
+    write(os.path.join(ROOT, "tests/run/warp", f"tcgen05_ld_red_{shape}.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -1149,6 +1310,8 @@ def main():
         mma_bs_file(case)
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
+    ldred_file("32x32b", "sm_103a")
+    ldred_file("16x32bx2", "sm_110a")
 
 
 if __name__ == "__main__":

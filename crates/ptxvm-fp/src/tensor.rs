@@ -211,7 +211,7 @@ pub enum TcArch {
     Ada,
     /// sm_90/sm_90a (H100, H200).
     Hopper,
-    /// sm_100/sm_100a (B200).
+    /// sm_100/sm_100a (B200); also the B300 (sm_103a) and Thor (sm_110a) models.
     Blackwell,
     /// sm_120/sm_120a (RTX 50 series, RTX PRO 6000).
     RtxBlackwell,
