@@ -269,13 +269,17 @@ def model(gen, inst, k, ab, d):
     return {"F": F, "L": L, "e0": e0, "out": out, "il": il}
 
 
-def dot(gen, inst, at, bt, ct, d, a, b, c):
-    """One element of D (bits) for raw operand bits a[k], b[k] and C bits c."""
+def dot(gen, inst, at, bt, ct, d, a, b, c, c_scale=0):
+    """One element of D (bits) for raw operand bits a[k], b[k] and C bits c. c_scale:
+    tcgen05.mma's scale-input-d, C enters the sum as the exact value C * 2^-c_scale (its
+    alignment exponent lowered by the scale; a zero C stays the zero addend)."""
     k = len(a)
     p = model(gen, inst, k, at, d)
     A = [decode(at, x) for x in a]
     B = [decode(bt, x) for x in b]
     C = decode(ct, c)
+    if c_scale and C[0] == "num" and C[2] != 0:
+        C = ("num", C[1], C[2] * p2(-c_scale), C[3] - c_scale)
     if p["il"]:
         lo = [(A[i], B[i]) for i in range(k) if i % 4 < 2]
         hi = [(A[i], B[i]) for i in range(k) if i % 4 >= 2]

@@ -369,6 +369,99 @@ MMA_CASES += [
 MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
 
 
+# tcgen05.mma.sp cases (M = 128): name -> the MMA's k-step within the metadata tile (the
+# metadata of a K = 128 tile is written to Tensor Memory at column 320 as JAX's Mosaic GPU
+# `format_tcgen05_sparse_metadata` lays it out; the MMA addresses it as Mosaic does: a column
+# pair per two k-steps for 16- and 32-bit A with the selector naming the column, two columns
+# per k-step for 8-bit A, selector 0).
+MMA_SP = {
+    "tcgen05_mma_sp_f16_f32_sw128_none": 0,
+    "tcgen05_mma_sp_bf16_f32_tmem_trans_b_sel1": 3,
+    "tcgen05_mma_sp_tf32_f32_sw64_sel1": 1,
+    "tcgen05_mma_sp_e4m3_e5m2_f32_sw32_step1": 1,
+    "tcgen05_mma_sp_s8_u8_s32_sat_tmem": 0,
+    "tcgen05_mma_sp_f16_f16_mn_disable": 2,
+}
+MMA_CASES += [
+    ("tcgen05_mma_sp_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_bf16_f32_tmem_trans_b_sel1", "f16", "f32", "bf16", "bf16", 16,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 1, 0, 0),
+    ("tcgen05_mma_sp_tf32_f32_sw64_sel1", "tf32", "f32", "tf32", "tf32", 16,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 1, 0),
+    ("tcgen05_mma_sp_e4m3_e5m2_f32_sw32_step1", "f8f6f4", "f32", "e4m3", "e5m2", 24,
+     ("K", "32", 0, 0, 256), ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_s8_u8_s32_sat_tmem", "i8", "s32", "s8", "u8", 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 0, 1),
+    ("tcgen05_mma_sp_f16_f16_mn_disable", "f16", "f16", "f16", "f16", 8,
+     ("MN", "128", 0, 2048, 1024), ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+]
+MMA_DISABLE["tcgen05_mma_sp_f16_f16_mn_disable"] = (0x00FF00FF, 0, 0x80000000, 0x7)
+# scale-input-d cases: name -> the scale (D = A.B + D * 2^-scale, kind::f16 and kind::tf32).
+MMA_SCALE = {
+    "tcgen05_mma_scale_d_f16_f32_s3": 3,
+    "tcgen05_mma_scale_d_tf32_f32_tmem_s15": 15,
+    "tcgen05_mma_scale_d_f16_f16_s1": 1,
+    "tcgen05_mma_sp_scale_d_bf16_f32_s7": 7,
+}
+MMA_SP["tcgen05_mma_sp_scale_d_bf16_f32_s7"] = 2
+MMA_CASES += [
+    ("tcgen05_mma_scale_d_f16_f32_s3", "f16", "f32", "f16", "f16", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_scale_d_tf32_f32_tmem_s15", "tf32", "f32", "tf32", "tf32", 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+    ("tcgen05_mma_scale_d_f16_f16_s1", "f16", "f16", "f16", "f16", 16,
+     ("K", "none", 0, 128, 256), ("MN", "32", 0, 0, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_scale_d_bf16_f32_s7", "f16", "f32", "bf16", "bf16", 16,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+]
+# The meaningful 2:4 metadata fields of tcgen05.mma.sp (ISA "Sparse matrices"): two 2-bit
+# indices, the first stored value's in bits 1:0 (0b0110 places the first value at 2, the
+# second at 1). tf32 (1:2): 0b0100 (element 0) or 0b1110 (element 1).
+SP_FIELDS = [0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110]
+SP_FIELDS_TF32 = [0b0100, 0b1110]
+
+
+def transpose_reshape(flat, shape, perm):
+    """C-order reshape of the list `flat` to `shape`, transposed by `perm`, flattened again."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    tshape = [shape[p] for p in perm]
+    out = []
+    idx = [0] * len(shape)
+    total = len(flat)
+    for _ in range(total):
+        src = sum(idx[j] * strides[perm[j]] for j in range(len(shape)))
+        out.append(flat[src])
+        for j in range(len(shape) - 1, -1, -1):
+            idx[j] += 1
+            if idx[j] < tshape[j]:
+                break
+            idx[j] = 0
+    return out
+
+
+def sp_meta_tmem(meta, bits):
+    """The Tensor Memory image (128 lanes x 4 columns) of a 128-row, K = 128 metadata tile:
+    meta[m][q] are the row's 64 2-bit indices (q = 2 chunk + j). JAX's Mosaic GPU
+    `format_tcgen05_sparse_metadata`: for 8-bit operands row m as is; for 16-bit ones
+    reshape (8, 2, 8, 4, 2, 8), transpose (0, 4, 2, 3, 1, 5) of the (m, q) digits, i.e.
+    the (128, 64) result [A, E, C, D, B, F] of meta[16A + 8B + C][16D + 8E + F] (the leading
+    tile dimensions of size 1 dropped). The (128, 64) array of 2-bit values then goes to
+    Tensor Memory a row per lane, element s at bit 2 s of the row's 128 bits (XLA packs
+    sub-byte elements from the low bits; the copy is row r -> lane r, bytes in order)."""
+    flat = [meta[m][q] for m in range(128) for q in range(64)]
+    if bits != 8:
+        flat = transpose_reshape(flat, [8, 2, 8, 4, 2, 8], [0, 4, 2, 3, 1, 5])
+    words = []
+    for lane in range(128):
+        row = flat[64 * lane:64 * lane + 64]
+        for w in range(4):
+            words.append(sum(row[16 * w + j] << (2 * j) for j in range(16)))
+    return words
+
+
 def row_lane(M, lane0, m):
     """The Tensor Memory lane of row m of D (or A): Layout D (M = 128) lane m; Layout F
     (M = 64, "4x1, 1/2 datapath utilized", lane alignment 0 or 16; CUTLASS's M64 atom
@@ -382,7 +475,10 @@ def mma_file(case):
     dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     bits = wgmma_ref.BITS[at]
-    k = 256 // bits
+    sp = name in MMA_SP
+    scale = MMA_SCALE.get(name, 0)
+    k = 256 // bits * (2 if sp else 1)
+    ka = k // 2 if sp else k  # A's stored columns
     T = 128 // bits
     center = rng.next()
 
@@ -390,7 +486,42 @@ def mma_file(case):
         v = tc_ref.rand_elem(rng, t)
         return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
 
-    A = [[rand(at) for _ in range(k)] for _ in range(M)]
+    if sp:
+        # A structured-sparse dense A: per chunk a meaningful field of the ISA's list; its
+        # stored values at the indices the field names (zeros elsewhere). The metadata tile
+        # (K = 128: 64 2-bit indices a row) holds random fields for the other k-steps.
+        cw = 2 if at == "tf32" else 4
+        fields_of = SP_FIELDS_TF32 if at == "tf32" else SP_FIELDS
+        steps = 2 if bits == 8 else 4
+        per_step = 64 // steps  # 2-bit indices per k-step and row
+        ks = MMA_SP[name]
+        meta = [[rng.next() & 3 for _ in range(64)] for _ in range(128)]
+        A, AC = [], []
+        for m in range(M):
+            row, comp = [0] * k, []
+            for ch in range(k // cw):
+                f = fields_of[rng.next() % len(fields_of)]
+                q = ks * per_step + 2 * ch
+                meta[m][q], meta[m][q + 1] = f & 3, f >> 2
+                if cw == 2:
+                    v = rand(at)
+                    row[ch * 2 + ((f >> 1) & 1)] = v
+                    comp.append(v)
+                else:
+                    for j in range(2):
+                        v = rand(at)
+                        row[ch * 4 + ((f >> (2 * j)) & 3)] = v
+                        comp.append(v)
+            A.append(row)
+            AC.append(comp)
+        meta_words = sp_meta_tmem(meta, bits)
+        if bits == 8:
+            meta_col, sel = 2 * ks, 0
+        else:
+            meta_col, sel = 2 * (ks // 2), ks % 2
+    else:
+        A = [[rand(at) for _ in range(k)] for _ in range(M)]
+        AC = A
     B = [[rand(bt) for _ in range(k)] for _ in range(n)]
     # The C image of every lane (row m of C is the lane row_lane(M, dlane, m)).
     CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
@@ -402,8 +533,8 @@ def mma_file(case):
     if asrc != "tmem":
         major, swz, off, lbo, sbo = asrc
         for m in range(M):
-            for kk in range(k):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+            for kk in range(ka):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
     major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
@@ -422,7 +553,7 @@ def mma_file(case):
                 D[m][nn] = tc_ref.dot_int(at, bt, a, b, c - (1 << 32) if c >> 31 else c, bool(sat)) & 0xFFFFFFFF
             else:
                 # tcgen05's model: one block per 32 bytes of A (tc_ref's rtx-blackwell row).
-                D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c)
+                D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, a, b, c, scale if en else 0)
     dis = MMA_DISABLE.get(name)
     if dis:
         for m in range(M):
@@ -434,13 +565,15 @@ def mma_file(case):
     idesc = (sat << 3) | (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (na << 13) \
         | (nb << 14) | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
         | ((M >> 4) << 24)
+    if sp:
+        idesc |= (1 << 2) | sel
     # A in Tensor Memory: row m in lane row_lane(M, alane, m), 32 bytes from column 256 (8
     # cells); other lanes 0.
     apacked = [0] * (128 * 8)
     for m in range(M):
         row = 0
-        for kk in range(k):
-            row |= A[m][kk] << (kk * bits)
+        for kk in range(ka):
+            row |= AC[m][kk] << (kk * bits)
         lane = row_lane(M, alane, m)
         apacked[8 * lane:8 * lane + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
     # Every lane reads back its n cells of D's columns: D's rows where they are, C elsewhere.
@@ -451,7 +584,8 @@ def mma_file(case):
     dflat = [DL[lane][j] for lane in range(128) for j in range(n)]
     L = [
         HEADER,
-        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out"
+        + (", .param .u64 min)" if sp else ")"),
         "{",
         "\t.reg .b32 %r<32>;",
         "\t.reg .b32 %v<8>;",
@@ -514,6 +648,15 @@ def mma_file(case):
         L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
     L.append("\tadd.u32 %r10, %r9, 256;")
     L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    if sp:
+        L.append("\t// the metadata tile: row tid at column 320 (4 columns)")
+        L.append("\tld.param.u64 %rd10, [min];")
+        L.append("\tcvta.to.global.u64 %rd10, %rd10;")
+        L.append("\tmul.wide.u32 %rd6, %r0, 16;")
+        L.append("\tadd.u64 %rd7, %rd10, %rd6;")
+        L.append("\tld.global.v4.u32 {%v0, %v1, %v2, %v3}, [%rd7];")
+        L.append("\tadd.u32 %r10, %r9, 320;")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x4.b32 [%r10], {%v0, %v1, %v2, %v3};")
     L.append("\ttcgen05.wait::st.sync.aligned;")
     L.append("\ttcgen05.fence::before_thread_sync;")
     L.append("\tbar.sync 0;")
@@ -535,12 +678,18 @@ def mma_file(case):
     L.append(f"\tadd.u32 %r14, %r7, {256 + (alane << 16):#x};")
     L.append(f"\tadd.u32 %r20, %r7, {dlane << 16:#x};")
     aop = "[%r14]" if asrc == "tmem" else "%rd8"
+    mop = ""
+    if sp:
+        L.append(f"\tadd.u32 %r21, %r7, {320 + meta_col};")
+        mop = "[%r21], "
+    spm = ".sp" if sp else ""
+    tail = f", {scale}" if name in MMA_SCALE else ""
     if dis:
         for j, x in enumerate(dis):
             L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, {{%r16, %r17, %r18, %r19}}, %p2;")
+        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, {mop}%r13, {{%r16, %r17, %r18, %r19}}, %p2{tail};")
     else:
-        L.append(f"\ttcgen05.mma.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, %r13, %p2;")
+        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, {mop}%r13, %p2{tail};")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
     L.append("SKIP_MMA:")
@@ -561,7 +710,13 @@ def mma_file(case):
     L[-6] = "\t@%p1 bra DONE;"
     L[-5] = "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 512;"
     head = [
-        f"// `tcgen05.mma.cta_group::1.kind::{kind}` on sm_100a: M = {M}, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        f"// `tcgen05.mma{'.sp' if sp else ''}.cta_group::1.kind::{kind}` on sm_100a: M = {M}, N = {n}, K = {k}, D {d}, A {at}, B {bt},",
+        *([f"// sparse A ({ka} stored columns of a structured-sparse A, meaningful metadata fields of the ISA's",
+           f"// list), metadata tile at column 320 as JAX's Mosaic GPU lays it out, this MMA's at column",
+           f"// 320 + {meta_col} with sparsity selector {sel} (k-step {MMA_SP[name]} of the tile; the other",
+           "// k-steps' fields random); expected D from the dense product of the decompressed A,"] if sp else []),
+        *([f"// scale-input-d {scale}: D = A.B + D * 2^-{scale} (C enters the sum as that exact value),"]
+          if name in MMA_SCALE else []),
         *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
            + (f", lane {alane} + ... for A" if asrc == "tmem" else "")
            + "; the other lanes keep their C)"] if M == 64 else []),
@@ -581,6 +736,7 @@ def mma_file(case):
         f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
         f"// arg: u32[{len(apacked)}] = [{', '.join(hex(x) for x in apacked)}]",
         f"// arg: zeros:u32:{len(dflat)}",
+        *([f"// arg: u32[{len(meta_words)}] = [{', '.join(hex(x) for x in meta_words)}]"] if sp else []),
         f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
     ]
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))

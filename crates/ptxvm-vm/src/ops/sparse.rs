@@ -193,20 +193,37 @@ pub(crate) fn decompress(
             }
         ));
     }
+    decompress_rows(a_elem, k, 16, comp, |row, ch| {
+        let (g, hi) = (row % 8, row / 8);
+        // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
+        let (lane, shift) = if tpg == 4 {
+            (4 * g + 2 * (ch / 8) + hi, 4 * (ch % 8))
+        } else {
+            (4 * g + sel as usize * tpg + ch / 4, 16 * hi + 4 * (ch % 4))
+        };
+        Ok(meta.get(lane).copied().unwrap_or(0) >> shift & 0xf)
+    })
+}
+
+/// Decompresses `rows` rows of A (`comp`: `rows` x K/2 stored values, row-major) into the
+/// `rows` x `k` dense matrix, `field(row, chunk)` giving the 4-bit metadata field of a chunk
+/// (an `Err` from it is returned): the one expansion `mma.sp`, `wgmma.mma_async.sp` and
+/// `tcgen05.mma.sp` share, each with its own metadata placement. The rules for undefined
+/// fields are in the module documentation.
+pub(crate) fn decompress_rows(
+    a_elem: Elem,
+    k: usize,
+    rows: usize,
+    comp: &[u64],
+    mut field: impl FnMut(usize, usize) -> Result<u32, String>,
+) -> Result<Vec<u64>, String> {
     let bad = || "sparse fragment out of range".to_string();
     let (cw, nz) = chunk(a_elem);
     let kc = k / 2;
-    let mut a = vec![0u64; 16 * k];
-    for row in 0..16 {
-        let (g, hi) = (row % 8, row / 8);
+    let mut a = vec![0u64; rows * k];
+    for row in 0..rows {
         for ch in 0..k / cw {
-            // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
-            let (lane, shift) = if tpg == 4 {
-                (4 * g + 2 * (ch / 8) + hi, 4 * (ch % 8))
-            } else {
-                (4 * g + sel as usize * tpg + ch / 4, 16 * hi + 4 * (ch % 4))
-            };
-            let field = meta.get(lane).copied().unwrap_or(0) >> shift & 0xf;
+            let field = field(row, ch)? & 0xf;
             let vals = comp.get(row * kc + ch * nz..row * kc + (ch + 1) * nz);
             let dst = a.get_mut(row * k + ch * cw..row * k + (ch + 1) * cw);
             let (Some(vals), Some(dst)) = (vals, dst) else {

@@ -299,17 +299,37 @@ impl Dx<'_> {
             if has(".block_scale") && !has(".sp") && !has(".ws") {
                 return self.decode_tcgen05_mma_scaled(inst);
             }
-            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
+            if has(".ws") || has(".ashift") || has(".block_scale") {
                 return None;
             }
-            // disable-output-lane (four registers for .cta_group::1) before enable-input-d;
-            // scale-input-d is not modelled.
-            let lanes_off: Vec<Src> = match (ops.len(), op(4)) {
-                (5, _) => Vec::new(),
-                (6, Some(Op::Vector(v))) if v.len() == 4 => {
-                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?
-                }
+            // d, a, b, {[sp_meta],} idesc, {disable-output-lane (four registers for
+            // .cta_group::1),} enable-input-d {, scale-input-d}.
+            let sp = has(".sp");
+            let fixed = 4 + usize::from(sp);
+            let (lanes_off, scale_d): (Vec<Src>, Option<u8>) = match ops.get(fixed..)? {
+                [_] => (Vec::new(), None),
+                [Op::Vector(v), _] if v.len() == 4 => (
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                    None,
+                ),
+                [_, Op::Imm(sc)] => (Vec::new(), Some(u8::try_from(*sc).ok()?)),
+                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == 4 => (
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                    Some(u8::try_from(*sc).ok()?),
+                ),
                 _ => return None,
+            };
+            let enable = match scale_d {
+                Some(_) => op(ops.len() - 2)?,
+                None => op(ops.len() - 1)?,
+            };
+            let (meta, meta_off) = if sp {
+                match self.addr(op(3)?)? {
+                    Addr::Reg(r, off) => (vec![Src::Reg(r)], i32::try_from(off).ok()?),
+                    _ => return None,
+                }
+            } else {
+                (Vec::new(), 0)
             };
             let kind = if has(".kind::f16") {
                 Kind::F16
@@ -334,15 +354,21 @@ impl Dx<'_> {
                     kind,
                     a_tmem,
                     a_off,
+                    form: crate::ops::tcgen05::MmaForm {
+                        sp,
+                        meta_off,
+                        scale_d,
+                    },
                 }),
                 dsts: Vec::new(),
                 srcs: [
                     a,
                     self.src(op(2)?)?,
-                    self.src(op(3)?)?,
-                    self.src(op(ops.len() - 1)?)?,
+                    self.src(op(fixed - 1)?)?,
+                    self.src(enable)?,
                 ]
                 .into_iter()
+                .chain(meta)
                 .chain(lanes_off)
                 .collect(),
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
@@ -1166,6 +1192,7 @@ impl Cta<'_> {
             [s.a, s.b],
             f16,
             [s.neg_a, s.neg_b, s.satfinite],
+            0,
         );
         // Scatter into D's registers.
         let mut out = vec![[0u64; 32]; s.nd as usize];
@@ -1229,8 +1256,9 @@ impl Cta<'_> {
             Tc5Op::St(m) => m.name(true),
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
-            Tc5Op::Mma { kind, .. } => format!(
-                "tcgen05.mma.cta_group::1.kind::{}",
+            Tc5Op::Mma { kind, form, .. } => format!(
+                "tcgen05.mma{}.cta_group::1.kind::{}",
+                if form.sp { ".sp" } else { "" },
                 match kind {
                     crate::ops::tcgen05::Kind::F16 => "f16",
                     crate::ops::tcgen05::Kind::Tf32 => "tf32",
@@ -1278,10 +1306,11 @@ impl Cta<'_> {
             kind,
             a_tmem,
             a_off,
+            form,
         } = op
         {
             for &i in part {
-                self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+                self.tcgen05_mma(i, kind, (a_tmem, a_off), form, srcs, addr, &name)?;
             }
             return Ok(());
         }
@@ -1577,6 +1606,8 @@ impl Cta<'_> {
     /// D = A.B + C for `rows` x `n` with depth `k` (A row-major `rows x k`, B `n x k`, C and the
     /// result `rows x n`), with the arithmetic of the model's tensor cores for `inst`: the one
     /// definition `wgmma` and `tcgen05.mma` share. `flags`: negate A, negate B, saturate.
+    /// `c_scale`: C enters the floating-point sum as C * 2^-c_scale (`tcgen05.mma`'s
+    /// scale-input-d; 0 otherwise).
     #[allow(clippy::too_many_arguments)]
     fn tc_dot(
         &self,
@@ -1586,6 +1617,7 @@ impl Cta<'_> {
         [at_, bt_]: [crate::ops::tensor::Elem; 2],
         f16: bool,
         [neg_a, neg_b, satfinite]: [bool; 3],
+        c_scale: i32,
     ) -> Vec<u64> {
         use crate::ops::tensor::Elem;
         use ptxvm_fp::tensor::{self as tc, AccType, BitOp};
@@ -1609,12 +1641,13 @@ impl Cta<'_> {
                 let bn: Vec<tc::Num> = b.iter().map(|&x| neg(bt.decode(x as u32), neg_b)).collect();
                 for r in 0..rows {
                     for col in 0..n {
-                        d[r * n + col] = tc::mma_dot_nums(
+                        d[r * n + col] = tc::mma_dot_nums_scaled(
                             &p,
                             &an[r * k..(r + 1) * k],
                             &bn[col * k..(col + 1) * k],
                             dt,
                             c[r * n + col] as u32,
+                            c_scale,
                         ) as u64;
                     }
                 }
@@ -1664,13 +1697,20 @@ impl Cta<'_> {
     /// (M = 128: row m in lane m, column n at D's column + n, 32-bit accumulators) = A.B (+ D
     /// with enable-input-d). A from shared memory through its descriptor, or from Tensor
     /// Memory (row m in lane m, element k at bit k * bits of the row from A's column).
+    ///
+    /// `.sp` (`form.sp`): A is the M x K/2 compressed matrix (K/2 elements per row, read as a
+    /// dense A of that width), decompressed with the metadata in Tensor Memory
+    /// (`ops::tcgen05::sp_meta_at`, the sparsity selector in descriptor bits 0-1) by
+    /// `ops::sparse::decompress_rows`, then multiplied densely with the full K. `scale-input-d`
+    /// (`form.scale_d`, kind::f16/tf32 only) lowers C's exponent by the scale before it enters
+    /// the sum (`ptxvm_fp::tensor::mma_dot_nums_scaled`).
     #[allow(clippy::too_many_arguments)]
     fn tcgen05_mma(
         &mut self,
         t: usize,
         kind: crate::ops::tcgen05::Kind,
-        a_tmem: bool,
-        a_off: i32,
+        (a_tmem, a_off): (bool, i32),
+        form: crate::ops::tcgen05::MmaForm,
         srcs: &[Src],
         addr: Option<(MemSpace, Addr)>,
         name: &str,
@@ -1691,12 +1731,35 @@ impl Cta<'_> {
         };
         let raw = self.src(t, si) as u32;
         let id = Idesc::decode(raw);
-        if id.sparse {
+        if id.sparse != form.sp {
             return Err(bad(
                 self,
+                if form.sp {
+                    format!(
+                        "instruction descriptor {raw:#010x} does not set sparsity (bit 2) for `tcgen05.mma.sp`"
+                    )
+                } else {
+                    format!(
+                        "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    )
+                },
+            ));
+        }
+        if form.sp && id.m != 128 {
+            return Err(unsup(
+                self,
                 format!(
-                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    "M = {} (instruction descriptor {raw:#010x}): `tcgen05.mma.sp` is modelled for M = 128 only (the M = 64 metadata layout is only a figure in the PTX ISA)",
+                    id.m
                 ),
+            ));
+        }
+        if let Some(sc) = form.scale_d
+            && (sc > 15 || !matches!(kind, Kind::F16 | Kind::Tf32))
+        {
+            return Err(bad(
+                self,
+                format!("scale-input-d {sc}: it must be in [0, 15], with kind::f16 or kind::tf32"),
             ));
         }
         if id.m != 128 && id.m != 64 {
@@ -1785,7 +1848,9 @@ impl Cta<'_> {
             Kind::Tf32 => 32,
             _ => 8,
         };
-        let (m, n, k) = (id.m as usize, id.n as usize, (256 / bits) as usize);
+        // K: 32 bytes of A per row, dense; twice that (of which A holds half) with `.sp`.
+        let k = (256 / bits) as usize * if form.sp { 2 } else { 1 };
+        let (m, n) = (id.m as usize, id.n as usize);
         // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
         // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
         // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
@@ -1823,11 +1888,27 @@ impl Cta<'_> {
             se,
             bits,
             [m, n, k],
+            form.sp,
             (dlane, dcol),
             &row_lane,
             &lane_ok,
             lane_rule,
         )?;
+        let a = if form.sp {
+            self.tcgen05_sp_decompress(
+                t,
+                name,
+                srcs.get(4).copied(),
+                form.meta_off,
+                raw,
+                at,
+                bits,
+                [m, k],
+                &a,
+            )?
+        } else {
+            a
+        };
         // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
         // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
         // upper 16 as 0.
@@ -1844,11 +1925,18 @@ impl Cta<'_> {
             [at, bt],
             f16_d,
             [id.neg_a, id.neg_b, id.saturate],
+            form.scale_d.map_or(0, i32::from),
         );
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
         // L of D.
         let mut off = [0u32; 4];
-        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
+        let lanes_at = 4 + usize::from(form.sp);
+        for (j, &x) in srcs
+            .get(lanes_at..lanes_at + 4)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
             off[j] = self.src(t, x) as u32;
         }
         if let Some(tm) = self.tmem.as_deref_mut() {
@@ -1864,6 +1952,56 @@ impl Cta<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `tcgen05.mma.sp` (M = 128) for thread `t`: the dense `m` x `k` A from the compressed
+    /// `comp` (`m` x `k / 2`) and the metadata at the Tensor Memory address in `meta` (+
+    /// `meta_off`; its lane must be 0), placed as `ops::tcgen05::sp_meta_at` says for `bits`-bit
+    /// elements and the selector in bits 0-1 of the instruction descriptor `raw`.
+    #[allow(clippy::too_many_arguments)]
+    fn tcgen05_sp_decompress(
+        &self,
+        t: usize,
+        name: &str,
+        meta: Option<Src>,
+        meta_off: i32,
+        raw: u32,
+        at: crate::ops::tensor::Elem,
+        bits: u32,
+        [m, k]: [usize; 2],
+        comp: &[u64],
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        let bad = |m: String| self.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"));
+        let Some(meta) = meta else {
+            return Err(self.unsupported(t, name));
+        };
+        let maddr = self.src(t, meta).wrapping_add(meta_off as i64 as u64);
+        if maddr >> 16 & 0xffff != 0 {
+            return Err(bad(format!(
+                "the sparsity metadata's Tensor Memory address {maddr:#x} must be at lane 0 for M = 128"
+            )));
+        }
+        let mcol = (maddr & 0xffff) as u32;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad("no Tensor Memory is allocated in this CTA".into()));
+        };
+        let sel = raw & 3;
+        let mut unsupported = false;
+        let a = crate::ops::sparse::decompress_rows(at, k, m, comp, |row, ch| {
+            let (lane, col, bit) = crate::ops::tcgen05::sp_meta_at(bits, sel, row, ch)
+                .inspect_err(|_| unsupported = true)?;
+            let col = mcol
+                .checked_add(col)
+                .ok_or_else(|| format!("metadata address {maddr:#x} overflows"))?;
+            Ok(tm.read(lane, col)? >> bit & 0xf)
+        });
+        a.map_err(|e| {
+            if unsupported {
+                self.fault(t, FaultKind::Unsupported, format!("`{name}`: {e}"))
+            } else {
+                bad(format!("sparsity metadata: {e}"))
+            }
+        })
     }
 
     /// The operands of a `tcgen05.mma` issued by thread `t`: A, `m` rows of `k` elements of
@@ -1882,6 +2020,7 @@ impl Cta<'_> {
         enable: Src,
         bits: u32,
         [m, n, k]: [usize; 3],
+        sparse: bool,
         d: (u32, u32),
         row_lane: &dyn Fn(u32, usize) -> u32,
         lane_ok: &dyn Fn(u64) -> bool,
@@ -1903,7 +2042,8 @@ impl Cta<'_> {
             (1u64 << bits) - 1
         };
         let no_tmem = |this: &Self| bad(this, "no Tensor Memory is allocated in this CTA".into());
-        // A.
+        // A (with `sparse`, the compressed K/2 columns).
+        let ka = if sparse { k / 2 } else { k };
         let a: Vec<u64> = if a_tmem {
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
             if !lane_ok(aa) {
@@ -1917,21 +2057,21 @@ impl Cta<'_> {
             let Some(tm) = self.tmem.as_deref() else {
                 return Err(no_tmem(self));
             };
-            let mut a = vec![0u64; m * k];
+            let mut a = vec![0u64; m * ka];
             for r in 0..m {
-                for kk in 0..k {
+                for kk in 0..ka {
                     let bit = kk as u32 * bits;
                     let cell = tm
                         .read(row_lane(alane, r), acol + bit / 32)
                         .map_err(|e| bad(self, e))?;
-                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                    a[r * ka + kk] = (u64::from(cell) >> (bit % 32)) & mask;
                 }
             }
             a
         } else {
             let raw_a = self.src(t, sa);
             let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
+            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, ka], name, "A")?
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
@@ -2189,6 +2329,7 @@ impl Cta<'_> {
             se,
             bits,
             [m, n, k],
+            false,
             (0, dcol),
             &row_lane,
             &lane_ok,
