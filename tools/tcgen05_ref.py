@@ -415,6 +415,91 @@ MMA_CASES += [
     ("tcgen05_mma_sp_scale_d_bf16_f32_s7", "f16", "f32", "bf16", "bf16", 16,
      ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
 ]
+# .ws cases: name -> (M, zero-column mask descriptor or None). A descriptor with Non-Zero
+# Mask (bit 39) 0 gives an all-0 mask whatever its other fields (ISA Example 1).
+MMA_WS = {
+    "tcgen05_mma_ws_m32_f16_f32_sw128_none": (32, None),
+    "tcgen05_mma_ws_m64_tf32_f32_tmem": (64, None),
+    "tcgen05_mma_ws_m128_s8_s32_zmask0": (128, 0x0000_0203_0000_0000 | 0x0403_0201),
+    "tcgen05_mma_ws_sp_m128_f16_f32_tmem": (128, None),
+    "tcgen05_mma_ws_sp_m128_e5m2_f16_zmask": (128, 0),
+}
+MMA_SP["tcgen05_mma_ws_sp_m128_f16_f32_tmem"] = 1
+MMA_SP["tcgen05_mma_ws_sp_m128_e5m2_f16_zmask"] = 0
+MMA_CASES += [
+    ("tcgen05_mma_ws_m32_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 64,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_m64_tf32_f32_tmem", "tf32", "f32", "tf32", "tf32", 128,
+     "tmem", ("MN", "128", 0, 1024, 4096), 1, 0, 1, 0),
+    ("tcgen05_mma_ws_m128_s8_s32_zmask0", "i8", "s32", "s8", "s8", 64,
+     ("K", "32", 0, 0, 256), ("K", "32", 0, 0, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_sp_m128_f16_f32_tmem", "f16", "f32", "f16", "f16", 64,
+     "tmem", ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_sp_m128_e5m2_f16_zmask", "f8f6f4", "f16", "e5m2", "e5m2", 128,
+     ("K", "32", 0, 0, 256), ("K", "64", 0, 0, 512), 0, 0, 0, 0),
+]
+# .ashift cases (A in Tensor Memory, M = 128), and the collector qualifier some carry (a hint
+# for ptxvm).
+MMA_ASHIFT = {
+    "tcgen05_mma_ashift_f16_f32",
+    "tcgen05_mma_ashift_tf32_f32_disable",
+    "tcgen05_mma_ashift_u8_s32",
+    "tcgen05_mma_ashift_s8_s32_disable",
+    "tcgen05_mma_sp_ashift_bf16_f32",
+    "tcgen05_mma_sp_ashift_e4m3_f32_disable",
+    "tcgen05_mma_sp_ashift_s8_s32",
+    "tcgen05_mma_sp_ashift_u8_s32_disable",
+}
+MMA_COLLECTOR = {
+    "tcgen05_mma_ashift_f16_f32": ".collector::a::lastuse",
+    "tcgen05_mma_sp_ashift_s8_s32": ".collector::a::discard",
+    "tcgen05_mma_f16_f32_tmem_disable": ".collector::a::fill",
+}
+MMA_SP.update({
+    "tcgen05_mma_sp_ashift_bf16_f32": 1,
+    "tcgen05_mma_sp_ashift_e4m3_f32_disable": 0,
+    "tcgen05_mma_sp_ashift_s8_s32": 1,
+    "tcgen05_mma_sp_ashift_u8_s32_disable": 0,
+    "tcgen05_mma_sp_tf32_f32_tmem_disable": 2,
+    "tcgen05_mma_sp_u8_u8_s32_sw128_disable": 1,
+    "tcgen05_mma_sp_s8_s8_s32_tmem_disable": 0,
+})
+MMA_DISABLE.update({
+    "tcgen05_mma_ashift_tf32_f32_disable": (0x1, 0xFFFF0000, 0, 0x0F0F0F0F),
+    "tcgen05_mma_ashift_s8_s32_disable": (0, 0x80000000, 0x12345678, 0),
+    "tcgen05_mma_sp_ashift_e4m3_f32_disable": (0xF0000000, 0, 0, 0x3),
+    "tcgen05_mma_sp_ashift_u8_s32_disable": (0, 0, 0xFFFFFFFF, 0x10),
+    "tcgen05_mma_f16_f32_tmem_disable": (0x00000003, 0x00010000, 0, 0xC0000000),
+    "tcgen05_mma_sp_tf32_f32_tmem_disable": (0x0000FF00, 0, 0x1, 0),
+    "tcgen05_mma_sp_u8_u8_s32_sw128_disable": (0, 0x00F00000, 0, 0x80000001),
+    "tcgen05_mma_sp_s8_s8_s32_tmem_disable": (0xFFFFFFFE, 0, 0, 0),
+})
+MMA_CASES += [
+    ("tcgen05_mma_ashift_f16_f32", "f16", "f32", "f16", "f16", 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+    ("tcgen05_mma_ashift_tf32_f32_disable", "tf32", "f32", "tf32", "tf32", 8,
+     "tmem", ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ashift_u8_s32", "i8", "s32", "u8", "u8", 16,
+     "tmem", ("K", "32", 0, 0, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ashift_s8_s32_disable", "i8", "s32", "s8", "u8", 32,
+     "tmem", ("MN", "64", 0, 0, 512), 1, 0, 0, 1),
+    ("tcgen05_mma_sp_ashift_bf16_f32", "f16", "f32", "bf16", "bf16", 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_ashift_e4m3_f32_disable", "f8f6f4", "f32", "e4m3", "e4m3", 16,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_ashift_s8_s32", "i8", "s32", "s8", "s8", 16,
+     "tmem", ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_ashift_u8_s32_disable", "i8", "s32", "u8", "s8", 32,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_f16_f32_tmem_disable", "f16", "f32", "f16", "f16", 16,
+     "tmem", ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_tf32_f32_tmem_disable", "tf32", "f32", "tf32", "tf32", 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 1, 0, 0),
+    ("tcgen05_mma_sp_u8_u8_s32_sw128_disable", "i8", "s32", "u8", "u8", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_s8_s8_s32_tmem_disable", "i8", "s32", "s8", "s8", 24,
+     "tmem", ("MN", "128", 0, 0, 1024), 1, 0, 0, 0),
+]
 # The meaningful 2:4 metadata fields of tcgen05.mma.sp (ISA "Sparse matrices"): two 2-bit
 # indices, the first stored value's in bits 1:0 (0b0110 places the first value at 2, the
 # second at 1). tf32 (1:2): 0b0100 (element 0) or 0b1110 (element 1).
@@ -469,13 +554,27 @@ def row_lane(M, lane0, m):
     return m if M == 128 else lane0 + 32 * (m // 16) + m % 16
 
 
+def ws_pos(M, n, m, nn):
+    """(lane, column) of D's element (m, nn) for `.ws` with M rows and N = n: CUTLASS's
+    `tmem_frg_ws` atom (M = 32: (32, (N/4, 4)) : (1, (128, 32)); M = 64: (64, (N/2, 2)) :
+    (1, (128, 64)); M = 128: (128, N) : (1, 128)) in its virtual addressing lane + 128 column,
+    evaluated at the column-major index m + M nn."""
+    g = 128 // M
+    shape = (M, (n // g, g)) if g > 1 else (M, n)
+    stride = (1, (128, M)) if g > 1 else (1, 128)
+    addr = evaluate(shape, stride, m + M * nn)
+    return addr % 128, addr // 128
+
+
 def mma_file(case):
     name, kind, d, at, bt, n, asrc, bsrc, en, na, nb, sat = case
-    M = 64 if name in MMA_M64 else 128
+    ws = name in MMA_WS
+    M = MMA_WS[name][0] if ws else 64 if name in MMA_M64 else 128
     dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     bits = wgmma_ref.BITS[at]
     sp = name in MMA_SP
+    ashift = name in MMA_ASHIFT
     scale = MMA_SCALE.get(name, 0)
     k = 256 // bits * (2 if sp else 1)
     ka = k // 2 if sp else k  # A's stored columns
@@ -527,7 +626,10 @@ def mma_file(case):
     CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
             else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
           for _ in range(128)]
-    C = [CL[row_lane(M, dlane, m)] for m in range(M)]
+    def d_pos(m, nn):
+        return ws_pos(M, n, m, nn) if ws else (row_lane(M, dlane, m), nn)
+
+    C = [[CL[d_pos(m, nn)[0]][d_pos(m, nn)[1]] for nn in range(n)] for m in range(M)]
     img = bytearray(65536)
     end = 0
     if asrc != "tmem":
@@ -574,18 +676,28 @@ def mma_file(case):
         row = 0
         for kk in range(ka):
             row |= AC[m][kk] << (kk * bits)
-        lane = row_lane(M, alane, m)
-        apacked[8 * lane:8 * lane + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+        # (.ws with M < 128: A duplicated into every data-path group's lanes.)
+        for lane in ([g * M + m for g in range(128 // M)] if ws else [row_lane(M, alane, m)]):
+            apacked[8 * lane:8 * lane + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
     # Every lane reads back its n cells of D's columns: D's rows where they are, C elsewhere.
     DL = [list(x) for x in CL]
     for m in range(M):
-        DL[row_lane(M, dlane, m)] = D[m]
+        for nn in range(n):
+            lane, col = d_pos(m, nn)
+            DL[lane][col] = D[m][nn]
     cflat = [CL[lane][j] for lane in range(128) for j in range(n)]
+    # .ashift: A's rows (lanes 0..M-1 of its 8 columns) move down by one, row 0 keeps its
+    # contents (ISA: "shifts the rows of the A matrix down by one row, except for the last
+    # row"; what row 0 becomes is not said: ptxvm's choice).
+    ashifted = list(apacked)
+    if ashift:
+        for lane in range(1, M):
+            ashifted[8 * lane:8 * lane + 8] = apacked[8 * (lane - 1):8 * lane]
     dflat = [DL[lane][j] for lane in range(128) for j in range(n)]
     L = [
         HEADER,
         f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out"
-        + (", .param .u64 min)" if sp else ")"),
+        + (", .param .u64 min" if sp else "") + (", .param .u64 aout)" if ashift else ")"),
         "{",
         "\t.reg .b32 %r<32>;",
         "\t.reg .b32 %v<8>;",
@@ -682,14 +794,18 @@ def mma_file(case):
     if sp:
         L.append(f"\tadd.u32 %r21, %r7, {320 + meta_col};")
         mop = "[%r21], "
-    spm = ".sp" if sp else ""
+    spm = (".ws" if ws else "") + (".sp" if sp else "")
     tail = f", {scale}" if name in MMA_SCALE else ""
+    if ws and MMA_WS[name][1] is not None:
+        L.append(f"\tmov.b64 %rd11, {MMA_WS[name][1]:#x};")
+        tail = ", %rd11"
+    kmods = (".ashift" if name in MMA_ASHIFT else "") + MMA_COLLECTOR.get(name, "")
     if dis:
         for j, x in enumerate(dis):
             L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
-        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, {mop}%r13, {{%r16, %r17, %r18, %r19}}, %p2{tail};")
+        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind}{kmods} [%r20], {aop}, %rd9, {mop}%r13, {{%r16, %r17, %r18, %r19}}, %p2{tail};")
     else:
-        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind} [%r20], {aop}, %rd9, {mop}%r13, %p2{tail};")
+        L.append(f"\ttcgen05.mma{spm}.cta_group::1.kind::{kind}{kmods} [%r20], {aop}, %rd9, {mop}%r13, %p2{tail};")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];")
     L.append("SKIP_MMA:")
@@ -705,6 +821,17 @@ def mma_file(case):
         L.append("\tadd.u64 %rd7, %rd3, %rd6;")
         for j in range(8):
             L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    if ashift:
+        L.append("\t// A's 8 columns after the MMA (shifted down by one row)")
+        L.append("\tld.param.u64 %rd12, [aout];")
+        L.append("\tcvta.to.global.u64 %rd12, %rd12;")
+        L.append("\tadd.u32 %r10, %r9, 256;")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+        L.append("\tadd.u64 %rd7, %rd12, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * j}], %v{j};")
     L.append("\tsetp.ne.u32 %p1, %r1, 0;")
     epilogue(L)
     L[-6] = "\t@%p1 bra DONE;"
@@ -717,6 +844,13 @@ def mma_file(case):
            "// k-steps' fields random); expected D from the dense product of the decompressed A,"] if sp else []),
         *([f"// scale-input-d {scale}: D = A.B + D * 2^-{scale} (C enters the sum as that exact value),"]
           if name in MMA_SCALE else []),
+        *([f"// .ws (weight-stationary) M = {M}: D's element (m, n) at the lane/column of CUTLASS's",
+           "// tmem_frg_ws layout (N split into 128 / M groups of lanes), A in Tensor Memory duplicated",
+           "// into every group's lanes"
+           + (f"; zero-column mask descriptor {MMA_WS[name][1]:#x} (Non-Zero Mask 0: no column zeroed)"
+              if MMA_WS[name][1] is not None else "") + ","] if ws else []),
+        *(["// .ashift: after the MMA, A's rows in Tensor Memory shift down by one (row 0 kept),",
+           "// read back as the last argument,"] if ashift else []),
         *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
            + (f", lane {alane} + ... for A" if asrc == "tmem" else "")
            + "; the other lanes keep their C)"] if M == 64 else []),
@@ -737,7 +871,9 @@ def mma_file(case):
         f"// arg: u32[{len(apacked)}] = [{', '.join(hex(x) for x in apacked)}]",
         f"// arg: zeros:u32:{len(dflat)}",
         *([f"// arg: u32[{len(meta_words)}] = [{', '.join(hex(x) for x in meta_words)}]"] if sp else []),
+        *([f"// arg: zeros:u32:{128 * 8}"] if ashift else []),
         f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+        *([f"// expect arg{5 if sp else 4}: [{', '.join(hex(x) for x in ashifted)}]"] if ashift else []),
     ]
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 

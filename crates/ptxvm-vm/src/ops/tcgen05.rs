@@ -85,6 +85,11 @@ pub struct MmaForm {
     pub meta_off: i32,
     /// `scale-input-d` (an immediate in [0, 15]): D = A.B + D * 2^-scale.
     pub scale_d: Option<u8>,
+    /// `.ws` (weight-stationary; `.cta_group::1`): after the metadata source, the
+    /// zero-column-mask descriptor's register when given.
+    pub ws: bool,
+    /// `.ashift`: A's rows in Tensor Memory shift down by one after the product.
+    pub ashift: bool,
 }
 
 /// Where `tcgen05.mma.sp` (M = 128) finds the 4-bit metadata field of chunk `ch` of row `row`

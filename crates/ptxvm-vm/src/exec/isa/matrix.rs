@@ -299,14 +299,27 @@ impl Dx<'_> {
             if has(".block_scale") && !has(".sp") && !has(".ws") {
                 return self.decode_tcgen05_mma_scaled(inst);
             }
-            if has(".ws") || has(".ashift") || has(".block_scale") {
+            if has(".block_scale") {
                 return None;
             }
             // d, a, b, {[sp_meta],} idesc, {disable-output-lane (four registers for
-            // .cta_group::1),} enable-input-d {, scale-input-d}.
+            // .cta_group::1),} enable-input-d {, scale-input-d}; `.ws`: d, a, b, {[sp_meta],}
+            // idesc, enable-input-d {, zero-column-mask-desc}. `.collector_usage` is a hint
+            // (ptxvm reads A and B from memory every time).
             let sp = has(".sp");
+            let ws = has(".ws");
             let fixed = 4 + usize::from(sp);
+            let zmask = if ws {
+                match ops.get(fixed..)? {
+                    [_] => None,
+                    [_, z] => Some(self.src(z)?),
+                    _ => return None,
+                }
+            } else {
+                None
+            };
             let (lanes_off, scale_d): (Vec<Src>, Option<u8>) = match ops.get(fixed..)? {
+                _ if ws => (zmask.into_iter().collect(), None),
                 [_] => (Vec::new(), None),
                 [Op::Vector(v), _] if v.len() == 4 => (
                     v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
@@ -319,9 +332,10 @@ impl Dx<'_> {
                 ),
                 _ => return None,
             };
-            let enable = match scale_d {
-                Some(_) => op(ops.len() - 2)?,
-                None => op(ops.len() - 1)?,
+            let enable = match (scale_d, ws) {
+                (None, true) => op(fixed)?,
+                (Some(_), _) => op(ops.len() - 2)?,
+                (None, false) => op(ops.len() - 1)?,
             };
             let (meta, meta_off) = if sp {
                 match self.addr(op(3)?)? {
@@ -358,6 +372,8 @@ impl Dx<'_> {
                         sp,
                         meta_off,
                         scale_d,
+                        ws,
+                        ashift: has(".ashift"),
                     },
                 }),
                 dsts: Vec::new(),
@@ -1257,14 +1273,16 @@ impl Cta<'_> {
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
             Tc5Op::Mma { kind, form, .. } => format!(
-                "tcgen05.mma{}.cta_group::1.kind::{}",
+                "tcgen05.mma{}{}.cta_group::1.kind::{}{}",
+                if form.ws { ".ws" } else { "" },
                 if form.sp { ".sp" } else { "" },
                 match kind {
                     crate::ops::tcgen05::Kind::F16 => "f16",
                     crate::ops::tcgen05::Kind::Tf32 => "tf32",
                     crate::ops::tcgen05::Kind::F8f6f4 => "f8f6f4",
                     crate::ops::tcgen05::Kind::I8 => "i8",
-                }
+                },
+                if form.ashift { ".ashift" } else { "" }
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
@@ -1762,11 +1780,43 @@ impl Cta<'_> {
                 format!("scale-input-d {sc}: it must be in [0, 15], with kind::f16 or kind::tf32"),
             ));
         }
-        if id.m != 128 && id.m != 64 {
+        if form.ws {
+            // `.ws` (ISA "Matrix shape"): M = 32, 64 or 128; N = 64, 128 or 256 (64 or 128
+            // with `.sp`).
+            if !matches!(id.m, 32 | 64 | 128) {
+                return Err(bad(
+                    self,
+                    format!(
+                        "M = {} (instruction descriptor {raw:#010x}) is not 32, 64 or 128 for `.ws`",
+                        id.m
+                    ),
+                ));
+            }
+            let n_ok = matches!(id.n, 64 | 128) || (id.n == 256 && !form.sp);
+            if !n_ok {
+                return Err(bad(
+                    self,
+                    format!(
+                        "N = {} (instruction descriptor {raw:#010x}) is not one of 64, 128{} for `.ws`",
+                        id.n,
+                        if form.sp { " (sparse)" } else { ", 256" }
+                    ),
+                ));
+            }
+        } else if id.m != 128 && id.m != 64 {
             return Err(unsup(
                 self,
                 format!(
                     "M = {} (instruction descriptor {raw:#010x}): only M = 64 and M = 128 are modelled with .cta_group::1",
+                    id.m
+                ),
+            ));
+        }
+        if form.ashift && id.m != 128 {
+            return Err(bad(
+                self,
+                format!(
+                    "M = {} (instruction descriptor {raw:#010x}): `.ashift` is only allowed with M = 128 or M = 256",
                     id.m
                 ),
             ));
@@ -1854,20 +1904,25 @@ impl Cta<'_> {
         // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
         // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
         // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
+        // `.ws` (Layouts G, E and D; CUTLASS's `tmem_frg_ws`: the "1x4" and "2x2" data paths):
+        // N is split into `128 / M` groups of columns, group `j`'s D rows in lanes
+        // `j M + r` from D's column; its data path reads A in Tensor Memory from the same
+        // lanes (A "duplicated" to every group, as CUTLASS's note on its ws atoms says).
+        let groups = if form.ws { 128 / m } else { 1 };
         let row_lane = |lane0: u32, r: usize| -> u32 {
             let r = r as u32;
-            if m == 128 {
-                r
+            if m == 128 || form.ws {
+                lane0 + r
             } else {
                 lane0 + 32 * (r / 16) + r % 16
             }
         };
         let lane_ok = |a: u64| {
             let lane = a >> 16 & 0xffff;
-            lane == 0 || (m == 64 && lane == 16)
+            lane == 0 || (m == 64 && lane == 16 && !form.ws)
         };
-        let lane_rule = if m == 128 {
-            "must be at lane 0 for M = 128"
+        let lane_rule = if m == 128 || form.ws {
+            "must be at lane 0 for this M"
         } else {
             "must be at lane 0 or 16 for M = 64"
         };
@@ -1880,74 +1935,116 @@ impl Cta<'_> {
         }
         let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
-        let [a, b, mut c] = self.tcgen05_operands(
-            t,
-            name,
-            (a_tmem, sa, a_off, id.trans_a),
-            (sb, id.trans_b),
-            se,
-            bits,
-            [m, n, k],
-            form.sp,
-            (dlane, dcol),
-            &row_lane,
-            &lane_ok,
-            lane_rule,
-        )?;
-        let a = if form.sp {
-            self.tcgen05_sp_decompress(
-                t,
-                name,
-                srcs.get(4).copied(),
-                form.meta_off,
-                raw,
-                at,
-                bits,
-                [m, k],
-                &a,
-            )?
-        } else {
-            a
-        };
-        // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
-        // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
-        // upper 16 as 0.
-        let f16_d = id.dtype == 0;
-        if f16_d {
-            for x in &mut c {
-                *x &= 0xffff;
+        let extra = 4 + usize::from(form.sp);
+        if form.ws
+            && let Some(&z) = srcs.get(extra)
+        {
+            // The zero-column mask descriptor (ISA "Zero-Column Mask Descriptor"): with bit 39
+            // (Non-Zero Mask) clear the mask is all 0s, every column of B is used. How the
+            // spans and the column shift generate a mask is given by examples that disagree
+            // with the field descriptions, so a generated mask or a shift is not modelled.
+            let zd = self.src(t, z);
+            if zd >> 39 & 1 != 0 || zd >> 56 & 0x3f != 0 {
+                return Err(unsup(
+                    self,
+                    format!(
+                        "zero-column mask descriptor {zd:#018x}: a generated mask (bit 39) or a column shift (bits 56-61) is not modelled (the PTX ISA's examples and field descriptions disagree)"
+                    ),
+                ));
             }
         }
-        let d = self.tc_dot(
-            TcInst::Tcgen05,
-            [m, n, k],
-            [&a, &b, &c],
-            [at, bt],
-            f16_d,
-            [id.neg_a, id.neg_b, id.saturate],
-            form.scale_d.map_or(0, i32::from),
-        );
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
         // L of D.
         let mut off = [0u32; 4];
-        let lanes_at = 4 + usize::from(form.sp);
-        for (j, &x) in srcs
-            .get(lanes_at..lanes_at + 4)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            off[j] = self.src(t, x) as u32;
+        if !form.ws {
+            for (j, &x) in srcs.get(extra..extra + 4).unwrap_or(&[]).iter().enumerate() {
+                off[j] = self.src(t, x) as u32;
+            }
         }
-        if let Some(tm) = self.tmem.as_deref_mut() {
-            for r in 0..m {
-                let lane = row_lane(dlane, r);
-                if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
-                    continue;
+        // One pass per data-path group (one unless `.ws` with M < 128): N / groups columns of
+        // D and B, A from lane `j M` on (relative to A's address).
+        let ng = n / groups;
+        for g in 0..groups {
+            let glane = (g * m) as u32;
+            let [a, b, mut c] = self.tcgen05_operands(
+                t,
+                name,
+                (
+                    a_tmem,
+                    sa,
+                    a_off.wrapping_add((glane << 16) as i32),
+                    id.trans_a,
+                ),
+                (sb, id.trans_b, g * ng),
+                se,
+                bits,
+                [m, ng, k],
+                form.sp,
+                (dlane + glane, dcol),
+                &row_lane,
+                &|a: u64| g > 0 || lane_ok(a),
+                lane_rule,
+            )?;
+            let a = if form.sp {
+                self.tcgen05_sp_decompress(
+                    t,
+                    name,
+                    srcs.get(4).copied(),
+                    form.meta_off,
+                    raw,
+                    at,
+                    bits,
+                    [m, k],
+                    &a,
+                )?
+            } else {
+                a
+            };
+            // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA
+            // "Packing format for matrix D in Tensor Memory"); ptxvm reads C from those bits
+            // and writes the upper 16 as 0.
+            let f16_d = id.dtype == 0;
+            if f16_d {
+                for x in &mut c {
+                    *x &= 0xffff;
                 }
-                for col in 0..n {
-                    // Every cell was read above.
-                    let _ = tm.write(lane, dcol + col as u32, d[r * n + col] as u32);
+            }
+            let d = self.tc_dot(
+                TcInst::Tcgen05,
+                [m, ng, k],
+                [&a, &b, &c],
+                [at, bt],
+                f16_d,
+                [id.neg_a, id.neg_b, id.saturate],
+                form.scale_d.map_or(0, i32::from),
+            );
+            if let Some(tm) = self.tmem.as_deref_mut() {
+                for r in 0..m {
+                    let lane = row_lane(dlane + glane, r);
+                    if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
+                        continue;
+                    }
+                    for col in 0..ng {
+                        // Every cell was read above.
+                        let _ = tm.write(lane, dcol + col as u32, d[r * ng + col] as u32);
+                    }
+                }
+            }
+        }
+        // `.ashift` (ISA: "shifts the rows of the A matrix down by one row, except for the last
+        // row in the Tensor Memory"): after the product, A's rows 0..M-2 move to rows 1..M-1
+        // (the 256 bits of each row A occupies); row 0 keeps its contents (the ISA does not say
+        // what it becomes).
+        if form.ashift {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            let (alane, acol) = ((aa >> 16 & 0xffff) as u32, (aa & 0xffff) as u32);
+            if let Some(tm) = self.tmem.as_deref_mut() {
+                for r in (0..m as u32 - 1).rev() {
+                    for c in 0..8 {
+                        // Every cell of A was read above.
+                        let v = tm.read(alane + r, acol + c).unwrap_or(0);
+                        let _ = tm.write(alane + r + 1, acol + c, v);
+                    }
                 }
             }
         }
@@ -2016,7 +2113,7 @@ impl Cta<'_> {
         t: usize,
         name: &str,
         a: (bool, Src, i32, bool),
-        b: (Src, bool),
+        b: (Src, bool, usize),
         enable: Src,
         bits: u32,
         [m, n, k]: [usize; 3],
@@ -2034,7 +2131,7 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
         };
         let (a_tmem, sa, a_off, trans_a) = a;
-        let (sb, trans_b) = b;
+        let (sb, trans_b, b_row0) = b;
         let (dlane, dcol) = d;
         let mask = if bits == 32 {
             0xffff_ffffu64
@@ -2075,7 +2172,7 @@ impl Cta<'_> {
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
+        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [b_row0, n, k], name, "B")?;
         // C: D's cells, or 0.
         let enable = self.src(t, enable) != 0;
         let Some(tm) = self.tmem.as_deref() else {
@@ -2325,7 +2422,7 @@ impl Cta<'_> {
             t,
             name,
             (a_tmem, sa, a_off, trans_a),
-            (sb, trans_b),
+            (sb, trans_b, 0),
             se,
             bits,
             [m, n, k],
