@@ -51,6 +51,9 @@ pub enum Tc5Op {
     /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`: one
     /// arrive-on per executing thread (its MMAs are complete already); `addr` the mbarrier.
     Commit,
+    /// `tcgen05.shift.cta_group::1.down [taddr]`, issued by each executing thread: `addr`
+    /// taddr.
+    Shift,
     /// `tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc`, issued by each executing
     /// thread: `addr` taddr, `srcs[0]` the shared-memory descriptor.
     Cp(CpShape),
@@ -137,6 +140,7 @@ impl Tc5Op {
                 | Tc5Op::MmaScaled { .. }
                 | Tc5Op::Commit
                 | Tc5Op::CommitMulticast
+                | Tc5Op::Shift
                 | Tc5Op::Cp(_)
         )
     }

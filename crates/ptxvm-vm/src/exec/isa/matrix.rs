@@ -461,6 +461,13 @@ impl Dx<'_> {
                 srcs: Vec::new(),
                 addr: Some((MemSpace::Generic, self.addr(op(1)?)?)),
             }
+        } else if has(".shift") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Shift),
+                dsts: Vec::new(),
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
+            }
         } else if has(".st") {
             let split = has(".16x32bx2");
             let r = regs(op(if split { 2 } else { 1 })?);
@@ -1286,6 +1293,7 @@ impl Cta<'_> {
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
+            Tc5Op::Shift => "tcgen05.shift.cta_group::1.down".into(),
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
@@ -1341,6 +1349,12 @@ impl Cta<'_> {
         if let Tc5Op::Cp(shape) = op {
             for &i in part {
                 self.tcgen05_cp(i, shape, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Shift = op {
+            for &i in part {
+                self.tcgen05_shift(i, addr, &name)?;
             }
             return Ok(());
         }
@@ -1424,6 +1438,7 @@ impl Cta<'_> {
             | Tc5Op::Commit
             | Tc5Op::CommitMulticast
             | Tc5Op::MmaScaled { .. }
+            | Tc5Op::Shift
             | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
@@ -1898,6 +1913,17 @@ impl Cta<'_> {
             Kind::Tf32 => 32,
             _ => 8,
         };
+        if form.sp
+            && let Err(e) = crate::ops::tcgen05::sp_meta_at(bits, raw & 3, 0, 0)
+        {
+            // The ISA requires selector 0 for the 8-bit kinds; 2 and 3 of the others are not
+            // modelled.
+            return Err(if bits == 8 {
+                bad(self, e)
+            } else {
+                unsup(self, e)
+            });
+        }
         // K: 32 bytes of A per row, dense; twice that (of which A holds half) with `.sp`.
         let k = (256 / bits) as usize * if form.sp { 2 } else { 1 };
         let (m, n) = (id.m as usize, id.n as usize);
@@ -2245,6 +2271,59 @@ impl Cta<'_> {
         }
         match err {
             Some(e) => Err(self.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// `tcgen05.shift.cta_group::1.down [taddr]` for one issuing thread `t` (ISA: "shifting of
+    /// 32-byte elements downwards across all the rows, except the last, by one row"; the
+    /// shape is `.31x256b`, the address's lane aligned to 32): rows 0..30 of the 32 lanes from
+    /// the address move to rows 1..31, 8 columns from the address's; row 0 keeps its contents
+    /// (the ISA does not say what it becomes). Complete when issued, like `tcgen05.cp`.
+    fn tcgen05_shift(
+        &mut self,
+        t: usize,
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        let Some((_, Addr::Reg(r, off))) = addr else {
+            return Err(self.unsupported(t, name));
+        };
+        let taddr = self.reg(t, r).wrapping_add(off as u64);
+        let (lane0, col0) = ((taddr >> 16 & 0xffff) as u32, (taddr & 0xffff) as u32);
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        if lane0 % 32 != 0 {
+            return Err(bad(
+                self,
+                format!("the Tensor Memory address {taddr:#x}'s lane must be aligned to 32"),
+            ));
+        }
+        let Some(tm) = self.tmem.as_deref_mut() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        let mut err = None;
+        'rows: for row in (0..31u32).rev() {
+            for c in 0..8u32 {
+                let moved = col0
+                    .checked_add(c)
+                    .ok_or_else(|| format!("Tensor Memory address {taddr:#x} overflows"))
+                    .and_then(|col| {
+                        let v = tm.read(lane0 + row, col)?;
+                        tm.write(lane0 + row + 1, col, v)
+                    });
+                if let Err(e) = moved {
+                    err = Some(e);
+                    break 'rows;
+                }
+            }
+        }
+        match err {
+            Some(e) => Err(bad(self, e)),
             None => Ok(()),
         }
     }
