@@ -1395,9 +1395,9 @@ def dot_mxf4(arow, bcol, sas, sbs, c):
         return canonical_nan("f32")
     if cd[0] == "inf":
         return inf_bits("f32", cd[1])
-    chunk = 64 // len(sas)
+    chunk = len(arow) // len(sas)
     terms, exps = [], []
-    for g in range(4):
+    for g in range(len(arow) // 16):
         s = 0
         for x, y in zip(arow[16 * g:16 * g + 16], bcol[16 * g:16 * g + 16]):
             a, b = decode("e2m1", x), decode("e2m1", y)

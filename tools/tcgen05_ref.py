@@ -1043,6 +1043,35 @@ MMA_BS_CASES = [
      "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1),
 ]
 BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
+# Block-scaled .sp cases: name -> the MMA's k-step in the metadata tile.
+MMA_BS_SP = {
+    "tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2": 1,
+    "tcgen05_mma_bs_sp_mxf8f6f4_tmem_e5m2_e5m2": 0,
+    "tcgen05_mma_bs_sp_mxf4_default": 0,
+    "tcgen05_mma_bs_sp_mxf4_tmem_2x": 1,
+    "tcgen05_mma_bs_sp_mxf4nvf4_4x_ue4m3": 1,
+    "tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32": 0,
+}
+MMA_BS_CASES += [
+    ("tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", ".scale_vec::1X", "e4m3", "e5m2", "ue8m0", (1, 3), 32,
+     ("K", "32", 0, 0, 256), ("K", "64", 0, 0, 512), 1, 0, 0),
+    ("tcgen05_mma_bs_sp_mxf8f6f4_tmem_e5m2_e5m2", "mxf8f6f4", "", "e5m2", "e5m2", "ue8m0", (0, 2), 16,
+     "tmem", ("K", "none", 0, 128, 512), 1, 1, 0),
+    ("tcgen05_mma_bs_sp_mxf4_default", "mxf4", "", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
+     ("K", "32", 0, 0, 256), ("K", "64", 0, 0, 512), 1, 0, 0),
+    ("tcgen05_mma_bs_sp_mxf4_tmem_2x", "mxf4", ".scale_vec::2X", "e2m1", "e2m1", "ue8m0", (0, 2), 8,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 1),
+    ("tcgen05_mma_bs_sp_mxf4nvf4_4x_ue4m3", "mxf4nvf4", ".scale_vec::4X", "e2m1", "e2m1", "ue4m3", (0, 0), 24,
+     ("K", "none", 0, 128, 256), ("K", "64", 0, 0, 512), 1, 0, 0),
+    ("tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
+     "tmem", ("K", "none", 0, 128, 512), 0, 0, 0),
+    # e2m1 A (dense) in Tensor Memory.
+    ("tcgen05_mma_bs_mxf4_tmem", "mxf4", ".block32", "e2m1", "e2m1", "ue8m0", (0, 0), 16,
+     "tmem", ("K", "none", 0, 128, 256), 1, 1, 0),
+    ("tcgen05_mma_bs_mxf4nvf4_tmem_4x", "mxf4nvf4", ".block16", "e2m1", "e2m1", "ue4m3", (0, 0), 8,
+     "tmem", ("K", "32", 0, 0, 256), 1, 0, 0),
+]
+
 
 
 def mma_bs_file(case):
@@ -1054,7 +1083,9 @@ def mma_bs_file(case):
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     mxf4 = kind != "mxf8f6f4"
     bits = 4 if mxf4 else 8
-    k = 64 if mxf4 else 32
+    sp = name in MMA_BS_SP
+    k = (64 if mxf4 else 32) * (2 if sp else 1)
+    ka = k // 2 if sp else k
     T = 128 // bits
     nv = 4 if (sv in (".scale_vec::4X", ".block16")) else (2 if mxf4 else 1)
     center = rng.next()
@@ -1064,7 +1095,39 @@ def mma_bs_file(case):
             return rng.next() & 0xF
         return tc_ref.gen_bits(t, rng.next(), 1, center) & 0xFF
 
-    A = [[code(at) for _ in range(k)] for _ in range(128)]
+    if sp:
+        # Structured-sparse A (ISA "Sparse matrices"): 2:4 for mxf8f6f4, pair-wise 4:8 for
+        # mxf4/mxf4nvf4 (the field's two indices name the non-zero pairs); the metadata tile
+        # (64 2-bit indices a row, two k-steps) in the 8-bit layout (ISA Figure 267 covers
+        # these kinds with f8f6f4 and i8), this MMA's k-step MMA_BS_SP[name], random fields in
+        # the other.
+        cw = 8 if mxf4 else 4
+        ks = MMA_BS_SP[name]
+        meta = [[rng.next() & 3 for _ in range(64)] for _ in range(128)]
+        A, AC = [], []
+        for m in range(128):
+            row, comp = [0] * k, []
+            for ch in range(k // cw):
+                f = SP_FIELDS[rng.next() % len(SP_FIELDS)]
+                q = ks * 32 + 2 * ch
+                meta[m][q], meta[m][q + 1] = f & 3, f >> 2
+                for j in range(2):
+                    idx = (f >> (2 * j)) & 3
+                    if mxf4:
+                        for e in range(2):
+                            v = code(at)
+                            row[ch * 8 + 2 * idx + e] = v
+                            comp.append(v)
+                    else:
+                        v = code(at)
+                        row[ch * 4 + idx] = v
+                        comp.append(v)
+            A.append(row)
+            AC.append(comp)
+        meta_words = sp_meta_tmem(meta, 8)
+    else:
+        A = [[code(at) for _ in range(k)] for _ in range(128)]
+        AC = A
     B = [[code(bt) for _ in range(k)] for _ in range(n)]
     SFA = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(128)]
     SFB = [[tc_ref.rand_scale(rng, st) for _ in range(nv)] for _ in range(n)]
@@ -1074,8 +1137,8 @@ def mma_bs_file(case):
     if asrc != "tmem":
         major, swz, off, lbo, sbo = asrc
         for m in range(128):
-            for kk in range(k):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, A[m][kk]))
+            for kk in range(ka):
+                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
     major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
@@ -1114,18 +1177,22 @@ def mma_bs_file(case):
                     sh = 8 * (bid + j)
                     row[4 + c4] = (row[4 + c4] & ~(0xFF << sh)) | (SFB[nB][j] << sh)
         if asrc == "tmem":
-            # A in Tensor Memory at column 264: row m in lane m, bytes from bit 0.
-            packed = sum(A[lane][kk] << (8 * kk) for kk in range(k))
+            # A in Tensor Memory at column 264: row m in lane m, elements from bit 0 (e2m1 two to
+            # a byte, the lower K in the low nibble, as in shared memory).
+            packed = sum(AC[lane][kk] << (bits * kk) for kk in range(ka))
             row += [(packed >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+        if sp:
+            # The metadata tile at column 272 (4 columns).
+            row += [0] * (16 - len(row)) + meta_words[4 * lane:4 * lane + 4] + [0] * 4
         sfw += row
-    nw = 16 if asrc == "tmem" else 8
+    nw = 24 if sp else 16 if asrc == "tmem" else 8
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
         | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
-        | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29)
+        | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29) | (int(sp) << 2)
     cflat = [CL[m][j] for m in range(128) for j in range(n)]
     dflat = [D[m][j] for m in range(128) for j in range(n)]
-    op = f"tcgen05.mma.cta_group::1.kind::{kind}.block_scale{sv}"
+    op = f"tcgen05.mma{'.sp' if sp else ''}.cta_group::1.kind::{kind}.block_scale{sv}"
     L = [
         ".version 8.8\n.target sm_100a\n.address_size 64\n",
         f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 sfin, .param .u64 out)",
@@ -1212,7 +1279,8 @@ def mma_bs_file(case):
           "\tadd.u32 %r21, %r7, 256;",
           "\tadd.u32 %r22, %r7, 260;",
           "\tadd.u32 %r23, %r7, 264;",
-          f"\t{op} [%r7], {'[%r23]' if asrc == 'tmem' else '%rd8'}, %rd9, %r13, [%r21], [%r22], %p2;",
+          *([f"\tadd.u32 %r24, %r7, {272 + 2 * MMA_BS_SP[name]};"] if sp else []),
+          f"\t{op} [%r7], {'[%r23]' if asrc == 'tmem' else '%rd8'}, %rd9, {'[%r24], ' if sp else ''}%r13, [%r21], [%r22], %p2;",
           "\tmov.u32 %r15, mbar;",
           "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
           "SKIP_MMA:",
@@ -1243,6 +1311,10 @@ def mma_bs_file(case):
         "// 260..263 (B) of every lane: row m's factors in lane m % 32 of each 32-lane partition, column",
         "// m / 32, bytes ID + j (column n of B alike), the other bytes random; expected D from",
         "// tools/tc_ref.py's block-scale model (dot_mx8 / dot_mxf4).",
+        *([f"// sparse A: {ka} stored columns of a structured-sparse A ({'4:8 in pairs' if mxf4 else '2:4'}),",
+           "// metadata tile at column 272 in the 8-bit layout of tcgen05.mma.sp (JAX Mosaic GPU's",
+           f"// format), this MMA's at column {272 + 2 * MMA_BS_SP[name]}; D from the dense product of the decompressed A."]
+          if sp else []),
         "// run: --grid 1 --block 128 --arch sm_100a",
         f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
         f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",

@@ -157,7 +157,7 @@ impl SpSpec {
 }
 
 /// (elements per chunk, stored values per chunk) of A's structured sparsity.
-fn chunk(a: Elem) -> (usize, usize) {
+pub(crate) fn chunk(a: Elem) -> (usize, usize) {
     match a {
         Elem::Float(TcType::Tf32) => (2, 1),
         Elem::Int(IntType::S4 | IntType::U4) => (8, 4),
@@ -193,7 +193,7 @@ pub(crate) fn decompress(
             }
         ));
     }
-    decompress_rows(a_elem, k, 16, comp, |row, ch| {
+    decompress_rows(chunk(a_elem), k, 16, comp, |row, ch| {
         let (g, hi) = (row % 8, row / 8);
         // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
         let (lane, shift) = if tpg == 4 {
@@ -207,18 +207,18 @@ pub(crate) fn decompress(
 
 /// Decompresses `rows` rows of A (`comp`: `rows` x K/2 stored values, row-major) into the
 /// `rows` x `k` dense matrix, `field(row, chunk)` giving the 4-bit metadata field of a chunk
-/// (an `Err` from it is returned): the one expansion `mma.sp`, `wgmma.mma_async.sp` and
-/// `tcgen05.mma.sp` share, each with its own metadata placement. The rules for undefined
+/// (an `Err` from it is returned), `(cw, nz)` the chunk's elements and stored values
+/// ([`chunk`]; (8, 4) for pair-wise 4:8): the one expansion `mma.sp`, `wgmma.mma_async.sp`
+/// and `tcgen05.mma.sp` share, each with its own metadata placement. The rules for undefined
 /// fields are in the module documentation.
 pub(crate) fn decompress_rows(
-    a_elem: Elem,
+    (cw, nz): (usize, usize),
     k: usize,
     rows: usize,
     comp: &[u64],
     mut field: impl FnMut(usize, usize) -> Result<u32, String>,
 ) -> Result<Vec<u64>, String> {
     let bad = || "sparse fragment out of range".to_string();
-    let (cw, nz) = chunk(a_elem);
     let kc = k / 2;
     let mut a = vec![0u64; rows * k];
     for row in 0..rows {

@@ -76,6 +76,8 @@ pub enum Tc5Op {
         a_off: i32,
         sfa_off: i32,
         sfb_off: i32,
+        /// `.sp`: the offset of the metadata's address (its register the last source).
+        meta_off: Option<i32>,
     },
 }
 
@@ -101,8 +103,10 @@ pub struct MmaForm {
 /// figures (263, 265, 267); ptxvm follows the placement JAX's Mosaic GPU writes
 /// (`format_tcgen05_sparse_metadata`, run on B200) and its addressing (a column pair per two
 /// MMAs, the selector naming the column):
-/// - 8-bit kinds (`f8f6f4`, `i8`; the selector must be 0): row `r` in lane `r`, the row's 16
-///   chunks from bit 0 of the address's column onwards (8 per column);
+/// - 8-bit kinds (`f8f6f4`, `i8`, `mxf8f6f4`; the selector must be 0) and the 4-bit
+///   `mxf4`/`mxf4nvf4` (the ISA draws them in the same figure, 267; the block-scaled kinds
+///   assume selector 0): row `r` in lane `r`, the row's 16 chunks from bit 0 of the address's
+///   column onwards (8 per column);
 /// - `kind::f16` (and, by the same count of 8 chunks of 4 bits per row, `kind::tf32`: ptxvm's
 ///   choice, no text or code states it): one column, the selector's (0 or 1) of the address's
 ///   pair; lane `16 (r / 16) + 8 (ch / 4) + r % 8` holds chunks `4 (ch / 4) ..` of row `r` at
@@ -110,7 +114,7 @@ pub struct MmaForm {
 ///   metadata registers).
 pub fn sp_meta_at(bits: u32, sel: u32, row: usize, ch: usize) -> Result<(u32, u32, u32), String> {
     let (row, ch) = (row as u32, ch as u32);
-    if bits == 8 {
+    if bits <= 8 {
         if sel != 0 {
             return Err(format!(
                 "sparsity selector {sel}: it must be 0 for kind::f8f6f4 and kind::i8"

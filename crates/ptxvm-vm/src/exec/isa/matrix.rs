@@ -296,7 +296,7 @@ impl Dx<'_> {
             plain(Tc5Op::Fence)
         } else if has(".mma") {
             use crate::ops::tcgen05::Kind;
-            if has(".block_scale") && !has(".sp") && !has(".ws") {
+            if has(".block_scale") && !has(".ws") {
                 return self.decode_tcgen05_mma_scaled(inst);
             }
             if has(".block_scale") {
@@ -1297,8 +1297,14 @@ impl Cta<'_> {
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
-            Tc5Op::MmaScaled { mxf4, vec, .. } => format!(
-                "tcgen05.mma.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+            Tc5Op::MmaScaled {
+                mxf4,
+                vec,
+                meta_off,
+                ..
+            } => format!(
+                "tcgen05.mma{}.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+                if meta_off.is_some() { ".sp" } else { "" },
                 if mxf4 { "mxf4" } else { "mxf8f6f4" }
             ),
         };
@@ -2017,8 +2023,8 @@ impl Cta<'_> {
                     name,
                     srcs.get(4).copied(),
                     form.meta_off,
-                    raw,
-                    at,
+                    raw & 3,
+                    crate::ops::sparse::chunk(at),
                     bits,
                     [m, k],
                     &a,
@@ -2078,9 +2084,9 @@ impl Cta<'_> {
     }
 
     /// `tcgen05.mma.sp` (M = 128) for thread `t`: the dense `m` x `k` A from the compressed
-    /// `comp` (`m` x `k / 2`) and the metadata at the Tensor Memory address in `meta` (+
-    /// `meta_off`; its lane must be 0), placed as `ops::tcgen05::sp_meta_at` says for `bits`-bit
-    /// elements and the selector in bits 0-1 of the instruction descriptor `raw`.
+    /// `comp` (`m` x `k / 2`, chunks of `geometry`) and the metadata at the Tensor Memory
+    /// address in `meta` (+ `meta_off`; its lane must be 0), placed as
+    /// `ops::tcgen05::sp_meta_at` says for `bits`-bit elements and the sparsity selector `sel`.
     #[allow(clippy::too_many_arguments)]
     fn tcgen05_sp_decompress(
         &self,
@@ -2088,8 +2094,8 @@ impl Cta<'_> {
         name: &str,
         meta: Option<Src>,
         meta_off: i32,
-        raw: u32,
-        at: crate::ops::tensor::Elem,
+        sel: u32,
+        geometry: (usize, usize),
         bits: u32,
         [m, k]: [usize; 2],
         comp: &[u64],
@@ -2108,9 +2114,8 @@ impl Cta<'_> {
         let Some(tm) = self.tmem.as_deref() else {
             return Err(bad("no Tensor Memory is allocated in this CTA".into()));
         };
-        let sel = raw & 3;
         let mut unsupported = false;
-        let a = crate::ops::sparse::decompress_rows(at, k, m, comp, |row, ch| {
+        let a = crate::ops::sparse::decompress_rows(geometry, k, m, comp, |row, ch| {
             let (lane, col, bit) = crate::ops::tcgen05::sp_meta_at(bits, sel, row, ch)
                 .inspect_err(|_| unsupported = true)?;
             let col = mcol
@@ -2357,6 +2362,7 @@ impl Cta<'_> {
             a_off,
             sfa_off,
             sfb_off,
+            meta_off,
         } = op
         else {
             return Err(self.unsupported(t, name));
@@ -2389,12 +2395,19 @@ impl Cta<'_> {
         };
         let raw = self.src(t, si) as u32;
         let field = |sh: u32, w: u32| raw >> sh & ((1 << w) - 1);
-        if field(2, 1) != 0 {
+        let sp = meta_off.is_some();
+        if (field(2, 1) != 0) != sp {
             return Err(bad(
                 self,
-                format!(
-                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
-                ),
+                if sp {
+                    format!(
+                        "instruction descriptor {raw:#010x} does not set sparsity (bit 2) for `tcgen05.mma.sp`"
+                    )
+                } else {
+                    format!(
+                        "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    )
+                },
             ));
         }
         let (b_id, a_id) = (field(4, 2), field(29, 2));
@@ -2462,15 +2475,13 @@ impl Cta<'_> {
                 ),
             ));
         }
-        if a_tmem && mxf4 {
-            return Err(unsup(
-                self,
-                "A in Tensor Memory with e2m1 (its packing is a figure) is not modelled".into(),
-            ));
-        }
+        // K (dense): 32 bytes of A per row, twice that with `.sp` (A holds half). e2m1 A in
+        // Tensor Memory: two elements to a byte, as in shared memory (ISA "Packing format used
+        // for matrix A by .kind::mxf4 and .kind::mxf4nvf4 in Tensor Memory"), lower K in the
+        // low nibble as ptxvm reads shared memory.
         let (m, k, bits) = (
             128usize,
-            if mxf4 { 64usize } else { 32 },
+            if mxf4 { 64usize } else { 32 } * if sp { 2 } else { 1 },
             if mxf4 { 4u32 } else { 8 },
         );
         let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
@@ -2505,12 +2516,28 @@ impl Cta<'_> {
             se,
             bits,
             [m, n, k],
-            false,
+            sp,
             (0, dcol),
             &row_lane,
             &lane_ok,
             "must be at lane 0 for M = 128",
         )?;
+        // `.sp`: A decompressed with the metadata (the 8-bit placement; the block-scaled kinds
+        // have no selector: 0), 4:8 in pairs for e2m1.
+        let a = match meta_off {
+            Some(off) => self.tcgen05_sp_decompress(
+                t,
+                name,
+                srcs.get(6).copied(),
+                off,
+                0,
+                if mxf4 { (8, 4) } else { (4, 2) },
+                bits,
+                [m, k],
+                &a,
+            )?,
+            None => a,
+        };
         let c: Vec<u32> = c.iter().map(|&x| x as u32).collect();
         let tm_err = |this: &Self, e: String| bad(this, e);
         let Some(tm) = self.tmem.as_deref() else {
@@ -2744,8 +2771,16 @@ impl Dx<'_> {
             }
             o => (self.src(o)?, false, 0),
         };
-        let (sfa, sfa_off) = reg_off(ops.get(4)?)?;
-        let (sfb, sfb_off) = reg_off(ops.get(5)?)?;
+        // `.sp`: the metadata's address after B's descriptor.
+        let sp = has(".sp");
+        let at = |i: usize| ops.get(i + usize::from(sp));
+        let meta = if sp {
+            Some(reg_off(ops.get(3)?)?)
+        } else {
+            None
+        };
+        let (sfa, sfa_off) = reg_off(at(4)?)?;
+        let (sfb, sfb_off) = reg_off(at(5)?)?;
         Some(Exec::Matrix {
             op: MatrixOp::Tcgen05(Tc5Op::MmaScaled {
                 mxf4,
@@ -2754,16 +2789,20 @@ impl Dx<'_> {
                 a_off,
                 sfa_off,
                 sfb_off,
+                meta_off: meta.map(|m| m.1),
             }),
             dsts: Vec::new(),
-            srcs: vec![
+            srcs: [
                 a,
                 self.src(ops.get(2)?)?,
-                self.src(ops.get(3)?)?,
-                self.src(ops.get(6)?)?,
+                self.src(at(3)?)?,
+                self.src(at(6)?)?,
                 sfa,
                 sfb,
-            ],
+            ]
+            .into_iter()
+            .chain(meta.map(|m| m.0))
+            .collect(),
             addr: Some((MemSpace::Generic, self.addr(ops.first()?)?)),
         })
     }
