@@ -227,6 +227,9 @@ impl Dx<'_> {
             Op::Imm(v) => *v,
             _ => return None,
         };
+        if inst.mods.iter().any(|m| m.contains("block_scale")) {
+            return self.decode_mma_sp_scaled(inst, (d, a, b, c), sel);
+        }
         let spec = crate::ops::sparse::SpSpec::parse(
             &inst.mods,
             (a.len(), b.len(), c.len(), d.len()),
@@ -243,6 +246,58 @@ impl Dx<'_> {
             op: MatrixOp::MmaSp(spec),
             dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
             srcs,
+            addr: None,
+        })
+    }
+
+    /// Block-scaled `mma.sp::ordered_metadata` (`crate::ops::sparse::SpScaled`): operands d, a,
+    /// b, c, the metadata, the selector, then scale-a-data, {byte-id-a, thread-id-a},
+    /// scale-b-data, {byte-id-b, thread-id-b}.
+    fn decode_mma_sp_scaled(
+        &self,
+        inst: &ir::Inst,
+        (d, a, b, c): (Vec<Op>, Vec<Op>, Vec<Op>, Vec<Op>),
+        sel: u64,
+    ) -> Option<Exec> {
+        let spec = crate::ops::sparse::SpScaled::parse(
+            &inst.mods,
+            (a.len(), b.len(), c.len(), d.len()),
+            sel,
+        )?;
+        let ops = &inst.operands;
+        let one = |o: &Op| -> Op {
+            match o {
+                Op::Vector(v) if v.len() == 1 => v[0].clone(),
+                other => other.clone(),
+            }
+        };
+        let pair = |o: &Op| -> Option<[Op; 2]> {
+            match o {
+                Op::Vector(v) if v.len() == 2 => Some([v[0].clone(), v[1].clone()]),
+                _ => None,
+            }
+        };
+        let [ba, ta] = pair(ops.get(7)?)?;
+        let [bb, tb] = pair(ops.get(9)?)?;
+        let extra = [
+            ops.get(4)?.clone(),
+            one(ops.get(6)?),
+            ba,
+            ta,
+            one(ops.get(8)?),
+            bb,
+            tb,
+        ];
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaSpScaled(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs: a
+                .iter()
+                .chain(&b)
+                .chain(&c)
+                .chain(&extra)
+                .map(|o| self.src(o))
+                .collect::<Option<Vec<_>>>()?,
             addr: None,
         })
     }
@@ -635,6 +690,7 @@ impl Cta<'_> {
             MatrixOp::Mma(_)
             | MatrixOp::MmaSp(_)
             | MatrixOp::MmaScaled(_)
+            | MatrixOp::MmaSpScaled(_)
             | MatrixOp::WmmaMma(_) => {
                 let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
                 for (l, r) in regs.iter_mut().enumerate() {
@@ -646,6 +702,9 @@ impl Cta<'_> {
                     MatrixOp::Mma(spec) => crate::ops::tensor::mma(spec, model, &regs),
                     MatrixOp::MmaSp(spec) => crate::ops::sparse::mma_sp(spec, model, &regs),
                     MatrixOp::MmaScaled(spec) => crate::ops::tensor::mma_scaled(spec, model, &regs),
+                    MatrixOp::MmaSpScaled(spec) => {
+                        crate::ops::sparse::mma_sp_scaled(spec, model, &regs)
+                    }
                     MatrixOp::WmmaMma(w) => crate::ops::tensor::wmma_mma(w, model, &regs),
                     _ => Err("not a register-fragment product".into()),
                 }
