@@ -449,6 +449,7 @@ MMA_ASHIFT = {
     "tcgen05_mma_sp_ashift_e4m3_f32_disable",
     "tcgen05_mma_sp_ashift_s8_s32",
     "tcgen05_mma_sp_ashift_u8_s32_disable",
+    "tcgen05_mma_sp_ashift_f16_f16_disable",
 }
 MMA_COLLECTOR = {
     "tcgen05_mma_ashift_f16_f32": ".collector::a::lastuse",
@@ -460,6 +461,7 @@ MMA_SP.update({
     "tcgen05_mma_sp_ashift_e4m3_f32_disable": 0,
     "tcgen05_mma_sp_ashift_s8_s32": 1,
     "tcgen05_mma_sp_ashift_u8_s32_disable": 0,
+    "tcgen05_mma_sp_ashift_f16_f16_disable": 3,
     "tcgen05_mma_sp_tf32_f32_tmem_disable": 2,
     "tcgen05_mma_sp_u8_u8_s32_sw128_disable": 1,
     "tcgen05_mma_sp_s8_s8_s32_tmem_disable": 0,
@@ -469,6 +471,7 @@ MMA_DISABLE.update({
     "tcgen05_mma_ashift_s8_s32_disable": (0, 0x80000000, 0x12345678, 0),
     "tcgen05_mma_sp_ashift_e4m3_f32_disable": (0xF0000000, 0, 0, 0x3),
     "tcgen05_mma_sp_ashift_u8_s32_disable": (0, 0, 0xFFFFFFFF, 0x10),
+    "tcgen05_mma_sp_ashift_f16_f16_disable": (0x80000001, 0x00FF0000, 0, 0x0000F000),
     "tcgen05_mma_f16_f32_tmem_disable": (0x00000003, 0x00010000, 0, 0xC0000000),
     "tcgen05_mma_sp_tf32_f32_tmem_disable": (0x0000FF00, 0, 0x1, 0),
     "tcgen05_mma_sp_u8_u8_s32_sw128_disable": (0, 0x00F00000, 0, 0x80000001),
@@ -493,6 +496,8 @@ MMA_CASES += [
      "tmem", ("K", "64", 0, 0, 512), 1, 0, 0, 0),
     ("tcgen05_mma_f16_f32_tmem_disable", "f16", "f32", "f16", "f16", 16,
      "tmem", ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_ashift_f16_f16_disable", "f16", "f16", "f16", "f16", 24,
+     "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1, 0),
     ("tcgen05_mma_sp_tf32_f32_tmem_disable", "tf32", "f32", "tf32", "tf32", 16,
      "tmem", ("K", "128", 0, 0, 1024), 1, 1, 0, 0),
     ("tcgen05_mma_sp_u8_u8_s32_sw128_disable", "i8", "s32", "u8", "u8", 16,
