@@ -1892,6 +1892,9 @@ impl Cta<'_> {
                 ),
             ));
         }
+        if form.ashift && !a_tmem {
+            return Err(unsup(self, "`.ashift` needs A in Tensor Memory".into()));
+        }
         if form.ashift && id.m != 128 {
             return Err(bad(
                 self,
