@@ -269,13 +269,17 @@ def model(gen, inst, k, ab, d):
     return {"F": F, "L": L, "e0": e0, "out": out, "il": il}
 
 
-def dot(gen, inst, at, bt, ct, d, a, b, c):
-    """One element of D (bits) for raw operand bits a[k], b[k] and C bits c."""
+def dot(gen, inst, at, bt, ct, d, a, b, c, c_scale=0):
+    """One element of D (bits) for raw operand bits a[k], b[k] and C bits c. c_scale:
+    tcgen05.mma's scale-input-d, C enters the sum as the exact value C * 2^-c_scale (its
+    alignment exponent lowered by the scale; a zero C stays the zero addend)."""
     k = len(a)
     p = model(gen, inst, k, at, d)
     A = [decode(at, x) for x in a]
     B = [decode(bt, x) for x in b]
     C = decode(ct, c)
+    if c_scale and C[0] == "num" and C[2] != 0:
+        C = ("num", C[1], C[2] * p2(-c_scale), C[3] - c_scale)
     if p["il"]:
         lo = [(A[i], B[i]) for i in range(k) if i % 4 < 2]
         hi = [(A[i], B[i]) for i in range(k) if i % 4 >= 2]
@@ -1391,9 +1395,9 @@ def dot_mxf4(arow, bcol, sas, sbs, c):
         return canonical_nan("f32")
     if cd[0] == "inf":
         return inf_bits("f32", cd[1])
-    chunk = 64 // len(sas)
+    chunk = len(arow) // len(sas)
     terms, exps = [], []
-    for g in range(4):
+    for g in range(len(arow) // 16):
         s = 0
         for x, y in zip(arow[16 * g:16 * g + 16], bcol[16 * g:16 * g + 16]):
             a, b = decode("e2m1", x), decode("e2m1", y)
@@ -1576,6 +1580,167 @@ def cmd_bscaletests(outdir):
         with open(os.path.join(outdir, name + ".ptx"), "w") as f:
             f.write("\n".join(lines) + "\n")
     print(f"{len(BSCALE_TESTS)} block-scaled mma run tests -> {outdir}")
+
+
+# Block-scaled mma.sp::ordered_metadata (sm_120a): (file, kind, scale_vec (None = omitted),
+# a, b, stype, (byte-id-a, thread-id-a, byte-id-b, thread-id-b), alt order, ptx version)
+SP_BSCALE_TESTS = [
+    ("mma_sp_bscale_mxf4_default", "mxf4", None, "e2m1", "e2m1", "ue8m0", (2, 1, 0, 3), False, "8.7"),
+    ("mma_sp_bscale_mxf4_alt_2x", "mxf4", "2X", "e2m1", "e2m1", "ue8m0", (0, 0, 2, 1), True, "8.7"),
+    ("mma_sp_bscale_mxf4nvf4_2x_ue8m0", "mxf4nvf4", "2X", "e2m1", "e2m1", "ue8m0", (2, 0, 2, 2), False, "8.7"),
+    ("mma_sp_bscale_mxf4nvf4_alt_2x_ue8m0", "mxf4nvf4", "2X", "e2m1", "e2m1", "ue8m0", (0, 1, 0, 0), True, "8.7"),
+    ("mma_sp_bscale_mxf4nvf4_4x_ue4m3", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue4m3", (0, 1, 0, 2), False, "8.7"),
+    ("mma_sp_bscale_mxf4nvf4_alt_4x_ue4m3", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue4m3", (0, 0, 0, 1), True, "8.7"),
+    ("mma_sp_bscale_mxf4nvf4_4x_ue8m0", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue8m0", (0, 0, 0, 3), False, "9.1"),
+    ("mma_sp_bscale_mxf4nvf4_alt_4x_ue8m0", "mxf4nvf4", "4X", "e2m1", "e2m1", "ue8m0", (0, 1, 0, 0), True, "9.1"),
+    ("mma_sp_bscale_mxf8f6f4_e4m3_e2m1", "mxf8f6f4", "1X", "e4m3", "e2m1", "ue8m0", (3, 1, 1, 2), False, "8.7"),
+    ("mma_sp_bscale_mxf8f6f4_alt_e3m2_e5m2_default", "mxf8f6f4", None, "e3m2", "e5m2", "ue8m0", (0, 0, 2, 0), True, "8.7"),
+]
+
+
+def cmd_spbscaletests(outdir):
+    """Block-scaled mma.sp::ordered_metadata: the sparse fragments (A the compressed M x K/2
+    matrix in the dense layout of that shape, B as sp_b_frag, the metadata of all four threads
+    of a group, selector 0) of cmd_sptests combined with the scale registers of
+    cmd_bscaletests; D from the block-scale model on the dense, structured-sparse A (mxf4:
+    pair-wise 4:8, a field's two indices name the non-zero pairs; mxf8f6f4: 2:4)."""
+    for (name, kind, vec, at, bt, st, sel, alt, ver) in SP_BSCALE_TESTS:
+        rng = SplitMix64(seed_of(name))
+        mxf4 = kind != "mxf8f6f4"
+        k = 128 if mxf4 else 64
+        kc = k // 2
+        cw, unit, nz = (8, 2, 4) if mxf4 else (4, 1, 2)
+        nv = int((vec or ("2X" if mxf4 else "1X"))[0])
+        shape = (16, 8, k)
+        center = rng.next()
+
+        def val(t):
+            if mxf4:
+                return rng.next() & 0xF
+            return gen_bits(t, rng.next(), 1, center) & ((1 << width(t)) - 1)
+        A = [[0] * k for _ in range(16)]
+        comp = [[0] * kc for _ in range(16)]
+        fields = [[0] * (k // cw) for _ in range(16)]
+        for r in range(16):
+            for ch in range(k // cw):
+                slots = cw // unit
+                i0 = rng.next() % slots
+                i1 = (i0 + 1 + rng.next() % (slots - 1)) % slots
+                i0, i1 = min(i0, i1), max(i0, i1)  # ::ordered_metadata
+                fields[r][ch] = i0 | (i1 << 2)
+                stored = []
+                for x in (i0, i1):
+                    for u in range(unit):
+                        v = val(at)
+                        A[r][ch * cw + x * unit + u] = v
+                        stored.append(v)
+                comp[r][ch * nz:(ch + 1) * nz] = stored
+        B = [[val(bt) for _ in range(8)] for _ in range(k)]
+        SA = [[rand_scale(rng, st) for _ in range(nv)] for _ in range(16)]
+        SB = [[rand_scale(rng, st) for _ in range(nv)] for _ in range(8)]
+        cexp = 2 + (-2 if not mxf4 else 4)
+        C = [[rand_c(rng, cexp + (SA[r][0] - 127 + SB[c][0] - 127 if st == "ue8m0" else 0))
+              for c in range(8)] for r in range(16)]
+        D = [[0] * 8 for _ in range(16)]
+        for r in range(16):
+            for c in range(8):
+                bcol = [B[x][c] for x in range(k)]
+                sas = [scale_decode(st, x) for x in SA[r]]
+                sbs = [scale_decode(st, x) for x in SB[c]]
+                if mxf4:
+                    D[r][c] = dot_mxf4(A[r], bcol, sas, sbs, C[r][c])
+                else:
+                    D[r][c] = dot_mx8(at, bt, A[r], bcol, sas[0], sbs[0], C[r][c])
+        # Metadata: all four threads of group g; thread t holds 8 chunks of row g + 8 (t % 2),
+        # chunks 8 (t / 2) onwards (as cmd_sptests).
+        meta = []
+        for lane in range(32):
+            g, tg = lane >> 2, lane % 4
+            r = g + 8 * (tg % 2)
+            meta.append(sum(fields[r][8 * (tg // 2) + q] << (4 * q) for q in range(8)))
+        ba, ta, bb, tb = sel
+        sra = [rng.next() & 0xFFFFFFFF for _ in range(32)]
+        srb = [rng.next() & 0xFFFFFFFF for _ in range(32)]
+        for r in range(16):
+            lane = 4 * (r % 8) + 2 * ta + r // 8
+            for j in range(nv):
+                sh = 8 * (ba + j)
+                sra[lane] = (sra[lane] & ~(0xFF << sh)) | (SA[r][j] << sh)
+        for c in range(8):
+            lane = 4 * c + tb
+            for j in range(nv):
+                sh = 8 * (bb + j)
+                srb[lane] = (srb[lane] & ~(0xFF << sh)) | (SB[c][j] << sh)
+        et = "u4" if mxf4 else None
+        cshape = (16, 8, kc)
+        fa, fb, fc, fd = [], [], [], []
+        for lane in range(32):
+            ea = []
+            for i in range(per_lane(cshape, et or at, "a")):
+                _, r, c = frag(cshape, "a", et or at, lane, i)
+                ea.append(comp[r][c] if mxf4 else f8f6f4_place(at, comp[r][c]))
+            eb = []
+            for i in range(per_lane(shape, et or bt, "b")):
+                r, c = sp_b_frag(k, et or bt, lane, i)
+                eb.append(B[r][c] if mxf4 else f8f6f4_place(bt, B[r][c]))
+            fa += pack(et or at, ea)
+            fb += pack(et or bt, eb)
+            for i in range(4):
+                _, r, c = frag(shape, "c", "f32", lane, i)
+                fc.append(C[r][c])
+                fd.append(D[r][c])
+        vq = f".scale_vec::{vec}" if vec else ""
+        types = f".f32.{at}.{bt}.f32.{st}"
+        sp = "mma.sp::ordered_metadata.sync.aligned"
+        if alt:
+            opname = f"{sp}.kind::{kind}.block_scale{vq}.m16n8k{k}.row.col{types}"
+        else:
+            opname = f"{sp}.m16n8k{k}.row.col.kind::{kind}.block_scale{vq}{types}"
+        na, nb = len(fa) // 32, len(fb) // 32
+        lines = [f"// `{opname}` on sm_120a: one warp, random operands and scale factors.",
+                 "// Generated by tools/tc_ref.py (an independent exact-rational reference): a",
+                 f"// structured-sparse A ({'pair-wise 4:8' if mxf4 else '2:4'}, increasing index pairs) compressed into the sparse",
+                 "// fragment (the M x K/2 matrix in the dense layout of that shape), B per the sparse",
+                 "// sections' B pattern, the metadata of all four threads of a group (selector 0), the",
+                 f"// scale registers with the selectors {{{ba}, {ta}}}, {{{bb}, {tb}}} (random bytes elsewhere);",
+                 "// arg0..2 = A, B, C, arg3 = metadata, arg4/arg5 = scale-a-data/scale-b-data, arg6 = D,",
+                 "// expected from the block-scale model on the decompressed A with the full K."]
+        lines.append("// run: --grid 1 --block 32 --arch sm_120a")
+        arg = lambda vals: "// arg: u32[" + str(len(vals)) + "] = [" + ", ".join(hex(v) for v in vals) + "]"
+        lines += [arg(fa), arg(fb), arg(fc), arg(meta), arg(sra), arg(srb), "// arg: zeros:u32:128"]
+        for i in range(0, 128, 16):
+            lines.append(f"// expect arg6[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in fd[i:i + 16]) + "]")
+        lines += [f".version {ver}", ".target sm_120a", ".address_size 64", "",
+                  ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pe,",
+                  "\t.param .u64 psa, .param .u64 psb, .param .u64 pd)", "{",
+                  f"\t.reg .b32 %a<{na}>;", f"\t.reg .b32 %b<{nb}>;", "\t.reg .f32 %c<4>;", "\t.reg .f32 %d<4>;",
+                  "\t.reg .b32 %r<5>;", "\t.reg .b64 %rd<24>;",
+                  "\tmov.u32 %r1, %tid.x;"]
+        for idx, (p, cnt, reg) in enumerate((("pa", na, "a"), ("pb", nb, "b"), ("pc", 4, "c"))):
+            lines.append(f"\tld.param.u64 %rd{idx * 3 + 1}, [{p}];")
+            lines.append(f"\tmul.wide.u32 %rd{idx * 3 + 2}, %r1, {cnt * 4};")
+            lines.append(f"\tadd.u64 %rd{idx * 3 + 3}, %rd{idx * 3 + 1}, %rd{idx * 3 + 2};")
+            t = ".f32" if reg == "c" else ".b32"
+            for j in range(cnt):
+                lines.append(f"\tld.global{t} %{reg}{j}, [%rd{idx * 3 + 3}+{j * 4}];")
+        lines += ["\tmul.wide.u32 %rd13, %r1, 4;",
+                  "\tld.param.u64 %rd14, [psa];", "\tadd.u64 %rd15, %rd14, %rd13;",
+                  "\tld.global.b32 %r2, [%rd15];",
+                  "\tld.param.u64 %rd16, [psb];", "\tadd.u64 %rd17, %rd16, %rd13;",
+                  "\tld.global.b32 %r3, [%rd17];",
+                  "\tld.param.u64 %rd18, [pe];", "\tadd.u64 %rd19, %rd18, %rd13;",
+                  "\tld.global.b32 %r4, [%rd19];"]
+        vecr = lambda r, n: "{" + ", ".join(f"%{r}{j}" for j in range(n)) + "}"
+        lines.append(f"\t{opname} {vecr('d', 4)}, {vecr('a', na)}, {vecr('b', nb)}, {vecr('c', 4)}, "
+                     f"%r4, 0x0, %r2, {{{ba}, {ta}}}, %r3, {{{bb}, {tb}}};")
+        lines += ["\tld.param.u64 %rd10, [pd];", "\tmul.wide.u32 %rd11, %r1, 16;",
+                  "\tadd.u64 %rd12, %rd10, %rd11;"]
+        for j in range(4):
+            lines.append(f"\tst.global.f32 [%rd12+{j * 4}], %d{j};")
+        lines += ["\tret;", "}"]
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(SP_BSCALE_TESTS)} block-scaled mma.sp run tests -> {outdir}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1781,6 +1946,7 @@ if __name__ == "__main__":
         cmd_sptests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_sperrors("tests/run/errors")
         cmd_bscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_spbscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_ldst_b8_tests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
     else:
         print(__doc__)

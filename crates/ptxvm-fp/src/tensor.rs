@@ -211,7 +211,7 @@ pub enum TcArch {
     Ada,
     /// sm_90/sm_90a (H100, H200).
     Hopper,
-    /// sm_100/sm_100a (B200).
+    /// sm_100/sm_100a (B200); also the B300 (sm_103a) and Thor (sm_110a) models.
     Blackwell,
     /// sm_120/sm_120a (RTX 50 series, RTX PRO 6000).
     RtxBlackwell,
@@ -450,6 +450,22 @@ pub fn mma_dot(p: &Fdpa, at: TcType, a: &[u32], bt: TcType, b: &[u32], ct: AccTy
 /// [`mma_dot`] on operands already decoded ([`TcType::decode`]); an engine decodes each row
 /// of A and column of B once per instruction.
 pub fn mma_dot_nums(p: &Fdpa, a: &[Num], b: &[Num], ct: AccType, c: u32) -> u32 {
+    mma_dot_nums_scaled(p, a, b, ct, c, 0)
+}
+
+/// [`mma_dot_nums`] with the addend scaled exactly by 2^-`c_scale` before it enters the sum
+/// (`tcgen05.mma`'s scale-input-d: D = A.B + C * 2^-scale): C's exponent and alignment
+/// exponent are lowered by the scale, so it is aligned and truncated with the products as any
+/// addend of that value would be (a C made subnormal by the scale is not rounded first). The
+/// sm_90/sm_100 fp8 path (`interleave`), which adds C separately, takes no scale.
+pub fn mma_dot_nums_scaled(
+    p: &Fdpa,
+    a: &[Num],
+    b: &[Num],
+    ct: AccType,
+    c: u32,
+    c_scale: i32,
+) -> u32 {
     let k = a.len().min(b.len());
     let (a, b) = (&a[..k], &b[..k]);
     let d = p.out.acc();
@@ -461,7 +477,15 @@ pub fn mma_dot_nums(p: &Fdpa, a: &[Num], b: &[Num], ct: AccType, c: u32) -> u32 
         return add_rn(d, d2, ct, c);
     }
     let l = p.block.max(1);
-    let mut acc = ct.decode(c);
+    let mut acc = match ct.decode(c) {
+        Num::Fin { neg, sig, exp, e } if c_scale != 0 && sig != 0 => Num::Fin {
+            neg,
+            sig,
+            exp: exp.saturating_sub(c_scale),
+            e: e.saturating_sub(c_scale),
+        },
+        x => x,
+    };
     if k == 0 {
         return block(a.iter().zip(b), acc, p.frac, p.e0, p.out);
     }

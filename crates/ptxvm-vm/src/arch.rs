@@ -80,6 +80,7 @@ impl GpuModel {
         let Ok(n) = digits.parse::<u32>() else {
             return false;
         };
+        let n = canonical_sm(n);
         match suffix {
             "" => n <= self.sm(),
             "a" => n == self.sm() && self.arch_specific,
@@ -269,6 +270,71 @@ pub static MODELS: &[GpuModel] = &[
         clusters: true,
         tensor: TcArch::Blackwell,
     },
+    // CC 10.3 (Blackwell Ultra). The per-SM limits are the CUDA C++ Programming Guide's
+    // "Technical Specifications per Compute Capability" column 10.x (the same as 10.0:
+    // 64 warps, 32 blocks, 228 KiB shared memory per SM, 227 KiB per block opt-in, 1 KiB
+    // reserved). The board: NVIDIA's "Inside NVIDIA Blackwell Ultra" technical blog (160 SMs
+    // on the full die, 288 GB HBM3e at 8 TB/s over the B200's 8192-bit interface); B300
+    // enables 148 of them, as B200 does. NVIDIA publishes no separate clock or L2 size for it,
+    // so those are the B200's. Tensor cores: the B200's generation (no published recordings
+    // of a B300 differ from it).
+    GpuModel {
+        arch: "sm_103a",
+        board: "B300",
+        major: 10,
+        minor: 3,
+        arch_specific: true,
+        sm_count: 148,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 228 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 227 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 126 * MIB,
+        clock_khz: 1_965_000,
+        mem_clock_khz: 3_996_000,
+        mem_bus_bits: 8192,
+        clusters: true,
+        tensor: TcArch::Blackwell,
+    },
+    // CC 11.0 (Jetson Thor; `sm_101` before CUDA 13 renamed it `sm_110`). Per-SM limits: the
+    // Programming Guide's column 11.0 (48 warps = 1536 threads, 32 blocks, 228 KiB shared
+    // memory per SM, 227 KiB per block opt-in, 1 KiB reserved). The board: the Jetson AGX
+    // Thor (T5000) data sheet: 2560 CUDA cores = 20 SMs, GPU maximum frequency 1.575 GHz,
+    // 128 GB LPDDR5X on a 256-bit interface at 273 GB/s (a 4266 MHz memory clock, double data
+    // rate). The L2 size is not in the data sheet: ptxvm reports 32 MiB (a choice). Tensor
+    // cores: the B200's generation (5th-generation, tcgen05).
+    GpuModel {
+        arch: "sm_110a",
+        board: "Jetson AGX Thor",
+        major: 11,
+        minor: 0,
+        arch_specific: true,
+        sm_count: 20,
+        max_threads_per_sm: 1536,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 48,
+        regs_per_sm: 65536,
+        regs_per_block: 65536,
+        regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        shared_per_sm: 228 * KIB,
+        shared_per_block: 48 * KIB,
+        shared_per_block_optin: 227 * KIB,
+        shared_reserved_per_block: KIB,
+        l2_bytes: 32 * MIB,
+        clock_khz: 1_575_000,
+        mem_clock_khz: 4_266_000,
+        mem_bus_bits: 256,
+        clusters: true,
+        tensor: TcArch::Blackwell,
+    },
     GpuModel {
         arch: "sm_120a",
         board: "RTX 5090",
@@ -296,14 +362,25 @@ pub static MODELS: &[GpuModel] = &[
     },
 ];
 
+/// The compute capability a target number names: CUDA 13 renamed Thor's `sm_101` to
+/// `sm_110` (the same GPU, compute capability 11.0), so PTX written for `sm_101a` runs on it.
+fn canonical_sm(n: u32) -> u32 {
+    if n == 101 { 110 } else { n }
+}
+
 /// The model for an `--arch` name: `sm_90` and `sm_90a` are the same board (the `a`
-/// features are available on it), likewise `sm_100`/`sm_100a` and `sm_120`/`sm_120a`;
+/// features are available on it), likewise `sm_100`/`sm_100a`, `sm_103`/`sm_103a`,
+/// `sm_110`/`sm_110a` (and its old name `sm_101`/`sm_101a`) and `sm_120`/`sm_120a`;
 /// `compute_XX` is accepted as a synonym.
 pub fn model(arch: &str) -> Option<&'static GpuModel> {
     let a = arch.trim();
     let a = a
         .strip_prefix("compute_")
         .map_or(a.to_string(), |r| format!("sm_{r}"));
+    let a = match a.strip_prefix("sm_101") {
+        Some(rest) => format!("sm_110{rest}"),
+        None => a,
+    };
     let base = a.trim_end_matches(['a', 'f']);
     MODELS
         .iter()
@@ -313,7 +390,7 @@ pub fn model(arch: &str) -> Option<&'static GpuModel> {
 /// The GPU `ptxvm run` emulates for a module of `.target` `target` when no `--arch` is
 /// given: the model of that name when it runs it, else the H100 (sm_90a) when it runs it (an
 /// older plain target), else the first model that does; `None` when no model runs it (an
-/// arch-specific target of a GPU not in the table, such as `sm_103a`).
+/// arch-specific target of a GPU not in the table, such as `sm_121a`).
 pub fn model_for_target(target: &str) -> Option<&'static GpuModel> {
     if let Some(m) = model(target)
         && m.runs_target(target)
@@ -358,7 +435,20 @@ mod tests {
         assert_eq!(by_target("sm_100f"), Some("sm_100a"));
         assert_eq!(by_target("sm_52"), Some("sm_90a"));
         assert_eq!(by_target("sm_87"), Some("sm_90a"));
-        assert_eq!(by_target("sm_103a"), None);
+        assert_eq!(by_target("sm_103a"), Some("sm_103a"));
+        assert_eq!(by_target("sm_103f"), Some("sm_103a"));
+        assert_eq!(by_target("sm_110a"), Some("sm_110a"));
+        assert_eq!(by_target("sm_110f"), Some("sm_110a"));
+        assert_eq!(by_target("sm_101a"), Some("sm_110a"));
+        assert_eq!(by_target("sm_121a"), None);
+        assert_eq!(model("sm_101").map(|m| m.arch), Some("sm_110a"));
+        assert_eq!(model("compute_103a").map(|m| m.board), Some("B300"));
+        let b300 = model("sm_103a").unwrap();
+        assert!(b300.has_tcgen05() && b300.runs_target("sm_100f"));
+        assert!(!b300.runs_target("sm_100a") && !b300.runs_target("sm_110f"));
+        let thor = model("sm_110a").unwrap();
+        assert!(thor.has_tcgen05() && thor.runs_target("sm_101a"));
+        assert!(!thor.runs_target("sm_103f"));
         assert_eq!(by_target("sm_121"), None);
         let a100 = model("sm_80").unwrap();
         assert!(!a100.runs_target("sm_86"));

@@ -373,6 +373,10 @@ pub enum MatrixOp {
     /// registers, then scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
     /// thread-id-b; `dsts` D's (`crate::ops::tensor::mma_scaled`).
     MmaScaled(crate::ops::tensor::MmaScaled),
+    /// Block-scaled `mma.sp::ordered_metadata.sync.aligned`: `srcs` are A's, B's and C's
+    /// registers, the metadata, then the scale operands as `MmaScaled`'s; `dsts` D's
+    /// (`crate::ops::sparse::mma_sp_scaled`).
+    MmaSpScaled(crate::ops::sparse::SpScaled),
     /// `wmma.load.{a,b,c}`: `dsts` the fragment, `srcs` the optional stride.
     WmmaLoad(crate::ops::tensor::WmmaMove),
     /// `wmma.store.d`: `srcs` the fragment then the optional stride.

@@ -41,7 +41,7 @@ pub const NVJITLINK_SONAMES: [&str; 2] = ["libnvJitLink.so.13", "libnvJitLink.so
 #[derive(clap::Args, Debug)]
 pub struct ExecOpts {
     /// Emulated GPU (sets PTXVM_ARCH): sm_70, sm_75, sm_80 (default), sm_86, sm_89, sm_90a,
-    /// sm_100a, sm_120a.
+    /// sm_100a, sm_103a, sm_110a, sm_120a.
     #[arg(long)]
     pub arch: Option<String>,
     /// Host threads per kernel launch (sets PTXVM_THREADS; default: all cores).

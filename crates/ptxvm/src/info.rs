@@ -1,4 +1,4 @@
-//! `ptxvm info`: a human summary of a checked module.
+//! `ptxvm info`: a human summary of a checked module, and of an emulated GPU (`--arch`).
 
 use ptxvm_ir::ir::{FuncKind, Module, Var};
 use std::collections::BTreeMap;
@@ -175,5 +175,56 @@ pub fn render(m: &Module) -> String {
             let _ = writeln!(s, "  directives: {}", dirs.join("; "));
         }
     }
+    s
+}
+
+/// Renders an emulated GPU model (`ptxvm info --arch`).
+pub fn render_model(m: &ptxvm_vm::arch::GpuModel) -> String {
+    let mut s = String::new();
+    let kib = |b: u32| format!("{} KiB", b / 1024);
+    let _ = writeln!(s, "arch: {} ({})", m.arch, m.board);
+    let _ = writeln!(
+        s,
+        "compute capability: {}.{}{}",
+        m.major,
+        m.minor,
+        if m.arch_specific {
+            " (arch-specific features)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(s, "SMs: {}", m.sm_count);
+    let _ = writeln!(
+        s,
+        "per SM: {} threads, {} warps, {} blocks, {} registers, {} shared memory",
+        m.max_threads_per_sm,
+        m.max_warps_per_sm,
+        m.max_blocks_per_sm,
+        m.regs_per_sm,
+        kib(m.shared_per_sm)
+    );
+    let _ = writeln!(
+        s,
+        "per block: {} registers, {} shared memory ({} opt-in, {} reserved)",
+        m.regs_per_block,
+        kib(m.shared_per_block),
+        kib(m.shared_per_block_optin),
+        kib(m.shared_reserved_per_block)
+    );
+    let _ = writeln!(
+        s,
+        "registers per thread: {} (allocated in units of {} per warp)",
+        m.regs_per_thread, m.reg_alloc_unit
+    );
+    let _ = writeln!(s, "L2: {} MiB", m.l2_bytes / (1024 * 1024));
+    let _ = writeln!(
+        s,
+        "clocks: {} kHz core, {} kHz memory, {}-bit bus",
+        m.clock_khz, m.mem_clock_khz, m.mem_bus_bits
+    );
+    let _ = writeln!(s, "clusters: {}", if m.clusters { "yes" } else { "no" });
+    let _ = writeln!(s, "tensor cores: {:?}", m.tensor);
+    let _ = writeln!(s, "tcgen05: {}", if m.has_tcgen05() { "yes" } else { "no" });
     s
 }

@@ -54,8 +54,15 @@ enum Cmd {
     )]
     Run(run::RunOpts),
     /// Summarise a module: version, target, kernels and functions with their parameters,
-    /// register counts, directives and module variables.
-    Info { file: PathBuf },
+    /// register counts, directives and module variables; with `--arch`, the emulated GPU
+    /// (compute capability, limits, tensor-core generation) first.
+    Info {
+        #[arg(required_unless_present = "arch")]
+        file: Option<PathBuf>,
+        /// Print this emulated GPU (`sm_80`, `sm_103a`, ...).
+        #[arg(long)]
+        arch: Option<String>,
+    },
     /// Run a program with ptxvm as its CUDA driver (libcuda.so.1): nvcc-built programs,
     /// numba-cuda, cuda-python, CuPy, Triton.
     #[command(
@@ -260,21 +267,44 @@ fn run_cmd(cmd: Cmd, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
                 1
             }
         },
-        Cmd::Info { file } => match load(&file, &ptxvm_ir::CheckOptions::default(), stderr) {
-            Ok((src, checked)) => {
-                if checked.has_errors() {
-                    return match render_all(&src, &checked.diags, Format::Human, stdout, stderr) {
-                        Ok(()) => 1,
-                        Err(c) => c,
-                    };
-                }
-                match emit(stdout, stderr, info::render(&checked.module).as_bytes()) {
-                    Ok(()) => 0,
-                    Err(c) => c,
+        Cmd::Info { file, arch } => {
+            if let Some(a) = &arch {
+                let Some(m) = ptxvm_vm::arch::model(a) else {
+                    let _ = writeln!(
+                        stderr,
+                        "error: --arch {a} is not an emulated GPU (known: {})",
+                        ptxvm_vm::arch::names().join(", ")
+                    );
+                    return 2;
+                };
+                if let Err(c) = emit(stdout, stderr, info::render_model(m).as_bytes()) {
+                    return c;
                 }
             }
-            Err(code) => code,
-        },
+            match file {
+                Some(file) => info_file(&file, stdout, stderr),
+                None => 0,
+            }
+        }
+    }
+}
+
+/// `ptxvm info FILE`: the module's summary.
+fn info_file(file: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
+    match load(file, &ptxvm_ir::CheckOptions::default(), stderr) {
+        Ok((src, checked)) => {
+            if checked.has_errors() {
+                return match render_all(&src, &checked.diags, Format::Human, stdout, stderr) {
+                    Ok(()) => 1,
+                    Err(c) => c,
+                };
+            }
+            match emit(stdout, stderr, info::render(&checked.module).as_bytes()) {
+                Ok(()) => 0,
+                Err(c) => c,
+            }
+        }
+        Err(code) => code,
     }
 }
 

@@ -517,7 +517,8 @@ pub struct RunOpts {
     /// Allow clusters of up to 16 CTAs (CUDA's non-portable cluster size opt-in).
     #[arg(long)]
     pub non_portable_cluster: bool,
-    /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120a;
+    /// The emulated GPU (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_103a,
+    /// sm_110a, sm_120a;
     /// `sm_90` = `sm_90a`): its limits and the arithmetic of its tensor cores. Default: the
     /// GPU the module's `.target` names (sm_90a for an older target no model is named for).
     /// A module whose `.target` the GPU cannot run is refused, as the driver refuses it.

@@ -233,3 +233,26 @@ fn run_symbol_fills_and_dumps_module_variables() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("8 bytes given, but `g_lock` has 4"), "{err}");
 }
+
+#[test]
+fn info_arch_prints_the_device_model() {
+    let (code, out) = ptxvm(&["info", "--arch", "sm_103a"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("arch: sm_103a (B300)"), "{out}");
+    assert!(out.contains("compute capability: 10.3"), "{out}");
+    assert!(out.contains("tcgen05: yes"), "{out}");
+    // CUDA 13's sm_110 is Thor's old sm_101.
+    let (code, out) = ptxvm(&["info", "--arch", "sm_101a"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("arch: sm_110a (Jetson AGX Thor)"), "{out}");
+    assert!(out.contains("compute capability: 11.0"), "{out}");
+    assert!(out.contains("per SM: 1536 threads, 48 warps"), "{out}");
+    let (code, out) = ptxvm(&["info", "--arch", "sm_80", "examples/vector_add.ptx"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("arch: sm_80 (A100)") && out.contains("target: sm_80"),
+        "{out}"
+    );
+    assert_eq!(ptxvm(&["info", "--arch", "sm_61"]).0, 2);
+    assert_eq!(ptxvm(&["info"]).0, 2);
+}

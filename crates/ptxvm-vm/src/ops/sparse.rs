@@ -110,6 +110,17 @@ impl SpSpec {
 
     fn consistent(&self) -> bool {
         let s = &self.mma;
+        let acc_ok = |a: Acc| match s.a {
+            Elem::Int(_) => a == Acc::S32,
+            _ => matches!(a, Acc::F16 | Acc::F32),
+        };
+        acc_ok(s.c) && acc_ok(s.d) && self.counts_ok()
+    }
+
+    /// The shape, the register counts and the metadata threads agree (the block-scaled
+    /// forms, whose e2m1 codes are read as `.u4`, accumulate in f32).
+    fn counts_ok(&self) -> bool {
+        let s = &self.mma;
         let (Some(pa), Some(pb)) = (Self::per_reg(s.a), Self::per_reg(s.b)) else {
             return false;
         };
@@ -118,15 +129,9 @@ impl SpSpec {
             (s.a, s.b),
             (Elem::Float(_), Elem::Float(_)) | (Elem::Int(_), Elem::Int(_))
         );
-        let acc_ok = |a: Acc| match s.a {
-            Elem::Int(_) => a == Acc::S32,
-            _ => matches!(a, Acc::F16 | Acc::F32),
-        };
         (m, n) == (16, 8)
             && same_kind
             && pa == pb
-            && acc_ok(s.c)
-            && acc_ok(s.d)
             && s.na as usize * pa * 32 == m * k / 2
             && s.nb as usize * pb * 32 == k * n
             && s.nc as usize * per_acc(s.c) * 32 == m * n
@@ -157,7 +162,7 @@ impl SpSpec {
 }
 
 /// (elements per chunk, stored values per chunk) of A's structured sparsity.
-fn chunk(a: Elem) -> (usize, usize) {
+pub(crate) fn chunk(a: Elem) -> (usize, usize) {
     match a {
         Elem::Float(TcType::Tf32) => (2, 1),
         Elem::Int(IntType::S4 | IntType::U4) => (8, 4),
@@ -193,20 +198,37 @@ pub(crate) fn decompress(
             }
         ));
     }
-    let bad = || "sparse fragment out of range".to_string();
-    let (cw, nz) = chunk(a_elem);
-    let kc = k / 2;
-    let mut a = vec![0u64; 16 * k];
-    for row in 0..16 {
+    decompress_rows(chunk(a_elem), k, 16, comp, |row, ch| {
         let (g, hi) = (row % 8, row / 8);
+        // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
+        let (lane, shift) = if tpg == 4 {
+            (4 * g + 2 * (ch / 8) + hi, 4 * (ch % 8))
+        } else {
+            (4 * g + sel as usize * tpg + ch / 4, 16 * hi + 4 * (ch % 4))
+        };
+        Ok(meta.get(lane).copied().unwrap_or(0) >> shift & 0xf)
+    })
+}
+
+/// Decompresses `rows` rows of A (`comp`: `rows` x K/2 stored values, row-major) into the
+/// `rows` x `k` dense matrix, `field(row, chunk)` giving the 4-bit metadata field of a chunk
+/// (an `Err` from it is returned), `(cw, nz)` the chunk's elements and stored values
+/// ([`chunk`]; (8, 4) for pair-wise 4:8): the one expansion `mma.sp`, `wgmma.mma_async.sp`
+/// and `tcgen05.mma.sp` share, each with its own metadata placement. The rules for undefined
+/// fields are in the module documentation.
+pub(crate) fn decompress_rows(
+    (cw, nz): (usize, usize),
+    k: usize,
+    rows: usize,
+    comp: &[u64],
+    mut field: impl FnMut(usize, usize) -> Result<u32, String>,
+) -> Result<Vec<u64>, String> {
+    let bad = || "sparse fragment out of range".to_string();
+    let kc = k / 2;
+    let mut a = vec![0u64; rows * k];
+    for row in 0..rows {
         for ch in 0..k / cw {
-            // One or two threads: 4 chunks of rows g and g + 8 each; four: 8 chunks of one.
-            let (lane, shift) = if tpg == 4 {
-                (4 * g + 2 * (ch / 8) + hi, 4 * (ch % 8))
-            } else {
-                (4 * g + sel as usize * tpg + ch / 4, 16 * hi + 4 * (ch % 4))
-            };
-            let field = meta.get(lane).copied().unwrap_or(0) >> shift & 0xf;
+            let field = field(row, ch)? & 0xf;
             let vals = comp.get(row * kc + ch * nz..row * kc + (ch + 1) * nz);
             let dst = a.get_mut(row * k + ch * cw..row * k + (ch + 1) * cw);
             let (Some(vals), Some(dst)) = (vals, dst) else {
@@ -257,6 +279,22 @@ pub fn mma_sp(
             model.board
         ));
     }
+    let (m, n, k) = (sp.m as usize, sp.n as usize, sp.k as usize);
+    let (comp, b, c, meta) = gather(s, srcs)?;
+    let a = decompress(sp.a, k, s.sel, &comp, &meta).map_err(|e| format!("`{}`: {e}", s.name()))?;
+    let mut d = vec![0u64; m * n];
+    tensor::compute_d(sp, model, (m, n, k), &a, &b, &c, &mut d);
+    scatter(s, &d)
+}
+
+/// The compressed A (`m` x K/2, row-major), B (a column of K per row), C (`m` x `n`) and
+/// each lane's metadata register from the lanes' sources (A, B, C, metadata in order).
+#[allow(clippy::type_complexity)]
+fn gather(
+    s: &SpSpec,
+    srcs: &[Vec<u64>; 32],
+) -> Result<(Vec<u64>, Vec<u64>, Vec<u64>, [u32; 32]), String> {
+    let sp = &s.mma;
     let bad = || format!("`{}`: fragment layout out of range", s.name());
     let (m, n, k) = (sp.m as usize, sp.n as usize, sp.k as usize);
     let kc = k / 2;
@@ -296,9 +334,14 @@ pub fn mma_sp(
                 .ok_or_else(bad)? = tensor::acc_bits(sp.c, rc, i);
         }
     }
-    let a = decompress(sp.a, k, s.sel, &comp, &meta).map_err(|e| format!("`{}`: {e}", s.name()))?;
-    let mut d = vec![0u64; m * n];
-    tensor::compute_d(sp, model, (m, n, k), &a, &b, &c, &mut d);
+    Ok((comp, b, c, meta))
+}
+
+/// Each lane's D registers from D (`m` x `n`, row-major).
+fn scatter(s: &SpSpec, d: &[u64]) -> Result<[Vec<u64>; 32], String> {
+    let sp = &s.mma;
+    let bad = || format!("`{}`: fragment layout out of range", s.name());
+    let (m, n) = (sp.m as usize, sp.n as usize);
     let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; sp.nd as usize]);
     for (lane, regs) in out.iter_mut().enumerate() {
         for i in 0..sp.nd as usize * per_acc(sp.d) {
@@ -314,4 +357,92 @@ pub fn mma_sp(
         }
     }
     Ok(out)
+}
+
+/// A block-scaled `mma.sp::ordered_metadata` (sm_120a): m16n8k128 `.kind::mxf4`/`mxf4nvf4`
+/// (e2m1, A pair-wise 4:8 as `.u4`/`.s4`'s) and m16n8k64 `.kind::mxf8f6f4` (2:4). The
+/// fragments are the sparse ones of those shapes (`sp`: A compressed, B dense, the f32
+/// accumulators); the scale factors, their selectors and the arithmetic are the dense
+/// block-scaled `mma`'s (`scaled`, of half the K), applied to the decompressed A with the
+/// full K.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpScaled {
+    pub sp: SpSpec,
+    pub scaled: tensor::MmaScaled,
+}
+
+impl SpScaled {
+    /// Decodes the modifiers with the register counts of D, A, B and C and the selector.
+    pub fn parse(
+        mods: &[&str],
+        (na, nb, nc, nd): (usize, usize, usize, usize),
+        sel: u64,
+    ) -> Option<SpScaled> {
+        if !mods.contains(&".sp::ordered_metadata") {
+            return None;
+        }
+        let scaled = tensor::MmaScaled::parse_sp(mods, na, nb, nc, nd)?;
+        let (a, b) = if scaled.mxf4 {
+            (Elem::Int(IntType::U4), Elem::Int(IntType::U4))
+        } else {
+            (Elem::Float(scaled.a), Elem::Float(scaled.b))
+        };
+        let mma = MmaSpec {
+            k: scaled.spec.k * 2,
+            a,
+            b,
+            na: u8::try_from(na).ok()?,
+            nb: u8::try_from(nb).ok()?,
+            ..scaled.spec
+        };
+        let sp = SpSpec {
+            mma,
+            ordered: true,
+            sel: u8::try_from(sel).ok()?,
+        };
+        (sp.counts_ok() && mma.c == Acc::F32 && mma.d == Acc::F32)
+            .then_some(SpScaled { sp, scaled })
+    }
+
+    /// The instruction's name for messages.
+    pub fn name(&self) -> String {
+        self.scaled
+            .name()
+            .replacen("mma", "mma.sp::ordered_metadata", 1)
+            .replacen(
+                &format!("m16n8k{}", self.scaled.spec.k),
+                &format!("m16n8k{}", self.sp.mma.k),
+                1,
+            )
+    }
+}
+
+/// Executes one block-scaled `mma.sp::ordered_metadata` for a whole warp. `srcs[lane]` holds
+/// the lane's A, B and C registers, its metadata register, then scale-a-data, byte-id-a,
+/// thread-id-a, scale-b-data, byte-id-b, thread-id-b; returns each lane's D registers.
+pub fn mma_sp_scaled(
+    s: &SpScaled,
+    model: &GpuModel,
+    srcs: &[Vec<u64>; 32],
+) -> Result<[Vec<u64>; 32], String> {
+    if model.sm() / 10 != 12 || !model.arch_specific {
+        return Err(format!(
+            "`{}` needs sm_120a; the device model is {} ({})",
+            s.name(),
+            model.arch,
+            model.board
+        ));
+    }
+    let sp = &s.sp.mma;
+    let (m, n, k) = (sp.m as usize, sp.n as usize, sp.k as usize);
+    let (comp, b, c, meta) = gather(&s.sp, srcs)?;
+    let a =
+        decompress(sp.a, k, s.sp.sel, &comp, &meta).map_err(|e| format!("`{}`: {e}", s.name()))?;
+    let base = (sp.na + sp.nb + sp.nc) as usize + 1;
+    let (sfa, sfb) = s.scaled.scale_factors(srcs, base)?;
+    let u = |v: &[u64]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    let d = s
+        .scaled
+        .products((m, n, k), &u(&a), &u(&b), &u(&c), &sfa, &sfb);
+    scatter(&s.sp, &d.iter().map(|&x| u64::from(x)).collect::<Vec<_>>())
 }

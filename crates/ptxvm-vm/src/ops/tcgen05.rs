@@ -40,15 +40,20 @@ pub enum Tc5Op {
     /// `tcgen05.mma.cta_group::1.kind [d], a, b_desc, idesc{, disable_output_lane},
     /// enable_input_d`, issued by each executing thread: `addr` D's address; `srcs` A
     /// (descriptor, or the register of A's Tensor Memory address when `a_tmem`, plus `a_off`),
-    /// B's descriptor, idesc, enable-input-d, then disable-output-lane's four words if given.
+    /// B's descriptor, idesc, enable-input-d, then (`.sp`) the register of the metadata's
+    /// Tensor Memory address, then disable-output-lane's four words if given.
     Mma {
         kind: Kind,
         a_tmem: bool,
         a_off: i32,
+        form: MmaForm,
     },
     /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`: one
     /// arrive-on per executing thread (its MMAs are complete already); `addr` the mbarrier.
     Commit,
+    /// `tcgen05.shift.cta_group::1.down [taddr]`, issued by each executing thread: `addr`
+    /// taddr.
+    Shift,
     /// `tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc`, issued by each executing
     /// thread: `addr` taddr, `srcs[0]` the shared-memory descriptor.
     Cp(CpShape),
@@ -71,7 +76,62 @@ pub enum Tc5Op {
         a_off: i32,
         sfa_off: i32,
         sfb_off: i32,
+        /// `.sp`: the offset of the metadata's address (its register the last source).
+        meta_off: Option<i32>,
     },
+}
+
+/// The variant of a non-block-scaled `tcgen05.mma` (`Tc5Op::Mma`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MmaForm {
+    /// `.sp`: A is the M x K/2 compressed matrix and the metadata is in Tensor Memory at the
+    /// address register (a source) plus `meta_off`.
+    pub sp: bool,
+    pub meta_off: i32,
+    /// `scale-input-d` (an immediate in [0, 15]): D = A.B + D * 2^-scale.
+    pub scale_d: Option<u8>,
+    /// `.ws` (weight-stationary; `.cta_group::1`): after the metadata source, the
+    /// zero-column-mask descriptor's register when given.
+    pub ws: bool,
+    /// `.ashift`: A's rows in Tensor Memory shift down by one after the product.
+    pub ashift: bool,
+}
+
+/// Where `tcgen05.mma.sp` (M = 128) finds the 4-bit metadata field of chunk `ch` of row `row`
+/// of A: (lane, column, bit) relative to the metadata's address, for `bits`-bit A elements and
+/// the instruction descriptor's sparsity selector `sel`. The ISA gives the placement only as
+/// figures (263, 265, 267); ptxvm follows the placement JAX's Mosaic GPU writes
+/// (`format_tcgen05_sparse_metadata`, run on B200) and its addressing (a column pair per two
+/// MMAs, the selector naming the column):
+/// - 8-bit kinds (`f8f6f4`, `i8`, `mxf8f6f4`; the selector must be 0) and the 4-bit
+///   `mxf4`/`mxf4nvf4` (the ISA draws them in the same figure, 267; the block-scaled kinds
+///   assume selector 0): row `r` in lane `r`, the row's 16 chunks from bit 0 of the address's
+///   column onwards (8 per column);
+/// - `kind::f16` (and, by the same count of 8 chunks of 4 bits per row, `kind::tf32`: ptxvm's
+///   choice, no text or code states it): one column, the selector's (0 or 1) of the address's
+///   pair; lane `16 (r / 16) + 8 (ch / 4) + r % 8` holds chunks `4 (ch / 4) ..` of row `r` at
+///   bit `16 ((r / 8) % 2) + 4 (ch % 4)` (rows `r` and `r + 8` share a lane, like `mma.sp`'s
+///   metadata registers).
+pub fn sp_meta_at(bits: u32, sel: u32, row: usize, ch: usize) -> Result<(u32, u32, u32), String> {
+    let (row, ch) = (row as u32, ch as u32);
+    if bits <= 8 {
+        if sel != 0 {
+            return Err(format!(
+                "sparsity selector {sel}: it must be 0 for kind::f8f6f4 and kind::i8"
+            ));
+        }
+        return Ok((row, ch / 8, 4 * (ch % 8)));
+    }
+    if sel > 1 {
+        return Err(format!(
+            "sparsity selector {sel}: only 0 and 1 (the column of the metadata's column pair) are modelled; the placement of the others is only a figure in the PTX ISA"
+        ));
+    }
+    Ok((
+        16 * (row / 16) + 8 * (ch / 4) + row % 8,
+        sel,
+        16 * ((row / 8) % 2) + 4 * (ch % 4),
+    ))
 }
 
 impl Tc5Op {
@@ -84,6 +144,7 @@ impl Tc5Op {
                 | Tc5Op::MmaScaled { .. }
                 | Tc5Op::Commit
                 | Tc5Op::CommitMulticast
+                | Tc5Op::Shift
                 | Tc5Op::Cp(_)
         )
     }

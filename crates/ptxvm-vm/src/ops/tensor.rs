@@ -1150,6 +1150,117 @@ impl MmaScaled {
         })
     }
 
+    /// The block-scaled part of a block-scaled `mma.sp::ordered_metadata` (m16n8k128 mxf4 /
+    /// mxf4nvf4, m16n8k64 mxf8f6f4) with the register counts of D, A (compressed), B and C:
+    /// the dense form of half the K, whose scale factors, types and selectors the sparse one
+    /// shares (the product is `crate::ops::sparse::mma_sp_scaled`'s, with the full K).
+    pub fn parse_sp(
+        mods: &[&str],
+        na: usize,
+        nb: usize,
+        nc: usize,
+        nd: usize,
+    ) -> Option<MmaScaled> {
+        let dense: Vec<&str> = mods
+            .iter()
+            .filter(|m| !m.starts_with(".sp"))
+            .map(|&m| match m {
+                ".m16n8k128" => ".m16n8k64",
+                ".m16n8k64" => ".m16n8k32",
+                other => other,
+            })
+            .collect();
+        Self::parse(&dense, na, nb / 2, nc, nd)
+    }
+
+    /// The scale factors of a warp's block-scaled product (`sfa[row][chunk]`,
+    /// `sfb[col][chunk]`) from each lane's sources: scale-a-data, byte-id-a, thread-id-a,
+    /// scale-b-data, byte-id-b, thread-id-b at `base`; the selectors are lane 0's, checked
+    /// against the ISA's Table 37.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn scale_factors(
+        &self,
+        srcs: &[Vec<u64>; 32],
+        base: usize,
+    ) -> Result<(Vec<Vec<tc::Num>>, Vec<Vec<tc::Num>>), String> {
+        let extra =
+            |lane: usize, j: usize| -> u64 { srcs[lane].get(base + j).copied().unwrap_or(0) };
+        let sel = (
+            extra(0, 1) & 0xffff,
+            extra(0, 2) & 0xffff,
+            extra(0, 4) & 0xffff,
+            extra(0, 5) & 0xffff,
+        );
+        self.check_selectors(sel)?;
+        let (ba, ta, bb, tb) = (
+            sel.0 as usize,
+            sel.1 as usize,
+            sel.2 as usize,
+            sel.3 as usize,
+        );
+        let vec = self.vec as usize;
+        let byte = |v: u64, i: usize| ((v >> (8 * i)) & 0xff) as u32;
+        let sfa = (0..16)
+            .map(|r| {
+                let lane = 4 * (r % 8) + 2 * ta + r / 8;
+                let v = extra(lane, 0);
+                (0..vec)
+                    .map(|j| self.stype.decode(byte(v, ba + j)))
+                    .collect()
+            })
+            .collect();
+        let sfb = (0..8)
+            .map(|col| {
+                let v = extra(4 * col + tb, 3);
+                (0..vec)
+                    .map(|j| self.stype.decode(byte(v, bb + j)))
+                    .collect()
+            })
+            .collect();
+        Ok((sfa, sfb))
+    }
+
+    /// D (`m` x `n`, f32 bits) of the block-scaled product of A (`m` x `k` element codes,
+    /// row-major) and B (`n` x `k`, a column per row), C (f32 bits) and the scale factors,
+    /// with the block-scale model of `ptxvm_fp::tensor` (`mma_dot_mx`, `mma_dot_mxf4`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn products(
+        &self,
+        (m, n, k): (usize, usize, usize),
+        a: &[u32],
+        b: &[u32],
+        c: &[u32],
+        sfa: &[Vec<tc::Num>],
+        sfb: &[Vec<tc::Num>],
+    ) -> Vec<u32> {
+        let an: Vec<tc::Num> = a.iter().map(|&x| self.a.decode(x)).collect();
+        let bn: Vec<tc::Num> = b.iter().map(|&x| self.b.decode(x)).collect();
+        let mut d = vec![0u32; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
+                let (Some(fa), Some(fb)) = (sfa.get(r), sfb.get(col)) else {
+                    continue;
+                };
+                let (Some(aa), Some(bb), Some(ann), Some(bnn)) =
+                    (a.get(ar.clone()), b.get(bc.clone()), an.get(ar), bn.get(bc))
+                else {
+                    continue;
+                };
+                let cv = c.get(r * n + col).copied().unwrap_or(0);
+                d[r * n + col] = if self.mxf4 {
+                    tc::mma_dot_mxf4(aa, bb, fa, fb, cv)
+                } else {
+                    match (fa.first(), fb.first()) {
+                        (Some(&x), Some(&y)) => tc::mma_dot_mx(ann, bnn, x, y, cv),
+                        _ => 0,
+                    }
+                };
+            }
+        }
+        d
+    }
+
     /// The instruction's name for messages.
     pub fn name(&self) -> String {
         let t = |e: TcType| &elem_name(Elem::Float(e))[1..];
@@ -1206,37 +1317,8 @@ pub fn mma_scaled(
     let sp = &s.spec;
     let (m, n, k) = (16usize, 8usize, sp.k as usize);
     let (na, nb, nc) = (sp.na as usize, sp.nb as usize, sp.nc as usize);
-    let extra =
-        |lane: usize, j: usize| -> u64 { srcs[lane].get(na + nb + nc + j).copied().unwrap_or(0) };
-    let sel = (
-        extra(0, 1) & 0xffff,
-        extra(0, 2) & 0xffff,
-        extra(0, 4) & 0xffff,
-        extra(0, 5) & 0xffff,
-    );
-    s.check_selectors(sel)?;
-    let (ba, ta, bb, tb) = (
-        sel.0 as usize,
-        sel.1 as usize,
-        sel.2 as usize,
-        sel.3 as usize,
-    );
-    let vec = s.vec as usize;
-    let byte = |v: u64, i: usize| ((v >> (8 * i)) & 0xff) as u32;
     // Scale factors: sfa[row][chunk], sfb[col][chunk].
-    let sfa: Vec<Vec<tc::Num>> = (0..m)
-        .map(|r| {
-            let lane = 4 * (r % 8) + 2 * ta + r / 8;
-            let v = extra(lane, 0);
-            (0..vec).map(|j| s.stype.decode(byte(v, ba + j))).collect()
-        })
-        .collect();
-    let sfb: Vec<Vec<tc::Num>> = (0..n)
-        .map(|col| {
-            let v = extra(4 * col + tb, 3);
-            (0..vec).map(|j| s.stype.decode(byte(v, bb + j))).collect()
-        })
-        .collect();
+    let (sfa, sfb) = s.scale_factors(srcs, na + nb + nc)?;
     // Gather A (row-major), B (as columns) and C.
     let a_el = na * MmaSpec::per_reg(sp.a);
     let b_el = nb * MmaSpec::per_reg(sp.b);
@@ -1267,19 +1349,7 @@ pub fn mma_scaled(
                 .ok_or_else(bad)? = acc_bits(Acc::F32, rc, i) as u32;
         }
     }
-    let mut d = vec![0u32; m * n];
-    let an: Vec<tc::Num> = a.iter().map(|&x| s.a.decode(x)).collect();
-    let bn: Vec<tc::Num> = b.iter().map(|&x| s.b.decode(x)).collect();
-    for r in 0..m {
-        for col in 0..n {
-            let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
-            d[r * n + col] = if s.mxf4 {
-                tc::mma_dot_mxf4(&a[ar], &b[bc], &sfa[r], &sfb[col], c[r * n + col])
-            } else {
-                tc::mma_dot_mx(&an[ar], &bn[bc], sfa[r][0], sfb[col][0], c[r * n + col])
-            };
-        }
-    }
+    let d = s.products((m, n, k), &a, &b, &c, &sfa, &sfb);
     let mut out: [Vec<u64>; 32] = std::array::from_fn(|_| vec![0u64; sp.nd as usize]);
     for (lane, regs) in out.iter_mut().enumerate() {
         for (i, reg) in regs.iter_mut().enumerate().take(4) {

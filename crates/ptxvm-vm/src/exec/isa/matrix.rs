@@ -227,6 +227,9 @@ impl Dx<'_> {
             Op::Imm(v) => *v,
             _ => return None,
         };
+        if inst.mods.iter().any(|m| m.contains("block_scale")) {
+            return self.decode_mma_sp_scaled(inst, (d, a, b, c), sel);
+        }
         let spec = crate::ops::sparse::SpSpec::parse(
             &inst.mods,
             (a.len(), b.len(), c.len(), d.len()),
@@ -243,6 +246,58 @@ impl Dx<'_> {
             op: MatrixOp::MmaSp(spec),
             dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
             srcs,
+            addr: None,
+        })
+    }
+
+    /// Block-scaled `mma.sp::ordered_metadata` (`crate::ops::sparse::SpScaled`): operands d, a,
+    /// b, c, the metadata, the selector, then scale-a-data, {byte-id-a, thread-id-a},
+    /// scale-b-data, {byte-id-b, thread-id-b}.
+    fn decode_mma_sp_scaled(
+        &self,
+        inst: &ir::Inst,
+        (d, a, b, c): (Vec<Op>, Vec<Op>, Vec<Op>, Vec<Op>),
+        sel: u64,
+    ) -> Option<Exec> {
+        let spec = crate::ops::sparse::SpScaled::parse(
+            &inst.mods,
+            (a.len(), b.len(), c.len(), d.len()),
+            sel,
+        )?;
+        let ops = &inst.operands;
+        let one = |o: &Op| -> Op {
+            match o {
+                Op::Vector(v) if v.len() == 1 => v[0].clone(),
+                other => other.clone(),
+            }
+        };
+        let pair = |o: &Op| -> Option<[Op; 2]> {
+            match o {
+                Op::Vector(v) if v.len() == 2 => Some([v[0].clone(), v[1].clone()]),
+                _ => None,
+            }
+        };
+        let [ba, ta] = pair(ops.get(7)?)?;
+        let [bb, tb] = pair(ops.get(9)?)?;
+        let extra = [
+            ops.get(4)?.clone(),
+            one(ops.get(6)?),
+            ba,
+            ta,
+            one(ops.get(8)?),
+            bb,
+            tb,
+        ];
+        Some(Exec::Matrix {
+            op: MatrixOp::MmaSpScaled(spec),
+            dsts: d.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            srcs: a
+                .iter()
+                .chain(&b)
+                .chain(&c)
+                .chain(&extra)
+                .map(|o| self.src(o))
+                .collect::<Option<Vec<_>>>()?,
             addr: None,
         })
     }
@@ -296,20 +351,54 @@ impl Dx<'_> {
             plain(Tc5Op::Fence)
         } else if has(".mma") {
             use crate::ops::tcgen05::Kind;
-            if has(".block_scale") && !has(".sp") && !has(".ws") {
+            if has(".block_scale") && !has(".ws") {
                 return self.decode_tcgen05_mma_scaled(inst);
             }
-            if has(".sp") || has(".ws") || has(".ashift") || has(".block_scale") {
+            if has(".block_scale") {
                 return None;
             }
-            // disable-output-lane (four registers for .cta_group::1) before enable-input-d;
-            // scale-input-d is not modelled.
-            let lanes_off: Vec<Src> = match (ops.len(), op(4)) {
-                (5, _) => Vec::new(),
-                (6, Some(Op::Vector(v))) if v.len() == 4 => {
-                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?
+            // d, a, b, {[sp_meta],} idesc, {disable-output-lane (four registers for
+            // .cta_group::1),} enable-input-d {, scale-input-d}; `.ws`: d, a, b, {[sp_meta],}
+            // idesc, enable-input-d {, zero-column-mask-desc}. `.collector_usage` is a hint
+            // (ptxvm reads A and B from memory every time).
+            let sp = has(".sp");
+            let ws = has(".ws");
+            let fixed = 4 + usize::from(sp);
+            let zmask = if ws {
+                match ops.get(fixed..)? {
+                    [_] => None,
+                    [_, z] => Some(self.src(z)?),
+                    _ => return None,
                 }
+            } else {
+                None
+            };
+            let (lanes_off, scale_d): (Vec<Src>, Option<u8>) = match ops.get(fixed..)? {
+                _ if ws => (zmask.into_iter().collect(), None),
+                [_] => (Vec::new(), None),
+                [Op::Vector(v), _] if v.len() == 4 => (
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                    None,
+                ),
+                [_, Op::Imm(sc)] => (Vec::new(), Some(u8::try_from(*sc).ok()?)),
+                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == 4 => (
+                    v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
+                    Some(u8::try_from(*sc).ok()?),
+                ),
                 _ => return None,
+            };
+            let enable = match (scale_d, ws) {
+                (None, true) => op(fixed)?,
+                (Some(_), _) => op(ops.len() - 2)?,
+                (None, false) => op(ops.len() - 1)?,
+            };
+            let (meta, meta_off) = if sp {
+                match self.addr(op(3)?)? {
+                    Addr::Reg(r, off) => (vec![Src::Reg(r)], i32::try_from(off).ok()?),
+                    _ => return None,
+                }
+            } else {
+                (Vec::new(), 0)
             };
             let kind = if has(".kind::f16") {
                 Kind::F16
@@ -334,15 +423,23 @@ impl Dx<'_> {
                     kind,
                     a_tmem,
                     a_off,
+                    form: crate::ops::tcgen05::MmaForm {
+                        sp,
+                        meta_off,
+                        scale_d,
+                        ws,
+                        ashift: has(".ashift"),
+                    },
                 }),
                 dsts: Vec::new(),
                 srcs: [
                     a,
                     self.src(op(2)?)?,
-                    self.src(op(3)?)?,
-                    self.src(op(ops.len() - 1)?)?,
+                    self.src(op(fixed - 1)?)?,
+                    self.src(enable)?,
                 ]
                 .into_iter()
+                .chain(meta)
                 .chain(lanes_off)
                 .collect(),
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
@@ -418,6 +515,13 @@ impl Dx<'_> {
                 dsts: r.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
                 srcs: Vec::new(),
                 addr: Some((MemSpace::Generic, self.addr(op(1)?)?)),
+            }
+        } else if has(".shift") {
+            Exec::Matrix {
+                op: MatrixOp::Tcgen05(Tc5Op::Shift),
+                dsts: Vec::new(),
+                srcs: Vec::new(),
+                addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
         } else if has(".st") {
             let split = has(".16x32bx2");
@@ -586,6 +690,7 @@ impl Cta<'_> {
             MatrixOp::Mma(_)
             | MatrixOp::MmaSp(_)
             | MatrixOp::MmaScaled(_)
+            | MatrixOp::MmaSpScaled(_)
             | MatrixOp::WmmaMma(_) => {
                 let mut regs: [Vec<u64>; 32] = std::array::from_fn(|_| Vec::new());
                 for (l, r) in regs.iter_mut().enumerate() {
@@ -597,6 +702,9 @@ impl Cta<'_> {
                     MatrixOp::Mma(spec) => crate::ops::tensor::mma(spec, model, &regs),
                     MatrixOp::MmaSp(spec) => crate::ops::sparse::mma_sp(spec, model, &regs),
                     MatrixOp::MmaScaled(spec) => crate::ops::tensor::mma_scaled(spec, model, &regs),
+                    MatrixOp::MmaSpScaled(spec) => {
+                        crate::ops::sparse::mma_sp_scaled(spec, model, &regs)
+                    }
                     MatrixOp::WmmaMma(w) => crate::ops::tensor::wmma_mma(w, model, &regs),
                     _ => Err("not a register-fragment product".into()),
                 }
@@ -1166,6 +1274,7 @@ impl Cta<'_> {
             [s.a, s.b],
             f16,
             [s.neg_a, s.neg_b, s.satfinite],
+            0,
         );
         // Scatter into D's registers.
         let mut out = vec![[0u64; 32]; s.nd as usize];
@@ -1229,22 +1338,32 @@ impl Cta<'_> {
             Tc5Op::St(m) => m.name(true),
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
-            Tc5Op::Mma { kind, .. } => format!(
-                "tcgen05.mma.cta_group::1.kind::{}",
+            Tc5Op::Mma { kind, form, .. } => format!(
+                "tcgen05.mma{}{}.cta_group::1.kind::{}{}",
+                if form.ws { ".ws" } else { "" },
+                if form.sp { ".sp" } else { "" },
                 match kind {
                     crate::ops::tcgen05::Kind::F16 => "f16",
                     crate::ops::tcgen05::Kind::Tf32 => "tf32",
                     crate::ops::tcgen05::Kind::F8f6f4 => "f8f6f4",
                     crate::ops::tcgen05::Kind::I8 => "i8",
-                }
+                },
+                if form.ashift { ".ashift" } else { "" }
             ),
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
+            Tc5Op::Shift => "tcgen05.shift.cta_group::1.down".into(),
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
-            Tc5Op::MmaScaled { mxf4, vec, .. } => format!(
-                "tcgen05.mma.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+            Tc5Op::MmaScaled {
+                mxf4,
+                vec,
+                meta_off,
+                ..
+            } => format!(
+                "tcgen05.mma{}.cta_group::1.kind::{}.block_scale.scale_vec::{vec}X",
+                if meta_off.is_some() { ".sp" } else { "" },
                 if mxf4 { "mxf4" } else { "mxf8f6f4" }
             ),
         };
@@ -1278,10 +1397,11 @@ impl Cta<'_> {
             kind,
             a_tmem,
             a_off,
+            form,
         } = op
         {
             for &i in part {
-                self.tcgen05_mma(i, kind, a_tmem, a_off, srcs, addr, &name)?;
+                self.tcgen05_mma(i, kind, (a_tmem, a_off), form, srcs, addr, &name)?;
             }
             return Ok(());
         }
@@ -1294,6 +1414,12 @@ impl Cta<'_> {
         if let Tc5Op::Cp(shape) = op {
             for &i in part {
                 self.tcgen05_cp(i, shape, srcs, addr, &name)?;
+            }
+            return Ok(());
+        }
+        if let Tc5Op::Shift = op {
+            for &i in part {
+                self.tcgen05_shift(i, addr, &name)?;
             }
             return Ok(());
         }
@@ -1377,6 +1503,7 @@ impl Cta<'_> {
             | Tc5Op::Commit
             | Tc5Op::CommitMulticast
             | Tc5Op::MmaScaled { .. }
+            | Tc5Op::Shift
             | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
@@ -1577,6 +1704,8 @@ impl Cta<'_> {
     /// D = A.B + C for `rows` x `n` with depth `k` (A row-major `rows x k`, B `n x k`, C and the
     /// result `rows x n`), with the arithmetic of the model's tensor cores for `inst`: the one
     /// definition `wgmma` and `tcgen05.mma` share. `flags`: negate A, negate B, saturate.
+    /// `c_scale`: C enters the floating-point sum as C * 2^-c_scale (`tcgen05.mma`'s
+    /// scale-input-d; 0 otherwise).
     #[allow(clippy::too_many_arguments)]
     fn tc_dot(
         &self,
@@ -1586,6 +1715,7 @@ impl Cta<'_> {
         [at_, bt_]: [crate::ops::tensor::Elem; 2],
         f16: bool,
         [neg_a, neg_b, satfinite]: [bool; 3],
+        c_scale: i32,
     ) -> Vec<u64> {
         use crate::ops::tensor::Elem;
         use ptxvm_fp::tensor::{self as tc, AccType, BitOp};
@@ -1609,12 +1739,13 @@ impl Cta<'_> {
                 let bn: Vec<tc::Num> = b.iter().map(|&x| neg(bt.decode(x as u32), neg_b)).collect();
                 for r in 0..rows {
                     for col in 0..n {
-                        d[r * n + col] = tc::mma_dot_nums(
+                        d[r * n + col] = tc::mma_dot_nums_scaled(
                             &p,
                             &an[r * k..(r + 1) * k],
                             &bn[col * k..(col + 1) * k],
                             dt,
                             c[r * n + col] as u32,
+                            c_scale,
                         ) as u64;
                     }
                 }
@@ -1664,13 +1795,20 @@ impl Cta<'_> {
     /// (M = 128: row m in lane m, column n at D's column + n, 32-bit accumulators) = A.B (+ D
     /// with enable-input-d). A from shared memory through its descriptor, or from Tensor
     /// Memory (row m in lane m, element k at bit k * bits of the row from A's column).
+    ///
+    /// `.sp` (`form.sp`): A is the M x K/2 compressed matrix (K/2 elements per row, read as a
+    /// dense A of that width), decompressed with the metadata in Tensor Memory
+    /// (`ops::tcgen05::sp_meta_at`, the sparsity selector in descriptor bits 0-1) by
+    /// `ops::sparse::decompress_rows`, then multiplied densely with the full K. `scale-input-d`
+    /// (`form.scale_d`, kind::f16/tf32 only) lowers C's exponent by the scale before it enters
+    /// the sum (`ptxvm_fp::tensor::mma_dot_nums_scaled`).
     #[allow(clippy::too_many_arguments)]
     fn tcgen05_mma(
         &mut self,
         t: usize,
         kind: crate::ops::tcgen05::Kind,
-        a_tmem: bool,
-        a_off: i32,
+        (a_tmem, a_off): (bool, i32),
+        form: crate::ops::tcgen05::MmaForm,
         srcs: &[Src],
         addr: Option<(MemSpace, Addr)>,
         name: &str,
@@ -1691,19 +1829,77 @@ impl Cta<'_> {
         };
         let raw = self.src(t, si) as u32;
         let id = Idesc::decode(raw);
-        if id.sparse {
+        if id.sparse != form.sp {
             return Err(bad(
                 self,
+                if form.sp {
+                    format!(
+                        "instruction descriptor {raw:#010x} does not set sparsity (bit 2) for `tcgen05.mma.sp`"
+                    )
+                } else {
+                    format!(
+                        "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    )
+                },
+            ));
+        }
+        if form.sp && id.m != 128 {
+            return Err(unsup(
+                self,
                 format!(
-                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    "M = {} (instruction descriptor {raw:#010x}): `tcgen05.mma.sp` is modelled for M = 128 only (the M = 64 metadata layout is only a figure in the PTX ISA)",
+                    id.m
                 ),
             ));
         }
-        if id.m != 128 && id.m != 64 {
+        if let Some(sc) = form.scale_d
+            && (sc > 15 || !matches!(kind, Kind::F16 | Kind::Tf32))
+        {
+            return Err(bad(
+                self,
+                format!("scale-input-d {sc}: it must be in [0, 15], with kind::f16 or kind::tf32"),
+            ));
+        }
+        if form.ws {
+            // `.ws` (ISA "Matrix shape"): M = 32, 64 or 128; N = 64, 128 or 256 (64 or 128
+            // with `.sp`).
+            if !matches!(id.m, 32 | 64 | 128) {
+                return Err(bad(
+                    self,
+                    format!(
+                        "M = {} (instruction descriptor {raw:#010x}) is not 32, 64 or 128 for `.ws`",
+                        id.m
+                    ),
+                ));
+            }
+            let n_ok = matches!(id.n, 64 | 128) || (id.n == 256 && !form.sp);
+            if !n_ok {
+                return Err(bad(
+                    self,
+                    format!(
+                        "N = {} (instruction descriptor {raw:#010x}) is not one of 64, 128{} for `.ws`",
+                        id.n,
+                        if form.sp { " (sparse)" } else { ", 256" }
+                    ),
+                ));
+            }
+        } else if id.m != 128 && id.m != 64 {
             return Err(unsup(
                 self,
                 format!(
                     "M = {} (instruction descriptor {raw:#010x}): only M = 64 and M = 128 are modelled with .cta_group::1",
+                    id.m
+                ),
+            ));
+        }
+        if form.ashift && !a_tmem {
+            return Err(unsup(self, "`.ashift` needs A in Tensor Memory".into()));
+        }
+        if form.ashift && id.m != 128 {
+            return Err(bad(
+                self,
+                format!(
+                    "M = {} (instruction descriptor {raw:#010x}): `.ashift` is only allowed with M = 128 or M = 256",
                     id.m
                 ),
             ));
@@ -1785,24 +1981,42 @@ impl Cta<'_> {
             Kind::Tf32 => 32,
             _ => 8,
         };
-        let (m, n, k) = (id.m as usize, id.n as usize, (256 / bits) as usize);
+        if form.sp
+            && let Err(e) = crate::ops::tcgen05::sp_meta_at(bits, raw & 3, 0, 0)
+        {
+            // The ISA requires selector 0 for the 8-bit kinds; 2 and 3 of the others are not
+            // modelled.
+            return Err(if bits == 8 {
+                bad(self, e)
+            } else {
+                unsup(self, e)
+            });
+        }
+        // K: 32 bytes of A per row, dense; twice that (of which A holds half) with `.sp`.
+        let k = (256 / bits) as usize * if form.sp { 2 } else { 1 };
+        let (m, n) = (id.m as usize, id.n as usize);
         // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
         // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
         // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
+        // `.ws` (Layouts G, E and D; CUTLASS's `tmem_frg_ws`: the "1x4" and "2x2" data paths):
+        // N is split into `128 / M` groups of columns, group `j`'s D rows in lanes
+        // `j M + r` from D's column; its data path reads A in Tensor Memory from the same
+        // lanes (A "duplicated" to every group, as CUTLASS's note on its ws atoms says).
+        let groups = if form.ws { 128 / m } else { 1 };
         let row_lane = |lane0: u32, r: usize| -> u32 {
             let r = r as u32;
-            if m == 128 {
-                r
+            if m == 128 || form.ws {
+                lane0 + r
             } else {
                 lane0 + 32 * (r / 16) + r % 16
             }
         };
         let lane_ok = |a: u64| {
             let lane = a >> 16 & 0xffff;
-            lane == 0 || (m == 64 && lane == 16)
+            lane == 0 || (m == 64 && lane == 16 && !form.ws)
         };
-        let lane_rule = if m == 128 {
-            "must be at lane 0 for M = 128"
+        let lane_rule = if m == 128 || form.ws {
+            "must be at lane 0 for this M"
         } else {
             "must be at lane 0 or 16 for M = 64"
         };
@@ -1815,55 +2029,169 @@ impl Cta<'_> {
         }
         let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
-        let [a, b, mut c] = self.tcgen05_operands(
-            t,
-            name,
-            (a_tmem, sa, a_off, id.trans_a),
-            (sb, id.trans_b),
-            se,
-            bits,
-            [m, n, k],
-            (dlane, dcol),
-            &row_lane,
-            &lane_ok,
-            lane_rule,
-        )?;
-        // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA "Packing
-        // format for matrix D in Tensor Memory"); ptxvm reads C from those bits and writes the
-        // upper 16 as 0.
-        let f16_d = id.dtype == 0;
-        if f16_d {
-            for x in &mut c {
-                *x &= 0xffff;
+        let extra = 4 + usize::from(form.sp);
+        if form.ws
+            && let Some(&z) = srcs.get(extra)
+        {
+            // The zero-column mask descriptor (ISA "Zero-Column Mask Descriptor"): with bit 39
+            // (Non-Zero Mask) clear the mask is all 0s, every column of B is used. How the
+            // spans and the column shift generate a mask is given by examples that disagree
+            // with the field descriptions, so a generated mask or a shift is not modelled.
+            let zd = self.src(t, z);
+            if zd >> 39 & 1 != 0 || zd >> 56 & 0x3f != 0 {
+                return Err(unsup(
+                    self,
+                    format!(
+                        "zero-column mask descriptor {zd:#018x}: a generated mask (bit 39) or a column shift (bits 56-61) is not modelled (the PTX ISA's examples and field descriptions disagree)"
+                    ),
+                ));
             }
         }
-        let d = self.tc_dot(
-            TcInst::Tcgen05,
-            [m, n, k],
-            [&a, &b, &c],
-            [at, bt],
-            f16_d,
-            [id.neg_a, id.neg_b, id.saturate],
-        );
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
         // L of D.
         let mut off = [0u32; 4];
-        for (j, &x) in srcs.get(4..8).unwrap_or(&[]).iter().enumerate() {
-            off[j] = self.src(t, x) as u32;
+        if !form.ws {
+            for (j, &x) in srcs.get(extra..extra + 4).unwrap_or(&[]).iter().enumerate() {
+                off[j] = self.src(t, x) as u32;
+            }
         }
-        if let Some(tm) = self.tmem.as_deref_mut() {
-            for r in 0..m {
-                let lane = row_lane(dlane, r);
-                if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
-                    continue;
+        // One pass per data-path group (one unless `.ws` with M < 128): N / groups columns of
+        // D and B, A from lane `j M` on (relative to A's address).
+        let ng = n / groups;
+        for g in 0..groups {
+            let glane = (g * m) as u32;
+            let [a, b, mut c] = self.tcgen05_operands(
+                t,
+                name,
+                (
+                    a_tmem,
+                    sa,
+                    a_off.wrapping_add((glane << 16) as i32),
+                    id.trans_a,
+                ),
+                (sb, id.trans_b, g * ng),
+                se,
+                bits,
+                [m, ng, k],
+                form.sp,
+                (dlane + glane, dcol),
+                &row_lane,
+                &|a: u64| g > 0 || lane_ok(a),
+                lane_rule,
+            )?;
+            let a = if form.sp {
+                self.tcgen05_sp_decompress(
+                    t,
+                    name,
+                    srcs.get(4).copied(),
+                    form.meta_off,
+                    raw & 3,
+                    crate::ops::sparse::chunk(at),
+                    bits,
+                    [m, k],
+                    &a,
+                )?
+            } else {
+                a
+            };
+            // An f16 D (dtype 0) is one element per 32-bit cell, in its lower 16 bits (ISA
+            // "Packing format for matrix D in Tensor Memory"); ptxvm reads C from those bits
+            // and writes the upper 16 as 0.
+            let f16_d = id.dtype == 0;
+            if f16_d {
+                for x in &mut c {
+                    *x &= 0xffff;
                 }
-                for col in 0..n {
-                    // Every cell was read above.
-                    let _ = tm.write(lane, dcol + col as u32, d[r * n + col] as u32);
+            }
+            let d = self.tc_dot(
+                TcInst::Tcgen05,
+                [m, ng, k],
+                [&a, &b, &c],
+                [at, bt],
+                f16_d,
+                [id.neg_a, id.neg_b, id.saturate],
+                form.scale_d.map_or(0, i32::from),
+            );
+            if let Some(tm) = self.tmem.as_deref_mut() {
+                for r in 0..m {
+                    let lane = row_lane(dlane + glane, r);
+                    if off[(lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
+                        continue;
+                    }
+                    for col in 0..ng {
+                        // Every cell was read above.
+                        let _ = tm.write(lane, dcol + col as u32, d[r * ng + col] as u32);
+                    }
+                }
+            }
+        }
+        // `.ashift` (ISA: "shifts the rows of the A matrix down by one row, except for the last
+        // row in the Tensor Memory"): after the product, A's rows 0..M-2 move to rows 1..M-1
+        // (the 256 bits of each row A occupies); row 0 keeps its contents (the ISA does not say
+        // what it becomes).
+        if form.ashift {
+            let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
+            let (alane, acol) = ((aa >> 16 & 0xffff) as u32, (aa & 0xffff) as u32);
+            if let Some(tm) = self.tmem.as_deref_mut() {
+                for r in (0..m as u32 - 1).rev() {
+                    for c in 0..8 {
+                        // Every cell of A was read above.
+                        let v = tm.read(alane + r, acol + c).unwrap_or(0);
+                        let _ = tm.write(alane + r + 1, acol + c, v);
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// `tcgen05.mma.sp` (M = 128) for thread `t`: the dense `m` x `k` A from the compressed
+    /// `comp` (`m` x `k / 2`, chunks of `geometry`) and the metadata at the Tensor Memory
+    /// address in `meta` (+ `meta_off`; its lane must be 0), placed as
+    /// `ops::tcgen05::sp_meta_at` says for `bits`-bit elements and the sparsity selector `sel`.
+    #[allow(clippy::too_many_arguments)]
+    fn tcgen05_sp_decompress(
+        &self,
+        t: usize,
+        name: &str,
+        meta: Option<Src>,
+        meta_off: i32,
+        sel: u32,
+        geometry: (usize, usize),
+        bits: u32,
+        [m, k]: [usize; 2],
+        comp: &[u64],
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        let bad = |m: String| self.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"));
+        let Some(meta) = meta else {
+            return Err(self.unsupported(t, name));
+        };
+        let maddr = self.src(t, meta).wrapping_add(meta_off as i64 as u64);
+        if maddr >> 16 & 0xffff != 0 {
+            return Err(bad(format!(
+                "the sparsity metadata's Tensor Memory address {maddr:#x} must be at lane 0 for M = 128"
+            )));
+        }
+        let mcol = (maddr & 0xffff) as u32;
+        let Some(tm) = self.tmem.as_deref() else {
+            return Err(bad("no Tensor Memory is allocated in this CTA".into()));
+        };
+        let mut unsupported = false;
+        let a = crate::ops::sparse::decompress_rows(geometry, k, m, comp, |row, ch| {
+            let (lane, col, bit) = crate::ops::tcgen05::sp_meta_at(bits, sel, row, ch)
+                .inspect_err(|_| unsupported = true)?;
+            let col = mcol
+                .checked_add(col)
+                .ok_or_else(|| format!("metadata address {maddr:#x} overflows"))?;
+            Ok(tm.read(lane, col)? >> bit & 0xf)
+        });
+        a.map_err(|e| {
+            if unsupported {
+                self.fault(t, FaultKind::Unsupported, format!("`{name}`: {e}"))
+            } else {
+                bad(format!("sparsity metadata: {e}"))
+            }
+        })
     }
 
     /// The operands of a `tcgen05.mma` issued by thread `t`: A, `m` rows of `k` elements of
@@ -1878,10 +2206,11 @@ impl Cta<'_> {
         t: usize,
         name: &str,
         a: (bool, Src, i32, bool),
-        b: (Src, bool),
+        b: (Src, bool, usize),
         enable: Src,
         bits: u32,
         [m, n, k]: [usize; 3],
+        sparse: bool,
         d: (u32, u32),
         row_lane: &dyn Fn(u32, usize) -> u32,
         lane_ok: &dyn Fn(u64) -> bool,
@@ -1895,7 +2224,7 @@ impl Cta<'_> {
             this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
         };
         let (a_tmem, sa, a_off, trans_a) = a;
-        let (sb, trans_b) = b;
+        let (sb, trans_b, b_row0) = b;
         let (dlane, dcol) = d;
         let mask = if bits == 32 {
             0xffff_ffffu64
@@ -1903,7 +2232,8 @@ impl Cta<'_> {
             (1u64 << bits) - 1
         };
         let no_tmem = |this: &Self| bad(this, "no Tensor Memory is allocated in this CTA".into());
-        // A.
+        // A (with `sparse`, the compressed K/2 columns).
+        let ka = if sparse { k / 2 } else { k };
         let a: Vec<u64> = if a_tmem {
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
             if !lane_ok(aa) {
@@ -1917,25 +2247,25 @@ impl Cta<'_> {
             let Some(tm) = self.tmem.as_deref() else {
                 return Err(no_tmem(self));
             };
-            let mut a = vec![0u64; m * k];
+            let mut a = vec![0u64; m * ka];
             for r in 0..m {
-                for kk in 0..k {
+                for kk in 0..ka {
                     let bit = kk as u32 * bits;
                     let cell = tm
                         .read(row_lane(alane, r), acol + bit / 32)
                         .map_err(|e| bad(self, e))?;
-                    a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                    a[r * ka + kk] = (u64::from(cell) >> (bit % 32)) & mask;
                 }
             }
             a
         } else {
             let raw_a = self.src(t, sa);
             let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, k], name, "A")?
+            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, ka], name, "A")?
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [0, n, k], name, "B")?;
+        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [b_row0, n, k], name, "B")?;
         // C: D's cells, or 0.
         let enable = self.src(t, enable) != 0;
         let Some(tm) = self.tmem.as_deref() else {
@@ -2012,6 +2342,59 @@ impl Cta<'_> {
         }
     }
 
+    /// `tcgen05.shift.cta_group::1.down [taddr]` for one issuing thread `t` (ISA: "shifting of
+    /// 32-byte elements downwards across all the rows, except the last, by one row"; the
+    /// shape is `.31x256b`, the address's lane aligned to 32): rows 0..30 of the 32 lanes from
+    /// the address move to rows 1..31, 8 columns from the address's; row 0 keeps its contents
+    /// (the ISA does not say what it becomes). Complete when issued, like `tcgen05.cp`.
+    fn tcgen05_shift(
+        &mut self,
+        t: usize,
+        addr: Option<(MemSpace, Addr)>,
+        name: &str,
+    ) -> Result<(), Box<Fault>> {
+        let Some((_, Addr::Reg(r, off))) = addr else {
+            return Err(self.unsupported(t, name));
+        };
+        let taddr = self.reg(t, r).wrapping_add(off as u64);
+        let (lane0, col0) = ((taddr >> 16 & 0xffff) as u32, (taddr & 0xffff) as u32);
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        if lane0 % 32 != 0 {
+            return Err(bad(
+                self,
+                format!("the Tensor Memory address {taddr:#x}'s lane must be aligned to 32"),
+            ));
+        }
+        let Some(tm) = self.tmem.as_deref_mut() else {
+            return Err(bad(
+                self,
+                "no Tensor Memory is allocated in this CTA".into(),
+            ));
+        };
+        let mut err = None;
+        'rows: for row in (0..31u32).rev() {
+            for c in 0..8u32 {
+                let moved = col0
+                    .checked_add(c)
+                    .ok_or_else(|| format!("Tensor Memory address {taddr:#x} overflows"))
+                    .and_then(|col| {
+                        let v = tm.read(lane0 + row, col)?;
+                        tm.write(lane0 + row + 1, col, v)
+                    });
+                if let Err(e) = moved {
+                    err = Some(e);
+                    break 'rows;
+                }
+            }
+        }
+        match err {
+            Some(e) => Err(bad(self, e)),
+            None => Ok(()),
+        }
+    }
+
     /// Block-scaled `tcgen05.mma` for one issuing thread `t` (`.cta_group::1`, M = 128,
     /// f32 D). The instruction descriptor (ISA "Instruction descriptor" for the block-scaled
     /// kinds): SF-B ID bits 4-5, A/B types bits 7-9/10-12, negation 13/14, transposes 15/16,
@@ -2041,6 +2424,7 @@ impl Cta<'_> {
             a_off,
             sfa_off,
             sfb_off,
+            meta_off,
         } = op
         else {
             return Err(self.unsupported(t, name));
@@ -2073,12 +2457,19 @@ impl Cta<'_> {
         };
         let raw = self.src(t, si) as u32;
         let field = |sh: u32, w: u32| raw >> sh & ((1 << w) - 1);
-        if field(2, 1) != 0 {
+        let sp = meta_off.is_some();
+        if (field(2, 1) != 0) != sp {
             return Err(bad(
                 self,
-                format!(
-                    "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
-                ),
+                if sp {
+                    format!(
+                        "instruction descriptor {raw:#010x} does not set sparsity (bit 2) for `tcgen05.mma.sp`"
+                    )
+                } else {
+                    format!(
+                        "instruction descriptor {raw:#010x} asks for sparsity (bit 2) in a dense `tcgen05.mma`"
+                    )
+                },
             ));
         }
         let (b_id, a_id) = (field(4, 2), field(29, 2));
@@ -2146,15 +2537,13 @@ impl Cta<'_> {
                 ),
             ));
         }
-        if a_tmem && mxf4 {
-            return Err(unsup(
-                self,
-                "A in Tensor Memory with e2m1 (its packing is a figure) is not modelled".into(),
-            ));
-        }
+        // K (dense): 32 bytes of A per row, twice that with `.sp` (A holds half). e2m1 A in
+        // Tensor Memory: two elements to a byte, as in shared memory (ISA "Packing format used
+        // for matrix A by .kind::mxf4 and .kind::mxf4nvf4 in Tensor Memory"), lower K in the
+        // low nibble as ptxvm reads shared memory.
         let (m, k, bits) = (
             128usize,
-            if mxf4 { 64usize } else { 32 },
+            if mxf4 { 64usize } else { 32 } * if sp { 2 } else { 1 },
             if mxf4 { 4u32 } else { 8 },
         );
         let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
@@ -2185,15 +2574,32 @@ impl Cta<'_> {
             t,
             name,
             (a_tmem, sa, a_off, trans_a),
-            (sb, trans_b),
+            (sb, trans_b, 0),
             se,
             bits,
             [m, n, k],
+            sp,
             (0, dcol),
             &row_lane,
             &lane_ok,
             "must be at lane 0 for M = 128",
         )?;
+        // `.sp`: A decompressed with the metadata (the 8-bit placement; the block-scaled kinds
+        // have no selector: 0), 4:8 in pairs for e2m1.
+        let a = match meta_off {
+            Some(off) => self.tcgen05_sp_decompress(
+                t,
+                name,
+                srcs.get(6).copied(),
+                off,
+                0,
+                if mxf4 { (8, 4) } else { (4, 2) },
+                bits,
+                [m, k],
+                &a,
+            )?,
+            None => a,
+        };
         let c: Vec<u32> = c.iter().map(|&x| x as u32).collect();
         let tm_err = |this: &Self, e: String| bad(this, e);
         let Some(tm) = self.tmem.as_deref() else {
@@ -2427,8 +2833,16 @@ impl Dx<'_> {
             }
             o => (self.src(o)?, false, 0),
         };
-        let (sfa, sfa_off) = reg_off(ops.get(4)?)?;
-        let (sfb, sfb_off) = reg_off(ops.get(5)?)?;
+        // `.sp`: the metadata's address after B's descriptor.
+        let sp = has(".sp");
+        let at = |i: usize| ops.get(i + usize::from(sp));
+        let meta = if sp {
+            Some(reg_off(ops.get(3)?)?)
+        } else {
+            None
+        };
+        let (sfa, sfa_off) = reg_off(at(4)?)?;
+        let (sfb, sfb_off) = reg_off(at(5)?)?;
         Some(Exec::Matrix {
             op: MatrixOp::Tcgen05(Tc5Op::MmaScaled {
                 mxf4,
@@ -2437,16 +2851,20 @@ impl Dx<'_> {
                 a_off,
                 sfa_off,
                 sfb_off,
+                meta_off: meta.map(|m| m.1),
             }),
             dsts: Vec::new(),
-            srcs: vec![
+            srcs: [
                 a,
                 self.src(ops.get(2)?)?,
-                self.src(ops.get(3)?)?,
-                self.src(ops.get(6)?)?,
+                self.src(at(3)?)?,
+                self.src(at(6)?)?,
                 sfa,
                 sfb,
-            ],
+            ]
+            .into_iter()
+            .chain(meta.map(|m| m.0))
+            .collect(),
             addr: Some((MemSpace::Generic, self.addr(ops.first()?)?)),
         })
     }
