@@ -303,9 +303,11 @@ pub static MODELS: &[GpuModel] = &[
         clusters: true,
         tensor: TcArch::Blackwell,
     },
-    // CC 11.0 (Jetson Thor; `sm_101` before CUDA 13 renamed it `sm_110`). Per-SM limits: the
-    // Programming Guide's column 11.0 (48 warps = 1536 threads, 32 blocks, 228 KiB shared
-    // memory per SM, 227 KiB per block opt-in, 1 KiB reserved). The board: the Jetson AGX
+    // CC 11.0 (Jetson Thor; `sm_101` before CUDA 13 renamed it `sm_110`). Per-SM limits: 24
+    // resident blocks (CUDA 13's `cuda_occupancy.h`, `cudaOccMaxBlocksPerMultiprocessor`,
+    // which gives 24 for CC 10.1 and 11.0, as for 8.9 and 12.x); 48 warps = 1536 threads,
+    // 228 KiB shared memory per SM, 227 KiB per block opt-in and 1 KiB reserved as the
+    // Programming Guide's column 11.0 was recalled (not checked against the guide's text). The board: the Jetson AGX
     // Thor (T5000) data sheet: 2560 CUDA cores = 20 SMs, GPU maximum frequency 1.575 GHz,
     // 128 GB LPDDR5X on a 256-bit interface at 273 GB/s (a 4266 MHz memory clock, double data
     // rate). The L2 size is not in the data sheet: ptxvm reports 32 MiB (a choice). Tensor
@@ -318,7 +320,7 @@ pub static MODELS: &[GpuModel] = &[
         arch_specific: true,
         sm_count: 20,
         max_threads_per_sm: 1536,
-        max_blocks_per_sm: 32,
+        max_blocks_per_sm: 24, // cuda_occupancy.h (CUDA 13): CC 11.0 and 12.x
         max_warps_per_sm: 48,
         regs_per_sm: 65536,
         regs_per_block: 65536,
@@ -343,7 +345,7 @@ pub static MODELS: &[GpuModel] = &[
         arch_specific: true,
         sm_count: 170,
         max_threads_per_sm: 1536,
-        max_blocks_per_sm: 32,
+        max_blocks_per_sm: 24, // cuda_occupancy.h (CUDA 13): CC 11.0 and 12.x
         max_warps_per_sm: 48,
         regs_per_sm: 65536,
         regs_per_block: 65536,
