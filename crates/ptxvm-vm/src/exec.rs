@@ -367,6 +367,8 @@ struct Cta<'a> {
     /// The context the native code runs with (made on the first entry, kept for the
     /// CTAs that reuse this one).
     jit_ctx: Option<Box<jit::JitCtx>>,
+    /// The warp engine's lane scratch (made on the first turn, kept for reuse).
+    tmp: Option<Box<fast::Tmp>>,
     /// Per warp, its lanes' `%tid.x`, `.y`, `.z` (`[c * 32 + lane]`; 0 past the block), for
     /// native code (the same for every CTA of the launch).
     tid_lanes: Vec<[u32; 96]>,
@@ -913,6 +915,7 @@ impl<'a> Cta<'a> {
             touched: false,
             jit: grid.jit.clone(),
             jit_ctx: None,
+            tmp: None,
             tid_lanes: (0..n.div_ceil(32))
                 .map(|w| {
                     let mut t = [0u32; 96];

@@ -36,13 +36,24 @@ pub(super) type L32 = [u32; 32];
 pub(super) type L64 = [u64; 32];
 
 /// Lanes computed for sources that are not registers of the right width.
-struct Tmp {
+pub(super) struct Tmp {
     a32: L32,
     b32: L32,
     c32: L32,
     a64: L64,
     b64: L64,
     c64: L64,
+}
+
+impl Tmp {
+    const ZERO: Tmp = Tmp {
+        a32: [0; 32],
+        b32: [0; 32],
+        c32: [0; 32],
+        a64: [0; 32],
+        b64: [0; 32],
+        c64: [0; 32],
+    };
 }
 
 /// The spin counts of a cached group's threads: each thread's own count (at most `max`)
@@ -290,19 +301,25 @@ impl Cta<'_> {
         // bounce that cache line between the cores.
         let jit = self.jit.take();
         let code = jit.as_deref();
+        // The lane scratch is the CTA's, moved out for the turn (1 KB not zeroed per turn).
+        let mut tmp = self.tmp.take().unwrap_or_else(|| Box::new(Tmp::ZERO));
+        let t = &mut *tmp;
         let r = 'run: {
             #[cfg(target_arch = "x86_64")]
             match host_simd() {
                 // SAFETY: the CPU has these features (checked at run time).
                 Simd::Avx512 => {
-                    break 'run unsafe { self.quantum_avx512(w, code, mem, stats, budget) };
+                    break 'run unsafe { self.quantum_avx512(w, code, t, mem, stats, budget) };
                 }
-                Simd::Avx2 => break 'run unsafe { self.quantum_avx2(w, code, mem, stats, budget) },
+                Simd::Avx2 => {
+                    break 'run unsafe { self.quantum_avx2(w, code, t, mem, stats, budget) };
+                }
                 Simd::Baseline => {}
             }
-            self.quantum(w, code, mem, stats, budget)
+            self.quantum(w, code, t, mem, stats, budget)
         };
         self.jit = jit;
+        self.tmp = Some(tmp);
         r
     }
 
@@ -314,11 +331,12 @@ impl Cta<'_> {
         &mut self,
         w: u32,
         jit: Option<&super::jit::JitCode>,
+        tmp: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, jit, mem, stats, budget)
+        self.quantum(w, jit, tmp, mem, stats, budget)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -327,11 +345,12 @@ impl Cta<'_> {
         &mut self,
         w: u32,
         jit: Option<&super::jit::JitCode>,
+        tmp: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, jit, mem, stats, budget)
+        self.quantum(w, jit, tmp, mem, stats, budget)
     }
 
     #[inline(always)]
@@ -339,6 +358,7 @@ impl Cta<'_> {
         &mut self,
         w: u32,
         jit: Option<&super::jit::JitCode>,
+        tmp: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
@@ -356,14 +376,6 @@ impl Cta<'_> {
                 None
             }
             None => None,
-        };
-        let mut tmp = Tmp {
-            a32: [0; 32],
-            b32: [0; 32],
-            c32: [0; 32],
-            a64: [0; 32],
-            b64: [0; 32],
-            c64: [0; 32],
         };
         loop {
             let (g, mut spin) = match cur.take() {
@@ -400,7 +412,7 @@ impl Cta<'_> {
                         continue;
                     }
                 }
-                let r = self.fast_step(w, &g, &mut spin, &mut tmp, mem, stats, budget);
+                let r = self.fast_step(w, &g, &mut spin, tmp, mem, stats, budget);
                 match r {
                     Ok(Some(done)) => {
                         n += 1;
