@@ -304,8 +304,9 @@ struct Group {
     mask: u32,
     pc: u32,
     func: u32,
-    depth: usize,
-    leader: usize,
+    depth: u32,
+    /// (A thread index; `u32` keeps a group, which the warp engine copies per turn, small.)
+    leader: u32,
     others: u32,
 }
 
@@ -1264,32 +1265,38 @@ impl<'a> Cta<'a> {
         }
         let lo = (w * 32) as usize;
         let hi = (lo + 32).min(self.threads.len());
-        let mut best: Option<(usize, u32, usize)> = None;
-        let mut spinner: Option<(usize, u32, usize)> = None;
-        for i in lo..hi {
-            let t = &self.sched[i];
-            if t.state != TState::Ready {
-                continue;
+        // The lowest (deepest call, then lowest PC, then lowest thread) ready thread, among
+        // those not spinning and among those spinning: one key per thread, `!depth` above
+        // the PC (a real key is never `u64::MAX`: the depth is at least 1), compared without
+        // branches; a strict `<` in thread order keeps the lowest thread on a tie.
+        let mut best = (u64::MAX, usize::MAX);
+        let mut spinner = (u64::MAX, usize::MAX);
+        for (i, t) in self.sched[lo..hi].iter().enumerate() {
+            let key = u64::from(!t.depth) << 32 | u64::from(t.pc);
+            let ready = t.state == TState::Ready;
+            let spinning = t.spins >= SPIN_YIELD;
+            let kb = if ready && !spinning { key } else { u64::MAX };
+            let ks = if ready && spinning { key } else { u64::MAX };
+            if kb < best.0 {
+                best = (kb, i);
             }
-            let key = (usize::MAX - t.depth as usize, t.pc, i);
-            if t.spins >= SPIN_YIELD {
-                if spinner.is_none_or(|s| key < s) {
-                    spinner = Some(key);
-                }
-                continue;
-            }
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
+            if ks < spinner.0 {
+                spinner = (ks, i);
             }
         }
-        let (_, pc, leader) = best.or(spinner)?;
-        if best.is_none() {
+        let found = best.0 != u64::MAX;
+        let (key, k) = if found { best } else { spinner };
+        if key == u64::MAX {
+            return None;
+        }
+        let (pc, leader) = (key as u32, lo + k);
+        if !found {
             // Only spinning groups are left: let them go on.
             for i in lo..hi {
                 self.sched[i].spins = 0;
             }
         }
-        let depth = self.sched[leader].depth as usize;
+        let depth = self.sched[leader].depth;
         let func = self.func_of(leader);
         let spinning = self.sched[leader].spins >= SPIN_YIELD;
         let mut mask = 0u32;
@@ -1300,13 +1307,13 @@ impl<'a> Cta<'a> {
                 continue;
             }
             if t.pc == pc
-                && t.depth as usize == depth
+                && t.depth == depth
                 && (depth == 1 || self.threads[i].frames.last().map_or(0, |f| f.func) == func)
                 && (t.spins >= SPIN_YIELD) == spinning
             {
                 mask |= 1 << (i - lo);
             } else if t.spins < SPIN_YIELD {
-                others = if t.depth as usize == depth {
+                others = if t.depth == depth {
                     others.min(t.pc)
                 } else {
                     0
@@ -1318,7 +1325,7 @@ impl<'a> Cta<'a> {
             pc,
             func,
             depth,
-            leader,
+            leader: leader as u32,
             others,
         })
     }
@@ -1344,7 +1351,7 @@ impl<'a> Cta<'a> {
             m &= m - 1;
         }
         if !budget.take(1) {
-            return Err(self.step_limit(g.leader));
+            return Err(self.step_limit(g.leader as usize));
         }
         stats.warp_insts += 1;
         self.clock += 1;

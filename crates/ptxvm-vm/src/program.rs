@@ -975,19 +975,27 @@ impl Exec {
     }
 
     pub fn each_reg(&self, visit: &mut dyn FnMut(u32)) {
-        fn reg_s(s: &Src, visit: &mut dyn FnMut(u32)) {
+        self.each_reg_rw(&mut |r, _| visit(r));
+    }
+
+    /// [`Exec::each_reg`] with whether the instruction writes the register (a
+    /// destination operand: every register write of the engines goes through a `Dst`; the
+    /// TMA and texture families, which do not tell them apart, count every register as
+    /// written).
+    pub fn each_reg_rw(&self, visit: &mut dyn FnMut(u32, bool)) {
+        fn reg_s(s: &Src, visit: &mut dyn FnMut(u32, bool)) {
             if let Src::Reg(r) | Src::Pred(r, _) = s {
-                visit(*r);
+                visit(*r, false);
             }
         }
-        fn reg_d(x: &Dst, visit: &mut dyn FnMut(u32)) {
+        fn reg_d(x: &Dst, visit: &mut dyn FnMut(u32, bool)) {
             if let Dst::Reg(r) = x {
-                visit(*r);
+                visit(*r, true);
             }
         }
-        fn reg_a(x: &Addr, visit: &mut dyn FnMut(u32)) {
+        fn reg_a(x: &Addr, visit: &mut dyn FnMut(u32, bool)) {
             if let Addr::Reg(r, _) = x {
-                visit(*r);
+                visit(*r, false);
             }
         }
         match self {
@@ -1364,10 +1372,10 @@ impl Exec {
             }
             Exec::Builtin { .. } => {}
             Exec::Unsupported(_) => {}
-            Exec::Tma(x) => x.each_reg(visit),
-            Exec::Texture(x) => x.each_reg(visit),
-            Exec::WgmmaChecked(inner) => inner.exec.each_reg(visit),
-            Exec::Multimem(inner) => inner.exec.each_reg(visit),
+            Exec::Tma(x) => x.each_reg(&mut |r| visit(r, true)),
+            Exec::Texture(x) => x.each_reg(&mut |r| visit(r, true)),
+            Exec::WgmmaChecked(inner) => inner.exec.each_reg_rw(visit),
+            Exec::Multimem(inner) => inner.exec.each_reg_rw(visit),
         }
     }
 }

@@ -463,7 +463,7 @@ impl Cta<'_> {
                     pc: 0,
                     func: self.launch.kernel,
                     depth: 1,
-                    leader: 32 * w,
+                    leader: 32 * w as u32,
                     others: u32::MAX,
                 },
                 Spin {
@@ -811,7 +811,7 @@ impl Cta<'_> {
         };
         if !budget.take(1) {
             self.set_pcs(w, g.mask, g.pc);
-            return Err(self.step_limit(g.leader));
+            return Err(self.step_limit(g.leader as usize));
         }
         stats.warp_insts += 1;
         self.clock += 1;
@@ -1204,7 +1204,7 @@ impl Cta<'_> {
                     pc,
                     func: g.func,
                     depth: 1,
-                    leader: ww as usize * 32 + mask.trailing_zeros() as usize,
+                    leader: ww * 32 + mask.trailing_zeros(),
                     others: u32::MAX,
                 };
                 let spin = Spin {

@@ -1090,7 +1090,10 @@ impl Uniform {
                 if work > 1 << 26 {
                     return None;
                 }
-                // What each side reaches, the registers named there, and where sides meet.
+                // What each side reaches, the registers written there, and where sides
+                // meet. (A register no instruction reachable from the sides writes holds,
+                // in every group that meets, the value it had at the branch: uniform there,
+                // uniform where they meet.)
                 let mut sides = vec![0u8; n + 1];
                 let mut named = vec![0u64; words];
                 for &s0 in &succs[pc] {
@@ -1103,14 +1106,19 @@ impl Uniform {
                         mine[x] = true;
                         sides[x] = sides[x].saturating_add(1);
                         if x < n {
-                            f.code[x].exec.each_reg(&mut |r| set(&mut named, r));
-                            if let Some((g, _)) = f.code[x].guard {
-                                set(&mut named, g);
-                            }
+                            f.code[x].exec.each_reg_rw(&mut |r, written| {
+                                if written {
+                                    set(&mut named, r);
+                                }
+                            });
                             stack.extend(succs[x].iter().copied());
                         }
                     }
                 }
+                // The kills go everywhere both sides reach, not only where they first join:
+                // groups of a warp merge at any PC they share (one may come round a loop's
+                // back edge while the other arrives from before it), so a register written
+                // on the way may differ within a group anywhere past the branch.
                 for (x, &m) in sides.iter().enumerate() {
                     if m >= 2 {
                         for k in 0..words {
@@ -1152,7 +1160,13 @@ impl Uniform {
             e => match lane_srcs(e) {
                 Some((srcs, d)) => (srcs.iter().all(|s| src_uni(before, s)), d),
                 None => {
-                    inst.exec.each_reg(&mut |r| clear(&mut out, r));
+                    // What it writes is no longer known to be uniform (its sources keep
+                    // their values).
+                    inst.exec.each_reg_rw(&mut |r, written| {
+                        if written {
+                            clear(&mut out, r);
+                        }
+                    });
                     return out;
                 }
             },
@@ -2680,6 +2694,47 @@ impl Gen<'_, '_> {
                 c,
                 mask: mm,
             } => {
+                // With `b`, `c` and the membermask uniform, a whole warp (every lane in the
+                // group, membermask all lanes) shuffles in native code: the source lanes and
+                // their validity are the same arithmetic as `shfl_lane`'s on lane vectors,
+                // and `a` is gathered from a stack copy. Else (and when the run-time check
+                // fails) `jit_shfl` runs it, as below.
+                let bs = self.scalar(b, pc, false);
+                let cs = self.scalar(c, pc, false);
+                let ms = match mm {
+                    None => Some(None),
+                    Some(m) => self.scalar(m, pc, false).map(Some),
+                };
+                let av = self.src32(a);
+                // Stored before the branch, so both ways leave the registers alike.
+                self.store_dirty(pc);
+                let join = self.b.create_block();
+                for _ in 0..8 {
+                    self.b.append_block_param(join, I32X4);
+                }
+                self.b.append_block_param(join, I32);
+                let slow = self.b.create_block();
+                if let (Some(bs), Some(cs), Some(ms)) = (bs, cs, ms) {
+                    let whole = self.b.ins().icmp_imm_s(IntCC::Equal, lanes, -1);
+                    let ok = match ms {
+                        Some(m) => {
+                            let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+                            self.b.ins().band(whole, all)
+                        }
+                        None => whole,
+                    };
+                    let fast = self.b.create_block();
+                    self.b.ins().brif(ok, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    let (v, bits) = self.shfl_native(*mode, &av, bs, cs);
+                    let mut args: Vec<cranelift_codegen::ir::BlockArg> =
+                        v.iter().map(|x| (*x).into()).collect();
+                    args.push(bits.into());
+                    self.b.ins().jump(join, &args);
+                } else {
+                    self.b.ins().jump(slow, &[]);
+                }
+                self.b.switch_to_block(slow);
                 // a, b as the 64 words of `ctx.addr`; c and the membermask as those of
                 // `ctx.val` (see `jit_shfl`).
                 let srcs = [(a, off!(addr)), (b, off!(addr) + 128), (c, off!(val))];
@@ -2699,7 +2754,6 @@ impl Gen<'_, '_> {
                             .store(TRUSTED, *x, self.ctx, off!(val) + 128 + 16 * k as i32);
                     }
                 }
-                self.store_dirty(pc);
                 self.b.ins().store(TRUSTED, lanes, self.ctx, off!(act));
                 let code = match mode {
                     ShflMode::Up => 0,
@@ -2719,8 +2773,15 @@ impl Gen<'_, '_> {
                         .load(I32X4, TRUSTED, self.ctx, off!(val) + 16 * k as i32)
                 });
                 let bits = self.b.ins().load(I32, TRUSTED, self.ctx, off!(aux));
+                let mut args: Vec<cranelift_codegen::ir::BlockArg> =
+                    v.iter().map(|x| (*x).into()).collect();
+                args.push(bits.into());
+                self.b.ins().jump(join, &args);
+                self.b.switch_to_block(join);
+                let ps = self.b.block_params(join).to_vec();
+                let v: [Value; 8] = std::array::from_fn(|k| ps[k]);
                 self.put32(d, v, mask);
-                self.put_pred(p, bits, lanes);
+                self.put_pred(p, ps[8], lanes);
             }
             Exec::Ld {
                 space,
@@ -2900,6 +2961,100 @@ impl Gen<'_, '_> {
             Pieces::W32(_) => Pieces::W32(std::array::from_fn(|k| ps[k])),
             _ => Pieces::W64(std::array::from_fn(|k| ps[k])),
         })
+    }
+
+    /// `shfl.sync` of mode `mode` for a whole warp with uniform `b` and `c` (`I32`
+    /// scalars): the results and the predicate's lane bits. Per lane, `shfl_lane`'s rule
+    /// (§9.7.8.6) on lane vectors: `max = (lane & seg) | (c & 31 & !seg)` with
+    /// `seg = (c >> 8) & 31`; the source `j` (up: `lane - b`, down: `lane + b`, bfly:
+    /// `lane ^ b`, idx: `(lane & seg) | (b & !seg)`, `b & 31`) is valid when
+    /// `j >= max` (up) or `j <= max` (the others) and `0 <= j < 32`; an invalid lane reads
+    /// its own value. `a` is gathered lane by lane from a stack copy.
+    fn shfl_native(
+        &mut self,
+        mode: ShflMode,
+        a: &[Value; 8],
+        b: Value,
+        c: Value,
+    ) -> ([Value; 8], Value) {
+        let bv = self.b.ins().band_imm_s(b, 31);
+        let cv = self.b.ins().band_imm_s(c, 31);
+        let seg = self.b.ins().ushr_imm_s(c, 8);
+        let seg = self.b.ins().band_imm_s(seg, 31);
+        let top = self.b.ins().band_not(cv, seg);
+        let (segv, topv, bvv) = (
+            self.b.ins().splat(I32X4, seg),
+            self.b.ins().splat(I32X4, top),
+            self.b.ins().splat(I32X4, bv),
+        );
+        let bidx = self.b.ins().band_not(bv, seg);
+        let bidxv = self.b.ins().splat(I32X4, bidx);
+        let n32 = self.b.ins().iconst(I32, 32);
+        let n32 = self.b.ins().splat(I32X4, n32);
+        // `a` in a stack slot (the scratch slot's first 128 bytes).
+        let ss = match self.scratch {
+            Some(ss) => ss,
+            None => {
+                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    256,
+                    4,
+                ));
+                self.scratch = Some(ss);
+                ss
+            }
+        };
+        let base = self.b.ins().stack_addr(I64, ss, 0);
+        for (k, x) in a.iter().enumerate() {
+            self.b.ins().store(TRUSTED, *x, base, 16 * k as i32);
+        }
+        let mut out = [a[0]; 8];
+        let mut bits: Option<Value> = None;
+        for (k, o) in out.iter_mut().enumerate() {
+            let mut bytes = Vec::with_capacity(16);
+            for l in 0..4u32 {
+                bytes.extend_from_slice(&(4 * k as u32 + l).to_le_bytes());
+            }
+            let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+            let lane = self.b.ins().vconst(I32X4, c);
+            let low = self.b.ins().band(lane, segv);
+            let max = self.b.ins().bor(low, topv);
+            let (j, cc) = match mode {
+                ShflMode::Up => (
+                    self.b.ins().isub(lane, bvv),
+                    IntCC::SignedGreaterThanOrEqual,
+                ),
+                ShflMode::Down => (self.b.ins().iadd(lane, bvv), IntCC::SignedLessThanOrEqual),
+                ShflMode::Bfly => (self.b.ins().bxor(lane, bvv), IntCC::SignedLessThanOrEqual),
+                ShflMode::Idx => (self.b.ins().bor(low, bidxv), IntCC::SignedLessThanOrEqual),
+            };
+            let ok = self.b.ins().icmp(cc, j, max);
+            let inr = self.b.ins().icmp(IntCC::UnsignedLessThan, j, n32);
+            let ok = self.b.ins().band(ok, inr);
+            let src = self.b.ins().bitselect(ok, j, lane);
+            let hb = self.b.ins().vhigh_bits(I32, ok);
+            let hb = if k == 0 {
+                hb
+            } else {
+                self.b.ins().ishl_imm_s(hb, 4 * k as i64)
+            };
+            bits = Some(match bits {
+                None => hb,
+                Some(x) => self.b.ins().bor(x, hb),
+            });
+            let mut v = a[k];
+            for l in 0..4u8 {
+                let i = self.b.ins().extractlane(src, l);
+                let i = self.b.ins().uextend(I64, i);
+                let off = self.b.ins().ishl_imm_s(i, 2);
+                let at = self.b.ins().iadd(base, off);
+                let x = self.b.ins().load(I32, TRUSTED, at, 0);
+                v = self.b.ins().insertlane(v, x, l);
+            }
+            *o = v;
+        }
+        let bits = bits.unwrap_or_else(|| self.b.ins().iconst(I32, 0));
+        (out, bits)
     }
 
     /// Lanes `2k, 2k+1` of an address register plus `off` (`i64x2`), a 32-bit register (a
