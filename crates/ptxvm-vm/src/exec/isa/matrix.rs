@@ -302,9 +302,61 @@ impl Dx<'_> {
         })
     }
 
-    /// `tcgen05` (`crate::ops::tcgen05`): Tensor Memory allocation, `ld`/`st`, `wait`,
-    /// `fence`. `.cta_group::2`, `mma`, `cp`, `shift`, `commit`, `ld.red` decode as unsupported.
+    /// `tcgen05` (`crate::ops::tcgen05`): [`Self::decode_tcgen05_one`], then the
+    /// `.cta_group::2` forms: `mma` (dense, not block-scaled) with `MmaForm::pair`, `alloc`,
+    /// `dealloc`, `relinquish_alloc_permit`, `commit` and `shift` as `Tc5Op::Pair`; `cp`
+    /// `.cta_group::2` decodes as unsupported.
     fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::{PairOp, Tc5Op};
+        let mods: &[&str] = &inst.mods;
+        if !mods.contains(&".cta_group::2") {
+            return self.decode_tcgen05_one(inst);
+        }
+        let Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts,
+            srcs,
+            addr,
+        } = self.decode_tcgen05_one(inst)?
+        else {
+            return None;
+        };
+        let op = match op {
+            Tc5Op::Alloc => Tc5Op::Pair(PairOp::Alloc),
+            Tc5Op::Dealloc => Tc5Op::Pair(PairOp::Dealloc),
+            Tc5Op::Relinquish => Tc5Op::Pair(PairOp::Relinquish),
+            Tc5Op::Commit => Tc5Op::Pair(PairOp::Commit),
+            Tc5Op::CommitMulticast => Tc5Op::Pair(PairOp::CommitMulticast),
+            Tc5Op::Shift => Tc5Op::Pair(PairOp::Shift),
+            // `disable-output-lane` has eight words with `.cta_group::2`; which CTA's lanes
+            // each word names is not modelled (the four-word form does not decode).
+            Tc5Op::Mma {
+                kind,
+                a_tmem,
+                a_off,
+                mut form,
+            } if !form.ws && srcs.len() == 4 + usize::from(form.sp) => {
+                form.pair = true;
+                Tc5Op::Mma {
+                    kind,
+                    a_tmem,
+                    a_off,
+                    form,
+                }
+            }
+            _ => return None,
+        };
+        Some(Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts,
+            srcs,
+            addr,
+        })
+    }
+
+    /// `tcgen05` (`crate::ops::tcgen05`) as `.cta_group::1` (or without a CTA group): Tensor
+    /// Memory allocation, `ld`/`st`, `ld.red`, `wait`, `fence`, `mma`, `cp`, `shift`, `commit`.
+    fn decode_tcgen05_one(&self, inst: &ir::Inst) -> Option<Exec> {
         use crate::ops::tcgen05::{Move, Tc5Op};
         let mods: &[&str] = &inst.mods;
         let has = |m: &str| mods.contains(&m);
@@ -326,9 +378,6 @@ impl Dx<'_> {
             srcs: Vec::new(),
             addr: None,
         };
-        if has(".cta_group::2") {
-            return None;
-        }
         Some(if has(".alloc") {
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Alloc),
@@ -429,6 +478,7 @@ impl Dx<'_> {
                         scale_d,
                         ws,
                         ashift: has(".ashift"),
+                        pair: false,
                     },
                 }),
                 dsts: Vec::new(),
@@ -446,8 +496,10 @@ impl Dx<'_> {
             }
         } else if has(".cp") {
             // The decompressing forms (.b8x16.src_fmt): where the 6- and 4-bit elements sit in
-            // their byte is only in a figure (docs/tensor-cores.md).
-            if has(".b8x16") {
+            // their byte is only in a figure (docs/tensor-cores.md). `.cta_group::2`: whether
+            // each CTA's Tensor Memory receives the data of its own shared memory or the
+            // issuer's is not stated.
+            if has(".b8x16") || has(".cta_group::2") {
                 return None;
             }
             Exec::Matrix {
@@ -1339,9 +1391,10 @@ impl Cta<'_> {
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
             Tc5Op::Mma { kind, form, .. } => format!(
-                "tcgen05.mma{}{}.cta_group::1.kind::{}{}",
+                "tcgen05.mma{}{}.cta_group::{}.kind::{}{}",
                 if form.ws { ".ws" } else { "" },
                 if form.sp { ".sp" } else { "" },
+                if form.pair { 2 } else { 1 },
                 match kind {
                     crate::ops::tcgen05::Kind::F16 => "f16",
                     crate::ops::tcgen05::Kind::Tf32 => "tf32",
@@ -1353,6 +1406,20 @@ impl Cta<'_> {
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
             Tc5Op::Shift => "tcgen05.shift.cta_group::1.down".into(),
+            Tc5Op::Pair(p) => {
+                use crate::ops::tcgen05::PairOp;
+                match p {
+                    PairOp::Alloc => "tcgen05.alloc.cta_group::2",
+                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2",
+                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2",
+                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one",
+                    PairOp::CommitMulticast => {
+                        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster"
+                    }
+                    PairOp::Shift => "tcgen05.shift.cta_group::2.down",
+                }
+                .into()
+            }
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
@@ -1391,6 +1458,22 @@ impl Cta<'_> {
                     model.arch, model.board
                 ),
             ));
+        }
+        // `.cta_group::2`: the `.cta_group::1` operation in this CTA (the peer CTA's warp does
+        // its part of a collective itself); `shift` also shifts the peer CTA's Tensor Memory.
+        if let Tc5Op::Pair(p) = op {
+            self.tcgen05_peer(t0, &name)?;
+            self.tcgen05_exec(part, p.single(), dsts, srcs, addr)
+                .map_err(|mut f| {
+                    f.message = f.message.replace(".cta_group::1", ".cta_group::2");
+                    f
+                })?;
+            if p == crate::ops::tcgen05::PairOp::Shift {
+                for &i in part {
+                    self.with_peer(|c| c.tcgen05_shift(i, addr, &name))?;
+                }
+            }
+            return Ok(());
         }
         // Issued by each executing thread, not warp-collective.
         if let Tc5Op::Mma {
@@ -1504,6 +1587,7 @@ impl Cta<'_> {
             | Tc5Op::CommitMulticast
             | Tc5Op::MmaScaled { .. }
             | Tc5Op::Shift
+            | Tc5Op::Pair(_)
             | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
@@ -1860,7 +1944,25 @@ impl Cta<'_> {
                 format!("scale-input-d {sc}: it must be in [0, 15], with kind::f16 or kind::tf32"),
             ));
         }
-        if form.ws {
+        if form.pair {
+            // `.cta_group::2` (ISA "Matrix shape"): M = 128 or 256, N = 16, 32, ..., 256.
+            if form.sp || form.ashift {
+                return Err(unsup(
+                    self,
+                    "`.sp` and `.ashift` are not modelled with .cta_group::2 (their pair layouts are figures)".into(),
+                ));
+            }
+            if !matches!(id.m, 128 | 256) || !id.n.is_multiple_of(16) || !(16..=256).contains(&id.n)
+            {
+                return Err(bad(
+                    self,
+                    format!(
+                        "M = {}, N = {} (instruction descriptor {raw:#010x}): .cta_group::2 needs M = 128 or 256 and N = 16, 32, ..., 256",
+                        id.m, id.n
+                    ),
+                ));
+            }
+        } else if form.ws {
             // `.ws` (ISA "Matrix shape"): M = 32, 64 or 128; N = 64, 128 or 256 (64 or 128
             // with `.sp`).
             if !matches!(id.m, 32 | 64 | 128) {
@@ -1995,6 +2097,20 @@ impl Cta<'_> {
         // K: 32 bytes of A per row, dense; twice that (of which A holds half) with `.sp`.
         let k = (256 / bits) as usize * if form.sp { 2 } else { 1 };
         let (m, n) = (id.m as usize, id.n as usize);
+        if form.pair {
+            let f16_d = id.dtype == 0;
+            let flags = [id.neg_a, id.neg_b, id.saturate];
+            return self.tcgen05_mma_pair(
+                t,
+                name,
+                (a_tmem, sa, a_off, id.trans_a),
+                (sb, id.trans_b),
+                (se, (dr, doff)),
+                bits,
+                [m, n, k],
+                ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
+            );
+        }
         // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
         // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
         // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
@@ -2141,6 +2257,191 @@ impl Cta<'_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Whether this CTA has a peer CTA (ISA "CTA Pair": rank `r ^ 1`) in its cluster, for a
+    /// `.cta_group::2` instruction.
+    fn tcgen05_peer(&self, t: usize, name: &str) -> Result<(), Box<Fault>> {
+        let p = self.rank ^ 1;
+        if (p as usize) < self.peers.len() {
+            return Ok(());
+        }
+        Err(self.fault(
+            t,
+            FaultKind::OutOfBounds,
+            format!(
+                "`{name}`: CTA rank {} has no peer CTA (rank {p}) in its cluster of {} CTA(s)",
+                self.rank,
+                self.peers.len().max(1)
+            ),
+        ))
+    }
+
+    /// Runs `f` as the peer CTA for shared and Tensor Memory: its shared memory and Tensor
+    /// Memory (lent to this CTA by `ClusterRun`) take the place of this CTA's, and go back
+    /// after `f`. The caller has checked that the peer exists ([`Self::tcgen05_peer`]).
+    fn with_peer<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let p = (self.rank ^ 1) as usize;
+        std::mem::swap(&mut self.tmem, &mut self.peer_tmem);
+        if let Some(s) = self.peers.get_mut(p) {
+            std::mem::swap(&mut self.shared, s);
+        }
+        let r = f(self);
+        if let Some(s) = self.peers.get_mut(p) {
+            std::mem::swap(&mut self.shared, s);
+        }
+        std::mem::swap(&mut self.tmem, &mut self.peer_tmem);
+        r
+    }
+
+    /// Runs `f` as this CTA (`own`) or as its peer ([`Self::with_peer`]).
+    fn in_pair_cta<R>(&mut self, own: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        if own { f(self) } else { self.with_peer(f) }
+    }
+
+    /// `tcgen05.mma.cta_group::2` (dense) issued by thread `t`, completed at once. The pair's
+    /// share of each matrix (ISA Layouts A and B are figures; ptxvm follows CUTLASS's 2-SM UMMA
+    /// traits, `SM100_MMA_*_2x1SM_*`, whose layouts are text): CTA `v` of the pair (`v` = 0 the
+    /// even rank) holds rows `v M/2 .. (v+1) M/2` of A (in its shared memory, through the same
+    /// descriptor, or in its Tensor Memory from A's address, row `r` in lane `r`), columns
+    /// `v N/2 .. (v+1) N/2` of B (its shared memory, through the same descriptor: an N/2 x K
+    /// matrix) and rows `v M/2 ..` of D in its Tensor Memory at D's address: M = 256 ("4x1",
+    /// Layout A) row `r` in lane `r`, column `n` at D's column + `n`; M = 128 ("2x2", Layout B;
+    /// CUTLASS's `tmem_frg_2sm` M = 64 atom) row `r` in lane `r` for the columns `n < N/2` and in
+    /// lane `64 + r` for the others, at column `n % (N/2)`. D's and A's addresses must be at
+    /// lane 0.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn tcgen05_mma_pair(
+        &mut self,
+        t: usize,
+        name: &str,
+        a: (bool, Src, i32, bool),
+        (sb, trans_b): (Src, bool),
+        (enable, (dr, doff)): (Src, (u32, i64)),
+        bits: u32,
+        [m, n, k]: [usize; 3],
+        (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::smem_desc;
+        self.tcgen05_peer(t, name)?;
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        if d_addr >> 16 & 0xffff != 0 {
+            return Err(bad(
+                self,
+                format!(
+                    "D's Tensor Memory address {d_addr:#x} must be at lane 0 with .cta_group::2"
+                ),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let (hm, hn) = (m / 2, n / 2);
+        // D's row `r` (of this CTA's half), column `c`: (lane, column).
+        let d_cell = |r: usize, c: usize| -> (u32, u32) {
+            if m == 256 {
+                (r as u32, dcol + c as u32)
+            } else {
+                ((r + 64 * (c / hn)) as u32, dcol + (c % hn) as u32)
+            }
+        };
+        let even = self.rank & 1 == 0;
+        // B: the pair's halves, columns 0..N/2 from the even CTA, N/2..N from the odd one.
+        let raw_b = self.src(t, sb);
+        let dsc_b = smem_desc(raw_b)
+            .map_err(|e| self.fault(t, FaultKind::Unsupported, format!("`{name}`: B: {e}")))?;
+        let mut b = Vec::with_capacity(n * k);
+        for v in 0..2 {
+            let half = self.in_pair_cta((v == 0) == even, |c: &mut Self| {
+                c.smem_matrix(t, dsc_b, raw_b, trans_b, bits, [0, hn, k], name, "B")
+            })?;
+            b.extend(half);
+        }
+        let enable = self.src(t, enable) != 0;
+        let (a_tmem, sa, a_off, trans_a) = a;
+        let raw_a = self.src(t, sa);
+        let mask = if bits == 32 {
+            0xffff_ffffu64
+        } else {
+            (1u64 << bits) - 1
+        };
+        for v in 0..2 {
+            self.in_pair_cta((v == 0) == even, |c: &mut Self| -> Result<(), Box<Fault>> {
+                let no_tmem = |c: &Self| {
+                    bad(
+                        c,
+                        format!(
+                            "no Tensor Memory is allocated in CTA rank {} of the pair",
+                            (c.rank & !1) | v as u32
+                        ),
+                    )
+                };
+                // A: this CTA's M/2 rows.
+                let a: Vec<u64> = if a_tmem {
+                    let aa = raw_a.wrapping_add(a_off as i64 as u64);
+                    if aa >> 16 & 0xffff != 0 {
+                        return Err(bad(
+                            c,
+                            format!("A's Tensor Memory address {aa:#x} must be at lane 0 with .cta_group::2"),
+                        ));
+                    }
+                    let acol = (aa & 0xffff) as u32;
+                    let Some(tm) = c.tmem.as_deref() else {
+                        return Err(no_tmem(c));
+                    };
+                    let mut a = vec![0u64; hm * k];
+                    for r in 0..hm {
+                        for kk in 0..k {
+                            let bit = kk as u32 * bits;
+                            let cell = tm
+                                .read(r as u32, acol + bit / 32)
+                                .map_err(|e| bad(c, e))?;
+                            a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                        }
+                    }
+                    a
+                } else {
+                    let dsc = smem_desc(raw_a).map_err(|e| {
+                        c.fault(t, FaultKind::Unsupported, format!("`{name}`: A: {e}"))
+                    })?;
+                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, k], name, "A")?
+                };
+                let Some(tm) = c.tmem.as_deref() else {
+                    return Err(no_tmem(c));
+                };
+                let mut cm = vec![0u64; hm * n];
+                for r in 0..hm {
+                    for col in 0..n {
+                        let (lane, dc) = d_cell(r, col);
+                        let x = tm.read(lane, dc).map_err(|e| bad(c, e))?;
+                        if enable {
+                            cm[r * n + col] = u64::from(x) & if f16_d { 0xffff } else { u64::MAX };
+                        }
+                    }
+                }
+                let d = c.tc_dot(
+                    ptxvm_fp::tensor::TcInst::Tcgen05,
+                    [hm, n, k],
+                    [&a, &b, &cm],
+                    types,
+                    f16_d,
+                    flags,
+                    c_scale,
+                );
+                if let Some(tm) = c.tmem.as_deref_mut() {
+                    for r in 0..hm {
+                        for col in 0..n {
+                            let (lane, dc) = d_cell(r, col);
+                            // Every cell was read above.
+                            let _ = tm.write(lane, dc, d[r * n + col] as u32);
+                        }
+                    }
+                }
+                Ok(())
+            })?;
         }
         Ok(())
     }
