@@ -328,14 +328,13 @@ impl Dx<'_> {
             Tc5Op::Commit => Tc5Op::Pair(PairOp::Commit),
             Tc5Op::CommitMulticast => Tc5Op::Pair(PairOp::CommitMulticast),
             Tc5Op::Shift => Tc5Op::Pair(PairOp::Shift),
-            // `disable-output-lane` has eight words with `.cta_group::2`; which CTA's lanes
-            // each word names is not modelled (the four-word form does not decode).
+            // `disable-output-lane` has eight words with `.cta_group::2`.
             Tc5Op::Mma {
                 kind,
                 a_tmem,
                 a_off,
                 mut form,
-            } if !form.ws && srcs.len() == 4 + usize::from(form.sp) => {
+            } if !form.ws && [4, 12].contains(&(srcs.len() - usize::from(form.sp))) => {
                 form.pair = true;
                 Tc5Op::Mma {
                     kind,
@@ -422,15 +421,17 @@ impl Dx<'_> {
             } else {
                 None
             };
+            // disable-output-lane: 4 words with `.cta_group::1`, 8 with `.cta_group::2`.
+            let words = if has(".cta_group::2") { 8 } else { 4 };
             let (lanes_off, scale_d): (Vec<Src>, Option<u8>) = match ops.get(fixed..)? {
                 _ if ws => (zmask.into_iter().collect(), None),
                 [_] => (Vec::new(), None),
-                [Op::Vector(v), _] if v.len() == 4 => (
+                [Op::Vector(v), _] if v.len() == words => (
                     v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
                     None,
                 ),
                 [_, Op::Imm(sc)] => (Vec::new(), Some(u8::try_from(*sc).ok()?)),
-                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == 4 => (
+                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == words => (
                     v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
                     Some(u8::try_from(*sc).ok()?),
                 ),
@@ -2100,12 +2101,17 @@ impl Cta<'_> {
         if form.pair {
             let f16_d = id.dtype == 0;
             let flags = [id.neg_a, id.neg_b, id.saturate];
+            // disable-output-lane's eight words, lowest first.
+            let mut off = [0u32; 8];
+            for (j, &x) in srcs.get(4..12).unwrap_or(&[]).iter().enumerate() {
+                off[j] = self.src(t, x) as u32;
+            }
             return self.tcgen05_mma_pair(
                 t,
                 name,
                 (a_tmem, sa, a_off, id.trans_a),
                 (sb, id.trans_b),
-                (se, (dr, doff)),
+                (se, (dr, doff), off),
                 bits,
                 [m, n, k],
                 ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
@@ -2311,7 +2317,9 @@ impl Cta<'_> {
     /// Layout A) row `r` in lane `r`, column `n` at D's column + `n`; M = 128 ("2x2", Layout B;
     /// CUTLASS's `tmem_frg_2sm` M = 64 atom) row `r` in lane `r` for the columns `n < N/2` and in
     /// lane `64 + r` for the others, at column `n % (N/2)`. D's and A's addresses must be at
-    /// lane 0.
+    /// lane 0. `disable-output-lane` (eight words, "each bit corresponds to a lane of the Tensor
+    /// Memory"): bits 0-127 the even CTA's lanes, 128-255 the odd CTA's (ptxvm's reading: the
+    /// pair's 256 lanes in rank order).
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn tcgen05_mma_pair(
         &mut self,
@@ -2319,7 +2327,7 @@ impl Cta<'_> {
         name: &str,
         a: (bool, Src, i32, bool),
         (sb, trans_b): (Src, bool),
-        (enable, (dr, doff)): (Src, (u32, i64)),
+        (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
         bits: u32,
         [m, n, k]: [usize; 3],
         (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
@@ -2435,6 +2443,10 @@ impl Cta<'_> {
                     for r in 0..hm {
                         for col in 0..n {
                             let (lane, dc) = d_cell(r, col);
+                            // disable-output-lane: words 4v .. 4v + 3 for CTA v's lanes.
+                            if off[4 * v + (lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
+                                continue;
+                            }
                             // Every cell was read above.
                             let _ = tm.write(lane, dc, d[r * n + col] as u32);
                         }
