@@ -75,6 +75,7 @@ impl Dx<'_> {
             "ldmatrix" | "stmatrix" if has(".b8") && (has(".m16n16") || has(".m16n8")) => {
                 return self.decode_matrix_b8(inst);
             }
+            "ldmatrix" if has(".b8x16") => return self.decode_ldmatrix_b8x16(inst),
             "mma" => {
                 let regs = |o: &Op| -> Vec<Op> {
                     match o {
@@ -712,6 +713,40 @@ impl Cta<'_> {
                         let v = (0..4).fold(0u64, |v, b| {
                             v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
                         });
+                        self.write(i, *d, v);
+                    }
+                }
+            }
+            MatrixOp::LdB8x16 { n, m16, bits } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
+                // rows[m][r]: row r of matrix m decompressed (address from lane 16m + r for
+                // m16n16, 8m + r for m8n16).
+                let per = if m16 { 16 } else { 8 };
+                let mut rows = [[[0u8; 16]; 16]; 4];
+                for m in 0..n as usize {
+                    for r in 0..per {
+                        let t = need(self, per * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        let mut buf = [0u8; 16];
+                        self.load(t, sp, at, &mut buf, mem)?;
+                        rows[m][r] = crate::ops::tensor::decompress_b8x16(buf, u32::from(bits));
+                    }
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    let (g, q) = (l / 4, l % 4);
+                    for (k, d) in dsts.iter().enumerate() {
+                        let v = if m16 {
+                            // As `LdB8`: bytes g and g + 8 of rows 4q .. 4q + 3.
+                            let (m, j) = (k / 2, k % 2);
+                            (0..4).fold(0u64, |v, b| {
+                                v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
+                            })
+                        } else {
+                            // Row g, columns 4q .. 4q + 3.
+                            (0..4).fold(0u64, |v, b| v | (rows[k][g][4 * q + b] as u64) << (8 * b))
+                        };
                         self.write(i, *d, v);
                     }
                 }
@@ -3056,6 +3091,42 @@ impl Dx<'_> {
 }
 
 impl Dx<'_> {
+    /// Decodes the decompressing `ldmatrix.sync.aligned.m8n16.xN{.ss}.b8x16.src_fmt` and
+    /// `ldmatrix.sync.aligned.m16n16.xN.trans{.ss}.b8x16.src_fmt` (`MatrixOp::LdB8x16`).
+    fn decode_ldmatrix_b8x16(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let bits = if has(".b6x16_p32") {
+            6
+        } else if has(".b4x16_p64") {
+            4
+        } else {
+            return None;
+        };
+        let n: u8 = if has(".x4") {
+            4
+        } else if has(".x2") {
+            2
+        } else {
+            1
+        };
+        let m16 = has(".m16n16");
+        if (m16 && (!has(".trans") || n > 2)) || (!m16 && (!has(".m8n16") || has(".trans"))) {
+            return None;
+        }
+        let dsts = match inst.operands.first()? {
+            Op::Vector(v) => v.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            o => vec![self.dst(o)?],
+        };
+        (dsts.len() == usize::from(n) * if m16 { 2 } else { 1 }).then_some(())?;
+        Some(Exec::Matrix {
+            op: MatrixOp::LdB8x16 { n, m16, bits },
+            dsts,
+            srcs: Vec::new(),
+            addr: Some((space_of(mods), self.addr(inst.operands.get(1)?)?)),
+        })
+    }
+
     /// Decodes the b8 shapes `ldmatrix.sync.aligned.m16n16.xN.trans.b8` and
     /// `stmatrix.sync.aligned.m16n8.xN.trans.b8` (`None` for the `.b8x16.src_fmt`
     /// decompressing forms and anything inconsistent).
