@@ -904,11 +904,17 @@ MMA_PAIR_CASES = [
      ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1),
     ("tcgen05_mma_pair_m128_u8_s32_tmem_disable", "i8", "s32", "u8", "s8", 128, 32,
      "tmem", ("K", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m256_bf16_f32_disable", "f16", "f32", "bf16", "bf16", 256, 64,
+     ("K", "32", 0, 0, 256), ("MN", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m256_tf32_f32_tmem_disable", "tf32", "f32", "tf32", "tf32", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
 ]
 # disable-output-lane of .cta_group::2: eight words, "each bit corresponds to a lane of the Tensor
 # Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
 # lanes keep their C.
 MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_m256_bf16_f32_disable": (0, 0xFFFFFFFF, 0, 0x00010000, 0x0000FF00, 0, 0x1, 0),
+    "tcgen05_mma_pair_m256_tf32_f32_tmem_disable": (0x80000000, 0, 0x3, 0, 0, 0xC0000000, 0, 0xFFFF),
     "tcgen05_mma_pair_m256_e4m3_f32_disable": (0x0000FFFF, 0, 0x80000001, 0, 0, 0x12345678, 0, 0xF0000000),
     "tcgen05_mma_pair_m128_u8_s32_tmem_disable": (0x1, 0x00F00000, 0, 0xFFFF0000, 0x80000000, 0, 0x0F0F0F0F, 0x3),
 }
