@@ -35,11 +35,14 @@ use crate::program::{Addr, AtomOp, Src};
 #[derive(Debug, Clone, PartialEq)]
 pub enum CopyKind {
     /// Global → shared (`.shared::cluster`/`.shared::cta`), completing the box's bytes on
-    /// the mbarrier; `ctamask` of `.multicast::cluster`.
+    /// the mbarrier; `ctamask` of `.multicast::cluster`; `pair` for `.cta_group::2` (the
+    /// mbarrier may be in the destination CTA's peer; a multicast signals, for each destination
+    /// CTA, the CTA of its pair with the mbarrier's rank parity).
     Load {
         dst: Addr,
         mbar: Addr,
         ctamask: Option<Src>,
+        pair: bool,
     },
     /// Shared → global (`.bulk_group`): out-of-bounds elements are skipped.
     Store { src: Addr },
@@ -104,7 +107,9 @@ impl TmaInst {
                     s(c, &mut regs);
                 }
                 match kind {
-                    CopyKind::Load { dst, mbar, ctamask } => {
+                    CopyKind::Load {
+                        dst, mbar, ctamask, ..
+                    } => {
                         a(dst);
                         a(mbar);
                         if let Some(m) = ctamask {

@@ -419,8 +419,8 @@ impl Dx<'_> {
         let mods: &[&str] = &inst.mods;
         let has = |m: &str| mods.contains(&m);
         let op = |k: usize| inst.operands.get(k);
-        // `.im2col_no_offs` stores and reductions, the gather/scatter tile modes and
-        // `.cta_group` are not implemented.
+        // `.im2col_no_offs` stores and reductions and the gather/scatter tile modes are not
+        // implemented; `.cta_group` is for loads (the mbarrier completion mechanism).
         let wide = if has(".im2col::w") {
             Some(crate::ops::tma::Wide::W)
         } else if has(".im2col::w::128") {
@@ -431,7 +431,6 @@ impl Dx<'_> {
         if mods.iter().any(|m| {
             (m.starts_with(".im2col") && *m != ".im2col" && wide.is_none())
                 || m.starts_with(".tile::")
-                || m.starts_with(".cta_group")
         }) {
             return None;
         }
@@ -490,11 +489,17 @@ impl Dx<'_> {
                     } else {
                         None
                     },
+                    pair: has(".cta_group::2"),
                 },
                 op(1)?,
             )
         };
         if im2col && !matches!(kind, CopyKind::Load { .. } | CopyKind::Prefetch) {
+            return None;
+        }
+        if mods.iter().any(|m| m.starts_with(".cta_group"))
+            && !matches!(kind, CopyKind::Load { .. })
+        {
             return None;
         }
         let (map, coords) = self.tma_operand(tm)?;
@@ -1390,6 +1395,52 @@ impl Cta<'_> {
         Ok(())
     }
 
+    /// `.cta_group::2` loads (PTX ISA, `cp.async.bulk.tensor`): the mbarrier "can be in shared
+    /// memory of either the same CTA as the shared memory destination or in its peer-CTA"
+    /// (else a fault); with `.multicast::cluster`, "for each destination CTA specified in the
+    /// ctaMask, the mbarrier signal is sent either to the destination CTA or its peer-CTA based
+    /// on CTAs %cluster_ctarank parity of shared memory where the mbarrier object resides": the
+    /// mbarrier of destination `d` moves to the CTA of `d`'s pair with the mbarrier's parity.
+    fn tma_pair_mbarriers(
+        &self,
+        t: usize,
+        what: &str,
+        (ms, ma): (MemSpace, u64),
+        multicast: bool,
+        dests: &mut [(u64, MemSpace, u64)],
+    ) -> Result<(), Box<Fault>> {
+        let split = |a: u64| {
+            self.cluster_split(a)
+                .map_err(|e| self.access_fault(t, "write", MemSpace::Shared, a, 8, e))
+        };
+        if ms != MemSpace::Shared {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "{what}.cta_group::2: the mbarrier {ma:#x} is in {} memory, not shared",
+                    space_name(ms)
+                ),
+            ));
+        }
+        let (mrank, moff) = split(ma)?;
+        for d in dests.iter_mut() {
+            let (drank, _) = split(d.0)?;
+            let target = (drank & !1) | (mrank & 1);
+            if !multicast && mrank >> 1 != drank >> 1 {
+                return Err(self.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "{what}.cta_group::2: the mbarrier is in CTA rank {mrank}, neither the destination's CTA (rank {drank}) nor its peer"
+                    ),
+                ));
+            }
+            d.2 = self.cluster_addr(target, moff);
+        }
+        Ok(())
+    }
+
     /// The wide modes' `{wHalo, wOffset}` operands, unsigned (into `off[0]`, `off[1]`), checked
     /// against the PTX ISA's ranges. A `.im2col::w::128` load with a non-zero `wHalo` faults
     /// as unsupported: where its halo pixels go in shared memory is given only by a figure (a
@@ -1500,12 +1551,17 @@ impl Cta<'_> {
         };
         match kind {
             CopyKind::Prefetch => {}
-            CopyKind::Load { dst, mbar, ctamask } => {
+            CopyKind::Load {
+                dst,
+                mbar,
+                ctamask,
+                pair,
+            } => {
                 let da = shared(self, *dst, "destination")?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
                 // The destinations (box, mbarrier): the one named, or with .multicast::cluster
                 // the same offsets in every CTA of the mask (as `cp.async.bulk`'s multicast).
-                let dests: Vec<(u64, MemSpace, u64)> = match ctamask {
+                let mut dests: Vec<(u64, MemSpace, u64)> = match ctamask {
                     None => vec![(da, ms, ma)],
                     Some(cm) => {
                         let mask = self.src(t, *cm) & 0xffff;
@@ -1516,6 +1572,9 @@ impl Cta<'_> {
                             .collect()
                     }
                 };
+                if *pair {
+                    self.tma_pair_mbarriers(t, what, (ms, ma), ctamask.is_some(), &mut dests)?;
+                }
                 let n = m.load_bytes(off);
                 // Each destination is a copy of its own: it costs its bytes.
                 self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
