@@ -908,11 +908,21 @@ MMA_PAIR_CASES = [
      ("K", "32", 0, 0, 256), ("MN", "64", 0, 0, 512), 1),
     ("tcgen05_mma_pair_m256_tf32_f32_tmem_disable", "tf32", "f32", "tf32", "tf32", 256, 16,
      "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_ashift_f16_f32", "f16", "f32", "f16", "f16", 256, 32,
+     "tmem", ("K", "none", 0, 128, 256), 1),
+    ("tcgen05_mma_pair_ashift_s8_s32_disable", "i8", "s32", "s8", "u8", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
 ]
+# .ashift with .cta_group::2 (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
+# down by one row, except for the last row in the Tensor Memory" — read here as within each
+# CTA's Tensor Memory (as .cta_group::1: rows 0..126 move to 1..127, row 0 kept, ptxvm's choice);
+# A's 8 columns are read back after the MMA.
+MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
 # disable-output-lane of .cta_group::2: eight words, "each bit corresponds to a lane of the Tensor
 # Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
 # lanes keep their C.
 MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_ashift_s8_s32_disable": (0xFF, 0, 0, 0x80000000, 0, 0x10000, 0, 0),
     "tcgen05_mma_pair_m256_bf16_f32_disable": (0, 0xFFFFFFFF, 0, 0x00010000, 0x0000FF00, 0, 0x1, 0),
     "tcgen05_mma_pair_m256_tf32_f32_tmem_disable": (0x80000000, 0, 0x3, 0, 0, 0xC0000000, 0, 0xFFFF),
     "tcgen05_mma_pair_m256_e4m3_f32_disable": (0x0000FFFF, 0, 0x80000001, 0, 0, 0x12345678, 0, 0xF0000000),
@@ -998,13 +1008,22 @@ def mma_pair_file(case):
             DL[v][lane][col] = D[m][nn]
     cflat = [CL[v][lane][j] for v in range(2) for lane in range(128) for j in range(n)]
     dflat = [DL[v][lane][j] for v in range(2) for lane in range(128) for j in range(n)]
+    ashift = name in MMA_PAIR_ASHIFT
+    ashifted = []
+    for v in range(2):
+        a = list(apacked[v])
+        if ashift:
+            for lane in range(127, 0, -1):
+                a[8 * lane:8 * lane + 8] = apacked[v][8 * (lane - 1):8 * lane]
+        ashifted += a
     dtype = {"f16": 0, "f32": 1, "s32": 2}[d]
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (int(trans_a) << 15) \
         | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) | ((M >> 4) << 24)
     L = [
         HEADER,
-        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out)",
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out"
+        + (", .param .u64 aout)" if ashift else ")"),
         "{",
         "\t.reg .b32 %r<32>;",
         "\t.reg .b32 %v<8>;",
@@ -1108,7 +1127,8 @@ def mma_pair_file(case):
         mask = "{" + ", ".join(f"%r{16 + j}" for j in range(8)) + "}, "
     else:
         mask = ""
-    L.append(f"\ttcgen05.mma.cta_group::2.kind::{kind} [%r7], {aop}, %rd9, %r13, {mask}%p2;")
+    kmods = ".ashift" if ashift else ""
+    L.append(f"\ttcgen05.mma.cta_group::2.kind::{kind}{kmods} [%r7], {aop}, %rd9, %r13, {mask}%p2;")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\tmov.b16 %rs1, 3;")
     L.append("\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r15], %rs1;")
@@ -1125,6 +1145,19 @@ def mma_pair_file(case):
         L.append("\tadd.u64 %rd7, %rd3, %rd6;")
         for j in range(8):
             L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    if ashift:
+        L += ["\t// A's 8 columns after the MMA (shifted down by one row)",
+              "\tld.param.u64 %rd12, [aout];",
+              "\tcvta.to.global.u64 %rd12, %rd12;",
+              f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * 8};",
+              "\tadd.u64 %rd12, %rd12, %rd4;",
+              "\tadd.u32 %r10, %r9, 256;",
+              "\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];",
+              "\ttcgen05.wait::ld.sync.aligned;",
+              "\tmul.wide.u32 %rd6, %r0, 32;",
+              "\tadd.u64 %rd7, %rd12, %rd6;"]
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * j}], %v{j};")
     L += [
         "\ttcgen05.fence::before_thread_sync;",
         "\tbarrier.cluster.arrive;",
@@ -1159,13 +1192,18 @@ def mma_pair_file(case):
         *([f"// disable-output-lane {{{', '.join(hex(x) for x in dis)}}}: bits 0-127 CTA 0's lanes, 128-255",
            "// CTA 1's (ptxvm's reading of \"each bit corresponds to a lane of the Tensor Memory\"); those",
            "// lanes keep their C."] if dis else []),
+        *(["// .ashift: \"shifts the rows of the A matrix down by one row, except for the last row in the",
+           "// Tensor Memory\": read as within each CTA's Tensor Memory (rows 0..126 to 1..127, row 0 kept,",
+           "// ptxvm's choice); A's 8 columns read back as the last argument."] if ashift else []),
         "// Arguments and outputs: CTA 0's part, then CTA 1's.",
         "// run: --grid 2 --block 128 --cluster 2 --arch sm_100a",
         f"// arg: u32[{2 * wlen}] = [{', '.join(hex(x) for x in words[0] + words[1])}]",
         f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
         f"// arg: u32[{2 * 128 * 8}] = [{', '.join(hex(x) for x in apacked[0] + apacked[1])}]",
         f"// arg: zeros:u32:{len(dflat)}",
+        *([f"// arg: zeros:u32:{2 * 128 * 8}"] if ashift else []),
         f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+        *([f"// expect arg4: [{', '.join(hex(x) for x in ashifted)}]"] if ashift else []),
     ]
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 

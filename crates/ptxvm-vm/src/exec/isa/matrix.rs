@@ -1982,10 +1982,10 @@ impl Cta<'_> {
         }
         if form.pair {
             // `.cta_group::2` (ISA "Matrix shape"): M = 128 or 256, N = 16, 32, ..., 256.
-            if form.sp || form.ashift {
+            if form.sp {
                 return Err(unsup(
                     self,
-                    "`.sp` and `.ashift` are not modelled with .cta_group::2 (their pair layouts are figures)".into(),
+                    "`.sp` is not modelled with .cta_group::2 (Layout C and the pair's metadata placement are figures)".into(),
                 ));
             }
             if !matches!(id.m, 128 | 256) || !id.n.is_multiple_of(16) || !(16..=256).contains(&id.n)
@@ -2033,7 +2033,7 @@ impl Cta<'_> {
         if form.ashift && !a_tmem {
             return Err(unsup(self, "`.ashift` needs A in Tensor Memory".into()));
         }
-        if form.ashift && id.m != 128 {
+        if form.ashift && id.m != if form.pair { 256 } else { 128 } {
             return Err(bad(
                 self,
                 format!(
@@ -2147,6 +2147,7 @@ impl Cta<'_> {
                 (a_tmem, sa, a_off, id.trans_a),
                 (sb, id.trans_b),
                 (se, (dr, doff), off),
+                form.ashift,
                 bits,
                 [m, n, k],
                 ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
@@ -2363,6 +2364,7 @@ impl Cta<'_> {
         a: (bool, Src, i32, bool),
         (sb, trans_b): (Src, bool),
         (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
+        ashift: bool,
         bits: u32,
         [m, n, k]: [usize; 3],
         (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
@@ -2484,6 +2486,20 @@ impl Cta<'_> {
                             }
                             // Every cell was read above.
                             let _ = tm.write(lane, dc, d[r * n + col] as u32);
+                        }
+                    }
+                    // `.ashift` (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
+                    // down by one row, except for the last row in the Tensor Memory" — in each
+                    // CTA's Tensor Memory (ptxvm's reading: the hardware shifts within a Tensor
+                    // Memory), as `.cta_group::1`: rows 0..126 move to 1..127, row 0 kept.
+                    if ashift {
+                        let acol = (raw_a.wrapping_add(a_off as i64 as u64) & 0xffff) as u32;
+                        for r in (0..hm as u32 - 1).rev() {
+                            for cc in 0..8 {
+                                // Every cell of A was read above.
+                                let x = tm.read(r, acol + cc).unwrap_or(0);
+                                let _ = tm.write(r + 1, acol + cc, x);
+                            }
                         }
                     }
                 }
