@@ -922,6 +922,7 @@ MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s
 # Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
 # lanes keep their C.
 MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_ashift_f16_f32": (0, 0, 0x00F0000F, 0, 0x1, 0, 0, 0x80000000),
     "tcgen05_mma_pair_ashift_s8_s32_disable": (0xFF, 0, 0, 0x80000000, 0, 0x10000, 0, 0),
     "tcgen05_mma_pair_m256_bf16_f32_disable": (0, 0xFFFFFFFF, 0, 0x00010000, 0x0000FF00, 0, 0x1, 0),
     "tcgen05_mma_pair_m256_tf32_f32_tmem_disable": (0x80000000, 0, 0x3, 0, 0, 0xC0000000, 0, 0xFFFF),
