@@ -912,16 +912,27 @@ MMA_PAIR_CASES = [
      "tmem", ("K", "none", 0, 128, 256), 1),
     ("tcgen05_mma_pair_ashift_s8_s32_disable", "i8", "s32", "s8", "u8", 256, 16,
      "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_f16_f32", "f16", "f32", "f16", "f16", 256, 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 512), 1),
+    ("tcgen05_mma_pair_sp_s8_s32_tmem_disable", "i8", "s32", "s8", "u8", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_ashift_tf32_f32", "tf32", "f32", "tf32", "tf32", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
 ]
 # .ashift with .cta_group::2 (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
 # down by one row, except for the last row in the Tensor Memory" — read here as within each
 # CTA's Tensor Memory (as .cta_group::1: rows 0..126 move to 1..127, row 0 kept, ptxvm's choice);
 # A's 8 columns are read back after the MMA.
-MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
+# .sp with .cta_group::2 (M = 256): name -> the k-step of the metadata tile this MMA uses.
+MMA_PAIR_SP = {"tcgen05_mma_pair_sp_f16_f32": 1, "tcgen05_mma_pair_sp_s8_s32_tmem_disable": 0,
+               "tcgen05_mma_pair_sp_ashift_tf32_f32": 1}
+MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_sp_ashift_tf32_f32", "tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
 # disable-output-lane of .cta_group::2: eight words, "each bit corresponds to a lane of the Tensor
 # Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
 # lanes keep their C.
 MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_sp_s8_s32_tmem_disable": (0, 0x0000FFFF, 0, 0, 0x80000001, 0, 0, 0),
+    "tcgen05_mma_pair_sp_ashift_tf32_f32": (0x3, 0, 0, 0, 0, 0, 0x100, 0),
     "tcgen05_mma_pair_ashift_f16_f32": (0, 0, 0x00F0000F, 0, 0x1, 0, 0, 0x80000000),
     "tcgen05_mma_pair_ashift_s8_s32_disable": (0xFF, 0, 0, 0x80000000, 0, 0x10000, 0, 0),
     "tcgen05_mma_pair_m256_bf16_f32_disable": (0, 0xFFFFFFFF, 0, 0x00010000, 0x0000FF00, 0, 0x1, 0),
@@ -951,7 +962,42 @@ def mma_pair_file(case):
         v = tc_ref.rand_elem(rng, t)
         return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
 
-    A = [[rand(at) for _ in range(k)] for _ in range(M)]
+    sp = name in MMA_PAIR_SP
+    if sp:
+        # As mma_file's sparse cases, per CTA: each CTA's 128 rows of a structured-sparse A
+        # (meaningful fields of the ISA's list), its metadata tile in its own Tensor Memory at
+        # column 320 (the M = 128 placement: the ISA draws one layout "for M = 128 / M = 256").
+        k *= 2
+        cw = 2 if at == "tf32" else 4
+        fields_of = SP_FIELDS_TF32 if at == "tf32" else SP_FIELDS
+        per_step = 64 // (2 if bits == 8 else 4)
+        ks = MMA_PAIR_SP[name]
+        meta = [[[rng.next() & 3 for _ in range(64)] for _ in range(128)] for _ in range(2)]
+        A, AC = [], []
+        for m in range(M):
+            cv, r = divmod(m, hm)
+            row, comp = [0] * k, []
+            for ch in range(k // cw):
+                f = fields_of[rng.next() % len(fields_of)]
+                q = ks * per_step + 2 * ch
+                meta[cv][r][q], meta[cv][r][q + 1] = f & 3, f >> 2
+                if cw == 2:
+                    x = rand(at)
+                    row[ch * 2 + ((f >> 1) & 1)] = x
+                    comp.append(x)
+                else:
+                    for j in range(2):
+                        x = rand(at)
+                        row[ch * 4 + ((f >> (2 * j)) & 3)] = x
+                        comp.append(x)
+            A.append(row)
+            AC.append(comp)
+        meta_words = [sp_meta_tmem(meta[cv], bits) for cv in range(2)]
+        meta_col, sel = (2 * ks, 0) if bits == 8 else (2 * (ks // 2), ks % 2)
+    else:
+        A = [[rand(at) for _ in range(k)] for _ in range(M)]
+        AC = A
+    ka = k // 2 if sp else k
     B = [[rand(bt) for _ in range(k)] for _ in range(n)]
     CL = [[[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
              else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
@@ -974,8 +1020,8 @@ def mma_pair_file(case):
         if asrc != "tmem":
             major, swz, off, lbo, sbo = asrc
             for r in range(hm):
-                for kk in range(k):
-                    end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, r, kk, bits, A[v * hm + r][kk]))
+                for kk in range(ka):
+                    end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, r, kk, bits, AC[v * hm + r][kk]))
         bbase = max(bbase, (end + 1023) // 1024 * 1024)
         imgs.append((img, end))
     words_of = []
@@ -995,8 +1041,8 @@ def mma_pair_file(case):
     for m in range(M):
         v, r = divmod(m, hm)
         row = 0
-        for kk in range(k):
-            row |= A[m][kk] << (kk * bits)
+        for kk in range(ka):
+            row |= AC[m][kk] << (kk * bits)
         apacked[v][8 * r:8 * r + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
     dis = MMA_PAIR_DISABLE.get(name)
     DL = [[list(x) for x in CL[v]] for v in range(2)]
@@ -1021,10 +1067,12 @@ def mma_pair_file(case):
     trans_a = asrc != "tmem" and asrc[0] == "MN"
     idesc = (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (int(trans_a) << 15) \
         | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) | ((M >> 4) << 24)
+    if sp:
+        idesc |= (1 << 2) | sel
     L = [
         HEADER,
         f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out"
-        + (", .param .u64 aout)" if ashift else ")"),
+        + (", .param .u64 min" if sp else "") + (", .param .u64 aout)" if ashift else ")"),
         "{",
         "\t.reg .b32 %r<32>;",
         "\t.reg .b32 %v<8>;",
@@ -1096,6 +1144,17 @@ def mma_pair_file(case):
         L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
     L.append("\tadd.u32 %r10, %r9, 256;")
     L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    if sp:
+        L += ["\t// the metadata tile: lane tid at column 320 (4 columns)",
+              "\tld.param.u64 %rd10, [min];",
+              "\tcvta.to.global.u64 %rd10, %rd10;",
+              f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * 4};",
+              "\tadd.u64 %rd10, %rd10, %rd4;",
+              "\tmul.wide.u32 %rd6, %r0, 16;",
+              "\tadd.u64 %rd7, %rd10, %rd6;",
+              "\tld.global.v4.u32 {%v0, %v1, %v2, %v3}, [%rd7];",
+              "\tadd.u32 %r10, %r9, 320;",
+              "\ttcgen05.st.sync.aligned.32x32b.x4.b32 [%r10], {%v0, %v1, %v2, %v3};"]
     L += [
         "\ttcgen05.wait::st.sync.aligned;",
         "\ttcgen05.fence::before_thread_sync;",
@@ -1129,7 +1188,11 @@ def mma_pair_file(case):
     else:
         mask = ""
     kmods = ".ashift" if ashift else ""
-    L.append(f"\ttcgen05.mma.cta_group::2.kind::{kind}{kmods} [%r7], {aop}, %rd9, %r13, {mask}%p2;")
+    mop = ""
+    if sp:
+        L.append(f"\tadd.u32 %r24, %r7, {320 + meta_col};")
+        mop = "[%r24], "
+    L.append(f"\ttcgen05.mma{'.sp' if sp else ''}.cta_group::2.kind::{kind}{kmods} [%r7], {aop}, %rd9, {mop}%r13, {mask}%p2;")
     L.append("\tmov.u32 %r15, mbar;")
     L.append("\tmov.b16 %rs1, 3;")
     L.append("\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r15], %rs1;")
@@ -1193,6 +1256,9 @@ def mma_pair_file(case):
         *([f"// disable-output-lane {{{', '.join(hex(x) for x in dis)}}}: bits 0-127 CTA 0's lanes, 128-255",
            "// CTA 1's (ptxvm's reading of \"each bit corresponds to a lane of the Tensor Memory\"); those",
            "// lanes keep their C."] if dis else []),
+        *([f"// .sp: K = {k} (A {ka} stored columns), each CTA's metadata tile in its own Tensor Memory at",
+           f"// column 320 (the M = 128 placement, JAX's Mosaic GPU layout), this MMA's at 320 + {meta_col},",
+           f"// selector {sel}; expected D from the dense product of the decompressed A."] if sp else []),
         *(["// .ashift: \"shifts the rows of the A matrix down by one row, except for the last row in the",
            "// Tensor Memory\": read as within each CTA's Tensor Memory (rows 0..126 to 1..127, row 0 kept,",
            "// ptxvm's choice); A's 8 columns read back as the last argument."] if ashift else []),
@@ -1202,9 +1268,10 @@ def mma_pair_file(case):
         f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
         f"// arg: u32[{2 * 128 * 8}] = [{', '.join(hex(x) for x in apacked[0] + apacked[1])}]",
         f"// arg: zeros:u32:{len(dflat)}",
+        *([f"// arg: u32[{2 * 128 * 4}] = [{', '.join(hex(x) for x in meta_words[0] + meta_words[1])}]"] if sp else []),
         *([f"// arg: zeros:u32:{2 * 128 * 8}"] if ashift else []),
         f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
-        *([f"// expect arg4: [{', '.join(hex(x) for x in ashifted)}]"] if ashift else []),
+        *([f"// expect arg{5 if sp else 4}: [{', '.join(hex(x) for x in ashifted)}]"] if ashift else []),
     ]
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 
@@ -1985,6 +2052,16 @@ ERRORS = {
         "a .cta_group::2 instruction in a CTA without a peer (a cluster of one CTA; ISA \"CTA Pair\")",
         ["\ttcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [slot], 32;"],
         ["tcgen05.alloc.cta_group::2", "has no peer CTA (rank 1)"],
+    ),
+    "tcgen05_mma_pair_sp_m128": (
+        "tcgen05.mma.sp.cta_group::2 with M = 128 (Layout C and its metadata are figures: not modelled)",
+        [
+            "\tmov.b64 %rd1, 0;",
+            "\tmov.u32 %r4, 0x8040014;",
+            "\tsetp.eq.u32 %q0, %r4, %r4;",
+            "\ttcgen05.mma.sp.cta_group::2.kind::f16 [%r3], %rd1, %rd1, [%r3], %r4, %q0;",
+        ],
+        ["tcgen05.mma.sp.cta_group::2.kind::f16", "M = 128", "modelled for M = 256 only"],
     ),
     "tcgen05_mma_pair_m64": (
         "tcgen05.mma.cta_group::2 with M = 64 (ISA \"Matrix shape\": M = 128 or 256 for .cta_group::2)",

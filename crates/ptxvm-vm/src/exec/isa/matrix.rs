@@ -1963,7 +1963,7 @@ impl Cta<'_> {
                 },
             ));
         }
-        if form.sp && id.m != 128 {
+        if form.sp && !form.pair && id.m != 128 {
             return Err(unsup(
                 self,
                 format!(
@@ -1982,10 +1982,13 @@ impl Cta<'_> {
         }
         if form.pair {
             // `.cta_group::2` (ISA "Matrix shape"): M = 128 or 256, N = 16, 32, ..., 256.
-            if form.sp {
+            if form.sp && id.m != 256 {
                 return Err(unsup(
                     self,
-                    "`.sp` is not modelled with .cta_group::2 (Layout C and the pair's metadata placement are figures)".into(),
+                    format!(
+                        "M = {} (instruction descriptor {raw:#010x}): `tcgen05.mma.sp.cta_group::2` is modelled for M = 256 only (Layout C and the M = 64 metadata layout of M = 128 are figures)",
+                        id.m
+                    ),
                 ));
             }
             if !matches!(id.m, 128 | 256) || !id.n.is_multiple_of(16) || !(16..=256).contains(&id.n)
@@ -2136,18 +2139,28 @@ impl Cta<'_> {
         if form.pair {
             let f16_d = id.dtype == 0;
             let flags = [id.neg_a, id.neg_b, id.saturate];
-            // disable-output-lane's eight words, lowest first.
+            // disable-output-lane's eight words, lowest first (after the metadata with `.sp`).
+            let extra = 4 + usize::from(form.sp);
             let mut off = [0u32; 8];
-            for (j, &x) in srcs.get(4..12).unwrap_or(&[]).iter().enumerate() {
+            for (j, &x) in srcs.get(extra..extra + 8).unwrap_or(&[]).iter().enumerate() {
                 off[j] = self.src(t, x) as u32;
             }
+            // `.sp`: the metadata's register, its offset, the selector and A's chunk geometry.
+            let sp = form.sp.then(|| {
+                (
+                    srcs.get(4).copied(),
+                    form.meta_off,
+                    raw & 3,
+                    crate::ops::sparse::chunk(at),
+                )
+            });
             return self.tcgen05_mma_pair(
                 t,
                 name,
                 (a_tmem, sa, a_off, id.trans_a),
                 (sb, id.trans_b),
                 (se, (dr, doff), off),
-                form.ashift,
+                (form.ashift, sp),
                 bits,
                 [m, n, k],
                 ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
@@ -2364,7 +2377,7 @@ impl Cta<'_> {
         a: (bool, Src, i32, bool),
         (sb, trans_b): (Src, bool),
         (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
-        ashift: bool,
+        (ashift, sp): (bool, Option<(Option<Src>, i32, u32, (usize, usize))>),
         bits: u32,
         [m, n, k]: [usize; 3],
         (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
@@ -2408,6 +2421,8 @@ impl Cta<'_> {
         let enable = self.src(t, enable) != 0;
         let (a_tmem, sa, a_off, trans_a) = a;
         let raw_a = self.src(t, sa);
+        // A's stored columns: K, or K/2 of the compressed A with `.sp`.
+        let ka = if sp.is_some() { k / 2 } else { k };
         let mask = if bits == 32 {
             0xffff_ffffu64
         } else {
@@ -2437,14 +2452,14 @@ impl Cta<'_> {
                     let Some(tm) = c.tmem.as_deref() else {
                         return Err(no_tmem(c));
                     };
-                    let mut a = vec![0u64; hm * k];
+                    let mut a = vec![0u64; hm * ka];
                     for r in 0..hm {
-                        for kk in 0..k {
+                        for kk in 0..ka {
                             let bit = kk as u32 * bits;
                             let cell = tm
                                 .read(r as u32, acol + bit / 32)
                                 .map_err(|e| bad(c, e))?;
-                            a[r * k + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                            a[r * ka + kk] = (u64::from(cell) >> (bit % 32)) & mask;
                         }
                     }
                     a
@@ -2452,7 +2467,24 @@ impl Cta<'_> {
                     let dsc = smem_desc(raw_a).map_err(|e| {
                         c.fault(t, FaultKind::Unsupported, format!("`{name}`: A: {e}"))
                     })?;
-                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, k], name, "A")?
+                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, ka], name, "A")?
+                };
+                // `.sp` (M = 256): this CTA's 128 rows of the compressed A and its metadata in
+                // its own Tensor Memory, placed as for M = 128 (the ISA draws one metadata
+                // layout "for M = 128 / M = 256").
+                let a = match sp {
+                    Some((meta, meta_off, sel, geometry)) => c.tcgen05_sp_decompress(
+                        t,
+                        name,
+                        meta,
+                        meta_off,
+                        sel,
+                        geometry,
+                        bits,
+                        [hm, k],
+                        &a,
+                    )?,
+                    None => a,
                 };
                 let Some(tm) = c.tmem.as_deref() else {
                     return Err(no_tmem(c));
