@@ -918,6 +918,12 @@ MMA_PAIR_CASES = [
      "tmem", ("K", "128", 0, 0, 1024), 1),
     ("tcgen05_mma_pair_sp_ashift_tf32_f32", "tf32", "f32", "tf32", "tf32", 256, 16,
      "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_bf16_f32_tmem_disable", "f16", "f32", "bf16", "bf16", 256, 16,
+     "tmem", ("K", "none", 0, 128, 512), 1),
+    ("tcgen05_mma_pair_sp_e4m3_f32_disable", "f8f6f4", "f32", "e4m3", "e5m2", 256, 32,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_ashift_u8_s32_disable", "i8", "s32", "u8", "u8", 256, 16,
+     "tmem", ("K", "none", 0, 128, 512), 1),
 ]
 # .ashift with .cta_group::2 (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
 # down by one row, except for the last row in the Tensor Memory" — read here as within each
@@ -925,12 +931,17 @@ MMA_PAIR_CASES = [
 # A's 8 columns are read back after the MMA.
 # .sp with .cta_group::2 (M = 256): name -> the k-step of the metadata tile this MMA uses.
 MMA_PAIR_SP = {"tcgen05_mma_pair_sp_f16_f32": 1, "tcgen05_mma_pair_sp_s8_s32_tmem_disable": 0,
-               "tcgen05_mma_pair_sp_ashift_tf32_f32": 1}
-MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_sp_ashift_tf32_f32", "tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
+               "tcgen05_mma_pair_sp_ashift_tf32_f32": 1, "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": 2,
+               "tcgen05_mma_pair_sp_e4m3_f32_disable": 1, "tcgen05_mma_pair_sp_ashift_u8_s32_disable": 0}
+MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_sp_ashift_tf32_f32", "tcgen05_mma_pair_sp_ashift_u8_s32_disable", "tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
 # disable-output-lane of .cta_group::2: eight words, "each bit corresponds to a lane of the Tensor
 # Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
 # lanes keep their C.
 MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_sp_f16_f32": (0x1, 0, 0, 0, 0, 0, 0x00FF0000, 0),
+    "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": (0, 0x80000000, 0, 0x1, 0xF, 0, 0, 0),
+    "tcgen05_mma_pair_sp_e4m3_f32_disable": (0, 0, 0xFFFFFFFF, 0, 0, 0x10, 0, 0),
+    "tcgen05_mma_pair_sp_ashift_u8_s32_disable": (0x2, 0, 0, 0, 0, 0, 0, 0x40000000),
     "tcgen05_mma_pair_sp_s8_s32_tmem_disable": (0, 0x0000FFFF, 0, 0, 0x80000001, 0, 0, 0),
     "tcgen05_mma_pair_sp_ashift_tf32_f32": (0x3, 0, 0, 0, 0, 0, 0x100, 0),
     "tcgen05_mma_pair_ashift_f16_f32": (0, 0, 0x00F0000F, 0, 0x1, 0, 0, 0x80000000),
