@@ -1883,6 +1883,102 @@ def cmd_ldst_b8_tests(outdir):
     print(f"{len(LDST_B8_TESTS)} b8 ldmatrix/stmatrix run tests -> {outdir}")
 
 
+# Decompressing ldmatrix (sm_100a): `.b8x16.b6x16_p32` / `.b8x16.b4x16_p64`. Each 16-byte row
+# holds 16 packed unsigned elements of 6 (4) bits, lowest first, then 32 (64) bits of padding
+# (PTX ISA "ldmatrix", "Optional Decompression"); each element becomes a byte with the element
+# in its low bits (CUTLASS, mma_traits_sm120.hpp: "ld.matrix b4x16_p64 places FP4 data at the
+# first four bits in each eight-bit container"; FP6 needs no shift for mma, whose container
+# holds e2m3/e3m2 in "the lower 6 bits"). The ISA's text for the fragments: m8n16 "each thread
+# in a warp loads 4 consecutive columns", a group of four threads a row: lane 4g + q receives
+# bytes 4q .. 4q + 3 of row g (register m: matrix m, whose row r's address lane 8m + r gives);
+# m16n16 (.trans) as the b8 form above.
+LDMX_DECOMP_TESTS = [
+    ("ldmatrix_m8n16_x1_b6x16_p32", False, 1, 6, ".shared"),
+    ("ldmatrix_m8n16_x2_b4x16_p64", False, 2, 4, ".shared::cta"),
+    ("ldmatrix_m8n16_x4_b6x16_p32", False, 4, 6, ""),
+    ("ldmatrix_m16n16_x1_trans_b4x16_p64", True, 1, 4, ".shared"),
+    ("ldmatrix_m16n16_x2_trans_b6x16_p32", True, 2, 6, ".shared::cta"),
+]
+
+
+def decomp_row(row, bits):
+    v = int.from_bytes(bytes(row), "little")
+    return [(v >> (bits * i)) & ((1 << bits) - 1) for i in range(16)]
+
+
+def cmd_ldmatrix_decomp_tests(outdir):
+    for (name, m16, num, bits, ss) in LDMX_DECOMP_TESTS:
+        rng = SplitMix64(seed_of(name))
+        perm = list(range(64))
+        for i in range(63, 0, -1):
+            j = rng.next() % (i + 1)
+            perm[i], perm[j] = perm[j], perm[i]
+        perm = perm[:32]
+        # Random bytes everywhere, the padding included (it must not reach the registers).
+        image = [rng.next() & 0xFF for _ in range(1024)]
+        words = [int.from_bytes(bytes(image[4 * i:4 * i + 4]), "little") for i in range(256)]
+        per = 16 if m16 else 8
+        out = []
+        for lane in range(32):
+            g, q = lane // 4, lane % 4
+            for m in range(num):
+                rows = [decomp_row(image[16 * perm[per * m + r]:16 * perm[per * m + r] + 16], bits)
+                        for r in range(per)]
+                if m16:
+                    for j in range(2):
+                        out.append(ldsm_b8_frag(rows, lane, j))
+                else:
+                    out.append(sum(rows[g][4 * q + b] << (8 * b) for b in range(4)))
+        nreg = num * (2 if m16 else 1)
+        fmt = "b6x16_p32" if bits == 6 else "b4x16_p64"
+        op = (f"ldmatrix.sync.aligned.m16n16.x{num}.trans{ss}.b8x16.{fmt}" if m16
+              else f"ldmatrix.sync.aligned.m8n16.x{num}{ss}.b8x16.{fmt}")
+        lines = [f"// `{op}`: a 1 KiB shared image of random bytes (arg0, the padding",
+                 "// included) is loaded; lane l gives the address of 16-byte slot slots[l] (arg1, a random",
+                 f"// permutation) as its row; each lane stores its {nreg} registers to arg2. Expected values from",
+                 f"// tools/tc_ref.py: each row's 16 packed {bits}-bit elements (lowest first; then the padding)",
+                 "// become 16 bytes, the element in the low bits (CUTLASS's statement for ld.matrix; the ISA's",
+                 "// figures 194-198); "
+                 + ("then as the b8 form: lane 4g + q's register 2m + j holds byte g + 8j of rows 4q .. 4q + 3,"
+                    if m16 else "lane 4g + q's register m holds bytes 4q .. 4q + 3 of matrix m's row g (ISA text:"),
+                 ("// matrix m's row r from lane 16m + r." if m16 else
+                  "// a group of four threads loads a row, each thread 4 consecutive columns), row r from lane 8m + r."),
+                 "// run: --grid 1 --block 32 --arch sm_100a",
+                 "// arg: u32[256] = [" + ", ".join(hex(w) for w in words) + "]",
+                 "// arg: u32[32] = [" + ", ".join(str(16 * x) for x in perm) + "]",
+                 f"// arg: zeros:u32:{32 * nreg}"]
+        for i in range(0, len(out), 16):
+            lines.append(f"// expect arg2[{i}..{i + 16}]: u32 [" + ", ".join(hex(v) for v in out[i:i + 16]) + "]")
+        lines += [".version 8.6", ".target sm_100a", ".address_size 64", "",
+                  ".visible .entry k(.param .u64 pin, .param .u64 pslots, .param .u64 pout)", "{",
+                  "\t.reg .b32 %r<16>;", "\t.reg .b32 %v<8>;", "\t.reg .b64 %rd<16>;",
+                  "\t.shared .align 16 .b8 m[1024];",
+                  "\tmov.u32 %r1, %tid.x;", "\tmov.u32 %r2, m;",
+                  "\tld.param.u64 %rd1, [pslots];", "\tmul.wide.u32 %rd2, %r1, 4;",
+                  "\tadd.u64 %rd3, %rd1, %rd2;", "\tld.global.u32 %r3, [%rd3];",
+                  "\tadd.u32 %r4, %r2, %r3;",
+                  "\tld.param.u64 %rd4, [pin];", "\tld.param.u64 %rd5, [pout];",
+                  "\tmul.wide.u32 %rd6, %r1, 32;", "\tadd.u64 %rd7, %rd4, %rd6;",
+                  "\tshl.b32 %r5, %r1, 5;", "\tadd.u32 %r6, %r2, %r5;"]
+        for w in range(8):
+            lines += [f"\tld.global.u32 %r7, [%rd7+{4 * w}];", f"\tst.shared.u32 [%r6+{4 * w}], %r7;"]
+        lines.append("\tbar.sync 0;")
+        vec = "{" + ", ".join(f"%v{j}" for j in range(nreg)) + "}"
+        if ss:
+            lines.append(f"\t{op} {vec}, [%r4];")
+        else:  # generic addressing: the slot's generic address
+            lines += ["\tmov.u64 %rd10, m;", "\tcvta.shared.u64 %rd11, %rd10;",
+                      "\tcvt.u64.u32 %rd12, %r3;", "\tadd.u64 %rd13, %rd11, %rd12;",
+                      f"\t{op} {vec}, [%rd13];"]
+        lines += [f"\tmul.wide.u32 %rd8, %r1, {4 * nreg};", "\tadd.u64 %rd9, %rd5, %rd8;"]
+        for j in range(nreg):
+            lines.append(f"\tst.global.u32 [%rd9+{4 * j}], %v{j};")
+        lines += ["\tret;", "}"]
+        with open(os.path.join(outdir, name + ".ptx"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{len(LDMX_DECOMP_TESTS)} decompressing ldmatrix run tests -> {outdir}")
+
+
 # Block-scaled unit-level vectors: NAME KIND A B STYPE NSCALES, then the hex outputs. Inputs
 # regenerated by crates/ptxvm-fp/tests/tensor_ref.rs from the same SplitMix64 stream: per
 # vector mode = next % 4, center = next; the K codes of A then of B (raw random bits of the
@@ -1948,6 +2044,7 @@ if __name__ == "__main__":
         cmd_bscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_spbscaletests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
         cmd_ldst_b8_tests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
+        cmd_ldmatrix_decomp_tests(sys.argv[2] if len(sys.argv) > 2 else "tests/run/warp")
     else:
         print(__doc__)
         sys.exit(2)

@@ -883,6 +883,410 @@ def mma_file(case):
     write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
 
 
+# tcgen05.mma.cta_group::2 (the CTA pair of a 2-CTA cluster; dense): (name, kind, d, a, b, M, N,
+# A source, B source, enable-input-d). The PTX ISA gives the pair's Layouts A (M = 256) and B
+# (M = 128) as figures; the split is CUTLASS's 2-SM UMMA traits (SM100_MMA_*_2x1SM_*, text):
+# CTA v of the pair (v = rank % 2) holds rows v M/2 .. (v+1) M/2 of A (its own shared memory
+# through the same descriptor, or its Tensor Memory, row r in lane r), columns v N/2 .. of B
+# (its shared memory: an N/2 x K matrix through the same descriptor) and rows v M/2 .. of D in
+# its Tensor Memory: M = 256 row r in lane r (4x1); M = 128 ("2x2", tmem_frg_2sm's M = 64 atom)
+# row r in lane r for columns n < N/2 and in lane 64 + r for the others, at column n % (N/2).
+MMA_PAIR_CASES = [
+    ("tcgen05_mma_pair_m256_f16_f32", "f16", "f32", "f16", "f16", 256, 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1),
+    ("tcgen05_mma_pair_m128_bf16_f32_tmem", "f16", "f32", "bf16", "bf16", 128, 32,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_m256_s8_u8_s32_mn", "i8", "s32", "s8", "u8", 256, 16,
+     ("MN", "64", 0, 2048, 512), ("K", "32", 0, 0, 256), 0),
+    ("tcgen05_mma_pair_m128_tf32_f32", "tf32", "f32", "tf32", "tf32", 128, 48,
+     ("K", "none", 0, 128, 256), ("MN", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_m256_e4m3_f32_disable", "f8f6f4", "f32", "e4m3", "e5m2", 256, 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1),
+    ("tcgen05_mma_pair_m128_u8_s32_tmem_disable", "i8", "s32", "u8", "s8", 128, 32,
+     "tmem", ("K", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m256_bf16_f32_disable", "f16", "f32", "bf16", "bf16", 256, 64,
+     ("K", "32", 0, 0, 256), ("MN", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m256_tf32_f32_tmem_disable", "tf32", "f32", "tf32", "tf32", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_ashift_f16_f32", "f16", "f32", "f16", "f16", 256, 32,
+     "tmem", ("K", "none", 0, 128, 256), 1),
+    ("tcgen05_mma_pair_ashift_s8_s32_disable", "i8", "s32", "s8", "u8", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_f16_f32", "f16", "f32", "f16", "f16", 256, 32,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 512), 1),
+    ("tcgen05_mma_pair_sp_s8_s32_tmem_disable", "i8", "s32", "s8", "u8", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_ashift_tf32_f32", "tf32", "f32", "tf32", "tf32", 256, 16,
+     "tmem", ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_bf16_f32_tmem_disable", "f16", "f32", "bf16", "bf16", 256, 16,
+     "tmem", ("K", "none", 0, 128, 512), 1),
+    ("tcgen05_mma_pair_sp_e4m3_f32_disable", "f8f6f4", "f32", "e4m3", "e5m2", 256, 32,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1),
+    ("tcgen05_mma_pair_sp_ashift_u8_s32_disable", "i8", "s32", "u8", "u8", 256, 16,
+     "tmem", ("K", "none", 0, 128, 512), 1),
+]
+# .ashift with .cta_group::2 (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
+# down by one row, except for the last row in the Tensor Memory" — read here as within each
+# CTA's Tensor Memory (as .cta_group::1: rows 0..126 move to 1..127, row 0 kept, ptxvm's choice);
+# A's 8 columns are read back after the MMA.
+# .sp with .cta_group::2 (M = 256): name -> the k-step of the metadata tile this MMA uses.
+MMA_PAIR_SP = {"tcgen05_mma_pair_sp_f16_f32": 1, "tcgen05_mma_pair_sp_s8_s32_tmem_disable": 0,
+               "tcgen05_mma_pair_sp_ashift_tf32_f32": 1, "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": 2,
+               "tcgen05_mma_pair_sp_e4m3_f32_disable": 1, "tcgen05_mma_pair_sp_ashift_u8_s32_disable": 0}
+MMA_PAIR_ASHIFT = {"tcgen05_mma_pair_sp_ashift_tf32_f32", "tcgen05_mma_pair_sp_ashift_u8_s32_disable", "tcgen05_mma_pair_ashift_f16_f32", "tcgen05_mma_pair_ashift_s8_s32_disable"}
+# disable-output-lane of .cta_group::2: eight words, "each bit corresponds to a lane of the Tensor
+# Memory" (ISA); ptxvm's reading: bits 0-127 the even CTA's lanes, 128-255 the odd CTA's. Those
+# lanes keep their C.
+MMA_PAIR_DISABLE = {
+    "tcgen05_mma_pair_sp_f16_f32": (0x1, 0, 0, 0, 0, 0, 0x00FF0000, 0),
+    "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": (0, 0x80000000, 0, 0x1, 0xF, 0, 0, 0),
+    "tcgen05_mma_pair_sp_e4m3_f32_disable": (0, 0, 0xFFFFFFFF, 0, 0, 0x10, 0, 0),
+    "tcgen05_mma_pair_sp_ashift_u8_s32_disable": (0x2, 0, 0, 0, 0, 0, 0, 0x40000000),
+    "tcgen05_mma_pair_sp_s8_s32_tmem_disable": (0, 0x0000FFFF, 0, 0, 0x80000001, 0, 0, 0),
+    "tcgen05_mma_pair_sp_ashift_tf32_f32": (0x3, 0, 0, 0, 0, 0, 0x100, 0),
+    "tcgen05_mma_pair_ashift_f16_f32": (0, 0, 0x00F0000F, 0, 0x1, 0, 0, 0x80000000),
+    "tcgen05_mma_pair_ashift_s8_s32_disable": (0xFF, 0, 0, 0x80000000, 0, 0x10000, 0, 0),
+    "tcgen05_mma_pair_m256_bf16_f32_disable": (0, 0xFFFFFFFF, 0, 0x00010000, 0x0000FF00, 0, 0x1, 0),
+    "tcgen05_mma_pair_m256_tf32_f32_tmem_disable": (0x80000000, 0, 0x3, 0, 0, 0xC0000000, 0, 0xFFFF),
+    "tcgen05_mma_pair_m256_e4m3_f32_disable": (0x0000FFFF, 0, 0x80000001, 0, 0, 0x12345678, 0, 0xF0000000),
+    "tcgen05_mma_pair_m128_u8_s32_tmem_disable": (0x1, 0x00F00000, 0, 0xFFFF0000, 0x80000000, 0, 0x0F0F0F0F, 0x3),
+}
+
+
+def pair_d_pos(M, n, r, nn):
+    """(lane, column) of row r (of the CTA's M/2) and column nn of D in its CTA's Tensor Memory."""
+    if M == 256:
+        return r, nn
+    return r + 64 * (nn // (n // 2)), nn % (n // 2)
+
+
+def mma_pair_file(case):
+    name, kind, d, at, bt, M, n, asrc, bsrc, en = case
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    bits = wgmma_ref.BITS[at]
+    k = 256 // bits
+    T = 128 // bits
+    hm, hn = M // 2, n // 2
+    center = rng.next()
+
+    def rand(t):
+        v = tc_ref.rand_elem(rng, t)
+        return v if v is not None else tc_ref.gen_bits(t, rng.next(), 1, center)
+
+    sp = name in MMA_PAIR_SP
+    if sp:
+        # As mma_file's sparse cases, per CTA: each CTA's 128 rows of a structured-sparse A
+        # (meaningful fields of the ISA's list), its metadata tile in its own Tensor Memory at
+        # column 320 (the M = 128 placement: the ISA draws one layout "for M = 128 / M = 256").
+        k *= 2
+        cw = 2 if at == "tf32" else 4
+        fields_of = SP_FIELDS_TF32 if at == "tf32" else SP_FIELDS
+        per_step = 64 // (2 if bits == 8 else 4)
+        ks = MMA_PAIR_SP[name]
+        meta = [[[rng.next() & 3 for _ in range(64)] for _ in range(128)] for _ in range(2)]
+        A, AC = [], []
+        for m in range(M):
+            cv, r = divmod(m, hm)
+            row, comp = [0] * k, []
+            for ch in range(k // cw):
+                f = fields_of[rng.next() % len(fields_of)]
+                q = ks * per_step + 2 * ch
+                meta[cv][r][q], meta[cv][r][q + 1] = f & 3, f >> 2
+                if cw == 2:
+                    x = rand(at)
+                    row[ch * 2 + ((f >> 1) & 1)] = x
+                    comp.append(x)
+                else:
+                    for j in range(2):
+                        x = rand(at)
+                        row[ch * 4 + ((f >> (2 * j)) & 3)] = x
+                        comp.append(x)
+            A.append(row)
+            AC.append(comp)
+        meta_words = [sp_meta_tmem(meta[cv], bits) for cv in range(2)]
+        meta_col, sel = (2 * ks, 0) if bits == 8 else (2 * (ks // 2), ks % 2)
+    else:
+        A = [[rand(at) for _ in range(k)] for _ in range(M)]
+        AC = A
+    ka = k // 2 if sp else k
+    B = [[rand(bt) for _ in range(k)] for _ in range(n)]
+    CL = [[[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
+             else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
+           for _ in range(128)] for _ in range(2)]
+    D = [[0] * n for _ in range(M)]
+    for m in range(M):
+        v, r = divmod(m, hm)
+        for nn in range(n):
+            lane, col = pair_d_pos(M, n, r, nn)
+            c = CL[v][lane][col] if en else 0
+            if d == "s32":
+                D[m][nn] = tc_ref.dot_int(at, bt, A[m], B[nn], c - (1 << 32) if c >> 31 else c, False) & 0xFFFFFFFF
+            else:
+                D[m][nn] = tc_ref.dot("rtx-blackwell", "mma", at, bt, d, d, A[m], B[nn], c, 0)
+    # Each CTA's shared-memory image: its rows of A, its columns of B (same offsets in both).
+    imgs, bbase = [], 0
+    for v in range(2):
+        img = bytearray(65536)
+        end = 0
+        if asrc != "tmem":
+            major, swz, off, lbo, sbo = asrc
+            for r in range(hm):
+                for kk in range(ka):
+                    end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, r, kk, bits, AC[v * hm + r][kk]))
+        bbase = max(bbase, (end + 1023) // 1024 * 1024)
+        imgs.append((img, end))
+    words_of = []
+    for v in range(2):
+        img, end = imgs[v]
+        major, swz, off, lbo, sbo = bsrc
+        for j in range(hn):
+            for kk in range(k):
+                end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, j, kk, bits, B[v * hn + j][kk]))
+        words_of.append((img, end))
+    size = max(e for _, e in words_of)
+    size = (size + 15) // 16 * 16
+    words = [wgmma_ref.u32s(bytes(img[:size])) for img, _ in words_of]
+    wlen = len(words[0])
+    # A in Tensor Memory: CTA v's row r in lane r from column 256 (8 cells), other lanes 0.
+    apacked = [[0] * (128 * 8) for _ in range(2)]
+    for m in range(M):
+        v, r = divmod(m, hm)
+        row = 0
+        for kk in range(ka):
+            row |= AC[m][kk] << (kk * bits)
+        apacked[v][8 * r:8 * r + 8] = [(row >> (32 * j)) & 0xFFFFFFFF for j in range(8)]
+    dis = MMA_PAIR_DISABLE.get(name)
+    DL = [[list(x) for x in CL[v]] for v in range(2)]
+    for m in range(M):
+        v, r = divmod(m, hm)
+        for nn in range(n):
+            lane, col = pair_d_pos(M, n, r, nn)
+            if dis and dis[4 * v + lane // 32] >> (lane % 32) & 1:
+                continue
+            DL[v][lane][col] = D[m][nn]
+    cflat = [CL[v][lane][j] for v in range(2) for lane in range(128) for j in range(n)]
+    dflat = [DL[v][lane][j] for v in range(2) for lane in range(128) for j in range(n)]
+    ashift = name in MMA_PAIR_ASHIFT
+    ashifted = []
+    for v in range(2):
+        a = list(apacked[v])
+        if ashift:
+            for lane in range(127, 0, -1):
+                a[8 * lane:8 * lane + 8] = apacked[v][8 * (lane - 1):8 * lane]
+        ashifted += a
+    dtype = {"f16": 0, "f32": 1, "s32": 2}[d]
+    trans_a = asrc != "tmem" and asrc[0] == "MN"
+    idesc = (dtype << 4) | (TYPE_CODE[at] << 7) | (TYPE_CODE[bt] << 10) | (int(trans_a) << 15) \
+        | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) | ((M >> 4) << 24)
+    if sp:
+        idesc |= (1 << 2) | sel
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 img, .param .u64 cin, .param .u64 ain, .param .u64 out"
+        + (", .param .u64 min" if sp else "") + (", .param .u64 aout)" if ashift else ")"),
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<8>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 smem[32768];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tmov.u32 %r30, %cluster_ctarank;",
+        "\tld.param.u64 %rd0, [img];",
+        "\tcvta.to.global.u64 %rd0, %rd0;",
+        f"\tmul.wide.u32 %rd4, %r30, {4 * wlen};",
+        "\tadd.u64 %rd0, %rd0, %rd4;",
+        "\tld.param.u64 %rd1, [cin];",
+        "\tcvta.to.global.u64 %rd1, %rd1;",
+        f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * n};",
+        "\tadd.u64 %rd1, %rd1, %rd4;",
+        "\tld.param.u64 %rd2, [ain];",
+        "\tcvta.to.global.u64 %rd2, %rd2;",
+        f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * 8};",
+        "\tadd.u64 %rd2, %rd2, %rd4;",
+        "\tld.param.u64 %rd3, [out];",
+        "\tcvta.to.global.u64 %rd3, %rd3;",
+        f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * n};",
+        "\tadd.u64 %rd3, %rd3, %rd4;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tmov.u32 %r2, smem;",
+        "\t// copy this CTA's shared-memory image",
+        "\tmov.u32 %r3, %r0;",
+        "COPY:",
+        f"\tsetp.ge.u32 %p0, %r3, {wlen};",
+        "\t@%p0 bra COPIED;",
+        "\tmul.wide.u32 %rd4, %r3, 4;",
+        "\tadd.u64 %rd5, %rd0, %rd4;",
+        "\tld.global.u32 %r4, [%rd5];",
+        "\tshl.b32 %r5, %r3, 2;",
+        "\tadd.u32 %r6, %r2, %r5;",
+        "\tst.shared.u32 [%r6], %r4;",
+        "\tadd.u32 %r3, %r3, 128;",
+        "\tbra.uni COPY;",
+        "COPIED:",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [slot], 512;",
+        "SKIP_ALLOC:",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\t// C: lane tid of D's columns, A: lane tid at column 256 (32 bytes)",
+    ]
+    for c0 in range(0, n, 8):
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd1, %rd6;")
+        for j in range(8):
+            L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * (c0 + j)}];")
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    L.append("\tmul.wide.u32 %rd6, %r0, 32;")
+    L.append("\tadd.u64 %rd7, %rd2, %rd6;")
+    for j in range(8):
+        L.append(f"\tld.global.u32 %v{j}, [%rd7+{4 * j}];")
+    L.append("\tadd.u32 %r10, %r9, 256;")
+    L.append("\ttcgen05.st.sync.aligned.32x32b.x8.b32 [%r10], {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7};")
+    if sp:
+        L += ["\t// the metadata tile: lane tid at column 320 (4 columns)",
+              "\tld.param.u64 %rd10, [min];",
+              "\tcvta.to.global.u64 %rd10, %rd10;",
+              f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * 4};",
+              "\tadd.u64 %rd10, %rd10, %rd4;",
+              "\tmul.wide.u32 %rd6, %r0, 16;",
+              "\tadd.u64 %rd7, %rd10, %rd6;",
+              "\tld.global.v4.u32 {%v0, %v1, %v2, %v3}, [%rd7];",
+              "\tadd.u32 %r10, %r9, 320;",
+              "\ttcgen05.st.sync.aligned.32x32b.x4.b32 [%r10], {%v0, %v1, %v2, %v3};"]
+    L += [
+        "\ttcgen05.wait::st.sync.aligned;",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\t// both CTAs' operands and mbarriers are in place before the even CTA issues",
+        "\tbarrier.cluster.arrive;",
+        "\tbarrier.cluster.wait;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tor.b32 %r31, %r0, %r30;",
+        "\tsetp.ne.u32 %p1, %r31, 0;",
+        "\t@%p1 bra SKIP_MMA;",
+    ]
+    if asrc != "tmem":
+        L.append(f"\tadd.u32 %r11, %r2, {asrc[2]};")
+        L.append("\tshr.u32 %r11, %r11, 4;")
+        L.append("\tand.b32 %r11, %r11, 0x3fff;")
+        L.append("\tcvt.u64.u32 %rd8, %r11;")
+        L.append(f"\tor.b64 %rd8, %rd8, {sm100_desc(asrc[3], asrc[4], asrc[1]):#x};")
+    L.append(f"\tadd.u32 %r12, %r2, {bbase + bsrc[2]};")
+    L.append("\tshr.u32 %r12, %r12, 4;")
+    L.append("\tand.b32 %r12, %r12, 0x3fff;")
+    L.append("\tcvt.u64.u32 %rd9, %r12;")
+    L.append(f"\tor.b64 %rd9, %rd9, {sm100_desc(bsrc[3], bsrc[4], bsrc[1]):#x};")
+    L.append(f"\tmov.u32 %r13, {idesc:#x};")
+    L.append(f"\tsetp.{'eq' if en else 'ne'}.u32 %p2, %r0, %r0;")
+    L.append("\tadd.u32 %r14, %r7, 256;")
+    aop = "[%r14]" if asrc == "tmem" else "%rd8"
+    if dis:
+        for j, x in enumerate(dis):
+            L.append(f"\tmov.u32 %r{16 + j}, {x:#x};")
+        mask = "{" + ", ".join(f"%r{16 + j}" for j in range(8)) + "}, "
+    else:
+        mask = ""
+    kmods = ".ashift" if ashift else ""
+    mop = ""
+    if sp:
+        L.append(f"\tadd.u32 %r24, %r7, {320 + meta_col};")
+        mop = "[%r24], "
+    L.append(f"\ttcgen05.mma{'.sp' if sp else ''}.cta_group::2.kind::{kind}{kmods} [%r7], {aop}, %rd9, {mop}%r13, {mask}%p2;")
+    L.append("\tmov.u32 %r15, mbar;")
+    L.append("\tmov.b16 %rs1, 3;")
+    L.append("\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r15], %rs1;")
+    L.append("SKIP_MMA:")
+    L.append("WAIT:")
+    L.append("\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;")
+    L.append("\t@!%p3 bra WAIT;")
+    L.append("\ttcgen05.fence::after_thread_sync;")
+    for c0 in range(0, n, 8):
+        L.append(f"\tadd.u32 %r10, %r9, {c0};")
+        L.append("\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];")
+        L.append("\ttcgen05.wait::ld.sync.aligned;")
+        L.append(f"\tmul.wide.u32 %rd6, %r0, {4 * n};")
+        L.append("\tadd.u64 %rd7, %rd3, %rd6;")
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * (c0 + j)}], %v{j};")
+    if ashift:
+        L += ["\t// A's 8 columns after the MMA (shifted down by one row)",
+              "\tld.param.u64 %rd12, [aout];",
+              "\tcvta.to.global.u64 %rd12, %rd12;",
+              f"\tmul.wide.u32 %rd4, %r30, {4 * 128 * 8};",
+              "\tadd.u64 %rd12, %rd12, %rd4;",
+              "\tadd.u32 %r10, %r9, 256;",
+              "\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%v0, %v1, %v2, %v3, %v4, %v5, %v6, %v7}, [%r10];",
+              "\ttcgen05.wait::ld.sync.aligned;",
+              "\tmul.wide.u32 %rd6, %r0, 32;",
+              "\tadd.u64 %rd7, %rd12, %rd6;"]
+        for j in range(8):
+            L.append(f"\tst.global.u32 [%rd7+{4 * j}], %v{j};")
+    L += [
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbarrier.cluster.arrive;",
+        "\tbarrier.cluster.wait;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tsetp.ne.u32 %p1, %r1, 0;",
+        "\t@%p1 bra DONE;",
+        "\ttcgen05.dealloc.cta_group::2.sync.aligned.b32 %r7, 512;",
+        "\ttcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+        "DONE:",
+        "\tret;",
+        "}",
+        "",
+    ]
+    L.insert(L.index("\t.reg .pred %p<4>;") + 1, "\t.reg .b16 %rs<2>;")
+    head = [
+        f"// `tcgen05.mma.cta_group::2.kind::{kind}` on sm_100a, the CTA pair of a 2-CTA cluster: M = {M}, N = {n},",
+        f"// K = {k}, D {d}, A {at}, B {bt}; A "
+        + ("from Tensor Memory" if asrc == "tmem" else ("K-major" if asrc[0] == "K" else "MN-major")
+                                                        + f" ({asrc[1]} swizzle, LBO {asrc[3]}, SBO {asrc[4]})")
+        + f", B {bsrc[0]}-major ({bsrc[1]} swizzle, LBO {bsrc[3]}, SBO {bsrc[4]}), enable-input-d {en}.",
+        "// Issued by thread 0 of the even CTA after both CTAs allocated (tcgen05.alloc.cta_group::2) and",
+        "// stored C (and A); tcgen05.commit.cta_group::2 with .multicast::cluster (mask 0b11) arrives on",
+        "// both CTAs' mbarriers. CTA v (v = rank) holds rows v M/2 .. of A (its shared memory through",
+        "// the same descriptor, or its Tensor Memory, row r in lane r at column 256), columns v N/2 ..",
+        "// of B (its shared memory, an N/2 x K matrix) and rows v M/2 .. of D at column 0: "
+        + ("M = 256 row r in lane r (4x1)." if M == 256 else
+           "M = 128 (2x2) row r in lane r for the columns n < N/2, lane 64 + r for the others, at column n % (N/2)."),
+        "// The split is CUTLASS's 2-SM UMMA traits (SM100_MMA_*_2x1SM_*, tmem_frg_2sm): the ISA's",
+        "// Layouts A and B are figures. Generated by tools/tcgen05_ref.py (shared-memory images from",
+        "// tools/wgmma_ref.py's canonical layouts, expected D from tools/tc_ref.py's tcgen05 model).",
+        *([f"// disable-output-lane {{{', '.join(hex(x) for x in dis)}}}: bits 0-127 CTA 0's lanes, 128-255",
+           "// CTA 1's (ptxvm's reading of \"each bit corresponds to a lane of the Tensor Memory\"); those",
+           "// lanes keep their C."] if dis else []),
+        *([f"// .sp: K = {k} (A {ka} stored columns), each CTA's metadata tile in its own Tensor Memory at",
+           f"// column 320 (the M = 128 placement, JAX's Mosaic GPU layout), this MMA's at 320 + {meta_col},",
+           f"// selector {sel}; expected D from the dense product of the decompressed A."] if sp else []),
+        *(["// .ashift: \"shifts the rows of the A matrix down by one row, except for the last row in the",
+           "// Tensor Memory\": read as within each CTA's Tensor Memory (rows 0..126 to 1..127, row 0 kept,",
+           "// ptxvm's choice); A's 8 columns read back as the last argument."] if ashift else []),
+        "// Arguments and outputs: CTA 0's part, then CTA 1's.",
+        "// run: --grid 2 --block 128 --cluster 2 --arch sm_100a",
+        f"// arg: u32[{2 * wlen}] = [{', '.join(hex(x) for x in words[0] + words[1])}]",
+        f"// arg: u32[{len(cflat)}] = [{', '.join(hex(x) for x in cflat)}]",
+        f"// arg: u32[{2 * 128 * 8}] = [{', '.join(hex(x) for x in apacked[0] + apacked[1])}]",
+        f"// arg: zeros:u32:{len(dflat)}",
+        *([f"// arg: u32[{2 * 128 * 4}] = [{', '.join(hex(x) for x in meta_words[0] + meta_words[1])}]"] if sp else []),
+        *([f"// arg: zeros:u32:{2 * 128 * 8}"] if ashift else []),
+        f"// expect arg3: [{', '.join(hex(x) for x in dflat)}]",
+        *([f"// expect arg{5 if sp else 4}: [{', '.join(hex(x) for x in ashifted)}]"] if ashift else []),
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L))
+
+
 # tcgen05.cp (shared memory -> Tensor Memory), .cta_group::1 without decompression:
 # (file, shape, rows, bytes per row, multicast, (swizzle, offset, LBO, SBO), Tensor Memory column)
 CP_CASES = [
@@ -1555,6 +1959,82 @@ def shift_file():
     write(os.path.join(ROOT, "tests/run/warp", "tcgen05_shift.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
 
 
+def shift_pair_file():
+    """tcgen05.shift.cta_group::2.down: thread 0 of the even CTA of a 2-CTA cluster shifts the
+    same block in both CTAs' Tensor Memory (ISA: "the shift operation is performed in the Tensor
+    Memory of both the current and the peer CTAs")."""
+    lines = [l.replace("cta_group::1", "cta_group::2") for l in prologue("tcgen05_shift_pair")]
+    lines.insert(lines.index("\t.shared .align 4 .b32 slot;") + 1, "\t.shared .align 8 .b64 mbar;")
+    lines.insert(lines.index("\t.shared .align 4 .b32 slot;") + 1, "\t.reg .b16 %rs<2>;")
+    fill(lines, 512)
+    mem = {(lane, col): fill_value(lane, col) for lane in range(128) for col in range(512)}
+    shifts = [(32, 100), (0, 7)]
+    lines += [
+        "\tmov.u32 %r10, %cluster_ctarank;",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p1 bra SKIP_INIT;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "SKIP_INIT:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbarrier.cluster.arrive;",
+        "\tbarrier.cluster.wait;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tor.b32 %r11, %r0, %r10;",
+        "\tsetp.ne.u32 %p1, %r11, 0;",
+        "\t@%p1 bra SKIP_SHIFT;",
+    ]
+    for lane, col in shifts:
+        lines.append(f"\tadd.u32 %r7, %r3, {(lane << 16) + col:#x};")
+        lines.append("\ttcgen05.shift.cta_group::2.down [%r7];")
+        for r in range(30, -1, -1):
+            for c in range(8):
+                mem[(lane + r + 1, col + c)] = mem[(lane + r, col + c)]
+    lines += [
+        "\tmov.u32 %r8, mbar;",
+        "\tmov.b16 %rs1, 3;",
+        "\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;",
+        "SKIP_SHIFT:",
+        "WAIT:",
+        "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [mbar], 0;",
+        "\t@!%p1 bra WAIT;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tsetp.ne.u32 %p0, %r1, 0;",
+        f"\tmul.wide.u32 %rd2, %r10, {4 * 128 * 16 * 2};",
+        "\tadd.u64 %rd1, %rd1, %rd2;",
+    ]
+    expect = []
+    off = 0
+    for c0 in (96, 0):
+        regs = [f"%v{j}" for j in range(16)]
+        lines.append(f"\tadd.u32 %r7, %r5, {c0};")
+        lines.append(f"\ttcgen05.ld.sync.aligned.32x32b.x16.b32 {vec(regs)}, [%r7];")
+        lines.append("\ttcgen05.wait::ld.sync.aligned;")
+        store_out(lines, regs, off)
+        expect += [mem[(tid, c0 + j)] for tid in range(128) for j in range(16)]
+        off += 128 * 16
+    lines += [
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbarrier.cluster.arrive;",
+        "\tbarrier.cluster.wait;",
+    ]
+    epilogue(lines)
+    lines = [l.replace("cta_group::1", "cta_group::2") for l in lines]
+    head = [
+        "// tcgen05.shift.cta_group::2.down (sm_100a), a 2-CTA cluster (the CTA pair): both CTAs fill",
+        "// their Tensor Memory alike (allocated by tcgen05.alloc.cta_group::2), then thread 0 of the",
+        "// even CTA shifts the 31x256b blocks at (lane 32, column 100) and (0, 7) and commits to both",
+        "// CTAs' mbarriers (.multicast::cluster); each CTA reads columns 96..111 and 0..15 back",
+        "// (CTA 0's, then CTA 1's). Generated by tools/tcgen05_ref.py: the ISA's text, \"the shift",
+        "// operation is performed in the Tensor Memory of both the current and the peer CTAs\", and",
+        "// tcgen05_shift.ptx's rule (rows 0..30 of the 32 lanes move to rows 1..31 over 8 columns,",
+        "// row 0 keeps its value).",
+        "// run: --grid 2 --block 128 --cluster 2 --arch sm_100a",
+        f"// arg: zeros:u32:{2 * off}",
+        f"// expect arg0: [{', '.join(hex(v) for v in expect + expect)}]",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", "tcgen05_shift_pair.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -1579,6 +2059,31 @@ def emit(fname, what, lines, expect, total, desc):
 
 
 ERRORS = {
+    "tcgen05_pair_no_peer": (
+        "a .cta_group::2 instruction in a CTA without a peer (a cluster of one CTA; ISA \"CTA Pair\")",
+        ["\ttcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [slot], 32;"],
+        ["tcgen05.alloc.cta_group::2", "has no peer CTA (rank 1)"],
+    ),
+    "tcgen05_mma_pair_sp_m128": (
+        "tcgen05.mma.sp.cta_group::2 with M = 128 (Layout C and its metadata are figures: not modelled)",
+        [
+            "\tmov.b64 %rd1, 0;",
+            "\tmov.u32 %r4, 0x8040014;",
+            "\tsetp.eq.u32 %q0, %r4, %r4;",
+            "\ttcgen05.mma.sp.cta_group::2.kind::f16 [%r3], %rd1, %rd1, [%r3], %r4, %q0;",
+        ],
+        ["tcgen05.mma.sp.cta_group::2.kind::f16", "M = 128", "modelled for M = 256 only"],
+    ),
+    "tcgen05_mma_pair_m64": (
+        "tcgen05.mma.cta_group::2 with M = 64 (ISA \"Matrix shape\": M = 128 or 256 for .cta_group::2)",
+        [
+            "\tmov.b64 %rd1, 0;",
+            "\tmov.u32 %r4, 0x4040010;",
+            "\tsetp.eq.u32 %q0, %r4, %r4;",
+            "\ttcgen05.mma.cta_group::2.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["tcgen05.mma.cta_group::2.kind::f16", "M = 64, N = 16", "needs M = 128 or 256"],
+    ),
     "tcgen05_alloc_ncols": (
         "nCols not a power of two in [32, 512] (from a register: ptxas rejects an immediate 48)",
         [
@@ -1784,6 +2289,8 @@ def main():
         emit(f"tcgen05_st_{shape}.ptx", f"tcgen05.st.{shape}", lines, expect, total, desc)
     for case in MMA_CASES:
         mma_file(case)
+    for case in MMA_PAIR_CASES:
+        mma_pair_file(case)
     for case in CP_CASES:
         cp_file(case)
     for case in MMA_BS_CASES:
@@ -1791,6 +2298,7 @@ def main():
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
     shift_file()
+    shift_pair_file()
     ldred_file("32x32b", "sm_103a")
     ldred_file("16x32bx2", "sm_110a")
 

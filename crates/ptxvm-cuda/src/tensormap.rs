@@ -1,4 +1,4 @@
-//! Tensor maps: `cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col` and
+//! Tensor maps: `cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col`, `cuTensorMapEncodeIm2colWide` and
 //! `cuTensorMapReplaceAddress` on the VM's encoder (`ptxvm_vm::ops::tma`; the 128-byte layout
 //! is ptxvm's own, `docs/tma.md`). A broken argument rule is `CUDA_ERROR_INVALID_VALUE` with
 //! the rule in the driver log, as the real driver returns it.
@@ -146,6 +146,63 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
             pixels: pixels_per_column,
             estrides,
             interleave,
+            swizzle,
+            l2: l2_promotion,
+            fill: oob_fill,
+        })
+        .map_err(invalid)?;
+        // SAFETY: a 64-byte aligned CUtensorMap (128 bytes) of the client's.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), tensor_map.cast::<u8>(), TMAP_BYTES) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// The pointers are as documented for `cuTensorMapEncodeIm2colWide` in `cuda.h`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
+    tensor_map: *mut c_void,
+    data_type: u32,
+    rank: u32,
+    global_address: *mut c_void,
+    global_dim: *const u64,
+    global_strides: *const u64,
+    lower_w: i32,
+    upper_w: i32,
+    channels_per_pixel: u32,
+    pixels_per_column: u32,
+    element_strides: *const u32,
+    interleave: u32,
+    mode: u32,
+    swizzle: u32,
+    l2_promotion: u32,
+    oob_fill: u32,
+) -> CUresult {
+    api("cuTensorMapEncodeIm2colWide", || {
+        drv()?;
+        check_map_ptr(tensor_map)?;
+        let r = rank_of(rank, 3)?;
+        // SAFETY: the client's arrays of the documented lengths.
+        let (dims, strides, estrides) = unsafe {
+            (
+                slice(global_dim, r, "globalDim")?,
+                slice(global_strides, r - 1, "globalStrides")?,
+                slice(element_strides, r, "elementStrides")?,
+            )
+        };
+        let b = ptxvm_vm::tensor_map_encode_im2col_wide(&tma::Im2colWide {
+            data_type,
+            addr: global_address as u64,
+            dims,
+            strides,
+            lower: lower_w,
+            upper: upper_w,
+            channels: channels_per_pixel,
+            pixels: pixels_per_column,
+            estrides,
+            interleave,
+            mode,
             swizzle,
             l2: l2_promotion,
             fill: oob_fill,

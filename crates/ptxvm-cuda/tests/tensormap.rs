@@ -1,8 +1,8 @@
 //! Tensor maps through the driver API: `cuTensorMapEncodeTiled` over a device buffer feeds a
 //! TMA kernel (`tests/run/tma/load_2d.ptx`: a 2D box loaded into shared memory and copied
 //! out); `cuTensorMapReplaceAddress` moves the map to another buffer; broken argument rules
-//! are `CUDA_ERROR_INVALID_VALUE` (the rules of `cuda.h`), and `cuTensorMapEncodeIm2col`
-//! checks its own.
+//! are `CUDA_ERROR_INVALID_VALUE` (the rules of `cuda.h`), and `cuTensorMapEncodeIm2col` and
+//! `cuTensorMapEncodeIm2colWide` check their own.
 
 use cuda::abi::*;
 use cuda::context::*;
@@ -203,6 +203,36 @@ fn encode_tiled_feeds_a_tma_kernel_and_rules_are_checked() {
             inval,
             "channels x 2 bytes not a multiple of 16"
         );
+        // cuTensorMapEncodeIm2colWide: one W corner each in [-32768, 32767], a 64/128-byte
+        // swizzle, no interleave, mode W (pixels 1..1024) or W128 (pixels ignored).
+        let wide = |lo: i32, pixels: u32, interleave: u32, mode: u32, swizzle: u32| {
+            cuTensorMapEncodeIm2colWide(
+                m,
+                6,
+                4,
+                a as *mut c_void,
+                d4.as_ptr(),
+                s4.as_ptr(),
+                lo,
+                0,
+                16,
+                pixels,
+                e4.as_ptr(),
+                interleave,
+                mode,
+                swizzle,
+                0,
+                0,
+            )
+        };
+        assert_eq!(wide(-300, 64, 0, 0, 2), 0);
+        assert_eq!(wide(-1, 0, 0, 1, 3), 0, "W128 ignores the pixels");
+        assert_eq!(wide(-40000, 64, 0, 0, 2), inval, "corner range");
+        assert_eq!(wide(-1, 0, 0, 0, 2), inval, "W mode needs pixels");
+        assert_eq!(wide(-1, 64, 0, 0, 0), inval, "no swizzle");
+        assert_eq!(wide(-1, 64, 1, 0, 2), inval, "interleave");
+        assert_eq!(wide(-1, 64, 0, 2, 2), inval, "mode enum");
+        assert_eq!(wide(8, 64, 0, 0, 2), inval, "zero-area box");
         assert_eq!(cuMemFree_v2(a), 0);
         assert_eq!(cuMemFree_v2(b), 0);
         assert_eq!(cuMemFree_v2(out), 0);

@@ -946,6 +946,17 @@ pub fn tensor_map_encode_im2col(a: &crate::ops::tma::Im2col) -> Result<TensorMap
     })
 }
 
+/// `cuTensorMapEncodeIm2colWide` (see [`tensor_map_encode_tiled`]): a map for
+/// `.im2col::w`/`.im2col::w::128` loads.
+pub fn tensor_map_encode_im2col_wide(
+    a: &crate::ops::tma::Im2colWide,
+) -> Result<TensorMapBytes, VmError> {
+    crate::error::catch(|| {
+        crate::ops::tma::encode_im2col_wide(a)
+            .map_err(|e| VmError::Usage(format!("cuTensorMapEncodeIm2colWide: {e}")))
+    })
+}
+
 /// `cuTensorMapReplaceAddress`: the map with its global address replaced (the address must
 /// keep the map's alignment rule).
 pub fn tensor_map_replace_address(map: &mut TensorMapBytes, addr: u64) -> Result<(), VmError> {

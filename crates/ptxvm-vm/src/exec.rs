@@ -380,6 +380,9 @@ struct Cta<'a> {
     wgmma: Option<Box<crate::ops::wgmma::CtaWgmma>>,
     /// Tensor Memory (`tcgen05`), once the CTA allocates or relinquishes.
     tmem: Option<Box<crate::ops::tcgen05::Tmem>>,
+    /// While this CTA runs a slice, the Tensor Memory of its peer CTA (`tcgen05`
+    /// `.cta_group::2`: rank `rank ^ 1`), lent by [`cluster::ClusterRun`] as `peers` is.
+    peer_tmem: Option<Box<crate::ops::tcgen05::Tmem>>,
     /// The CTA's rank in its cluster (`%cluster_ctarank`).
     rank: u32,
     /// While this CTA runs a slice, the shared memory of the other CTAs of its cluster, by
@@ -934,6 +937,7 @@ impl<'a> Cta<'a> {
             clock: 0,
             wgmma: None,
             tmem: None,
+            peer_tmem: None,
             rank: 0,
             peers: Vec::new(),
         };

@@ -21,7 +21,8 @@ pub use device::{
     ModuleId, ParamInfo, check_ptx, check_ptx_with,
 };
 pub use device::{
-    TensorMapBytes, tensor_map_encode_im2col, tensor_map_encode_tiled, tensor_map_replace_address,
+    TensorMapBytes, tensor_map_encode_im2col, tensor_map_encode_im2col_wide,
+    tensor_map_encode_tiled, tensor_map_replace_address,
 };
 pub use error::{Fault, FaultKind, Located, Site, VmError, catch};
 pub use exec::{Engine, Stats};

@@ -358,6 +358,13 @@ pub enum MatrixOp {
     /// give the 16-byte rows; lane `4g + q` receives, in registers `2m` and `2m + 1`, bytes
     /// `g` and `g + 8` of rows `4q .. 4q + 3` (`exec/isa/matrix.rs`, `docs/tensor-cores.md`).
     LdB8 { n: u8 },
+    /// The decompressing `ldmatrix.sync.aligned.m8n16.xN.b8x16.src_fmt` and
+    /// `.m16n16.xN.trans.b8x16.src_fmt` (`bits` 6 for `.b6x16_p32`, 4 for `.b4x16_p64`): each
+    /// 16-byte row, 16 packed elements then padding, becomes 16 bytes
+    /// (`ops::tensor::decompress_b8x16`); `.m16n16` then as `LdB8`, `.m8n16` lane `4r + q`
+    /// receiving, in register `m`, bytes `4q .. 4q + 3` of row `r` of matrix `m` (address from
+    /// lane `8m + r`).
+    LdB8x16 { n: u8, m16: bool, bits: u8 },
     /// `stmatrix.sync.aligned.m16n8.xN.trans.b8`: register `m`'s byte `i + 2j` of lane
     /// `4g + q` goes to byte `g + 8j` of row `2q + i`, whose address lane `8m + 2q + i` gives.
     StB8 { n: u8 },

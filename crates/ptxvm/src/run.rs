@@ -284,6 +284,9 @@ pub struct TmapSpec {
     /// {D, H, W} order, rank − 2 each) and the pixels per column; BOX is then the channels per
     /// pixel alone.
     pub im2col: Option<(Vec<i32>, Vec<i32>, u32)>,
+    /// `wide=w|w128`: a wide im2col map (`cuTensorMapEncodeIm2colWide`, mode 0 W or 1 W128);
+    /// `im2col` then holds the one W corner each.
+    pub wide: Option<u32>,
 }
 
 /// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
@@ -348,9 +351,12 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
             rank - 1
         ));
     }
-    let im2col_opts = parts[5..]
-        .iter()
-        .any(|o| o.starts_with("pixels=") || o.starts_with("lower=") || o.starts_with("upper="));
+    let im2col_opts = parts[5..].iter().any(|o| {
+        o.starts_with("pixels=")
+            || o.starts_with("lower=")
+            || o.starts_with("upper=")
+            || o.starts_with("wide=")
+    });
     if im2col_opts {
         if boxdim.len() != 1 {
             return Err(format!(
@@ -373,6 +379,7 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
         fill: 0,
         l2: 0,
         im2col: None,
+        wide: None,
     };
     let (mut lower, mut upper, mut pixels) = (
         vec![0i32; rank.saturating_sub(2)],
@@ -435,6 +442,13 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
                     _ => return Err(bad()),
                 }
             }
+            "wide" => {
+                t.wide = Some(match v {
+                    "w" => 0,
+                    "w128" => 1,
+                    _ => return Err(bad()),
+                })
+            }
             "lower" => lower = corner("lower", v)?,
             "upper" => upper = corner("upper", v)?,
             "pixels" => {
@@ -446,12 +460,28 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
             }
             _ => {
                 return Err(format!(
-                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2, pixels, lower, upper)"
+                    "unknown option `{k}` (estrides, swizzle, interleave, fill, l2, pixels, lower, upper, wide)"
                 ));
             }
         }
     }
-    if im2col_opts {
+    if let Some(mode) = t.wide {
+        // One W corner each (the default: 0).
+        let w = |what: &str, v: Vec<i32>| match v.as_slice() {
+            [x] => Ok(vec![*x]),
+            v if v.iter().all(|&x| x == 0) => Ok(vec![0]),
+            _ => Err(format!(
+                "a wide im2col map (wide=) takes one {what}= corner, W's"
+            )),
+        };
+        // W128 ignores the pixels per column.
+        let p = match (pixels, mode) {
+            (Some(p), _) => p,
+            (None, 1) => 0,
+            (None, _) => return Err("a wide im2col map in W mode needs pixels=".into()),
+        };
+        t.im2col = Some((w("lower", lower)?, w("upper", upper)?, p));
+    } else if im2col_opts {
         let p = pixels.ok_or("an im2col map (lower=/upper=) needs pixels=")?;
         t.im2col = Some((lower, upper, p));
     }
@@ -460,6 +490,25 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
 
 /// Encodes a `tmap:` argument (`t`) over the memory at `addr`.
 fn tmap_encode(t: &TmapSpec, addr: u64) -> Result<ptxvm_vm::TensorMapBytes, String> {
+    if let (Some(mode), Some((lower, upper, pixels))) = (t.wide, &t.im2col) {
+        return ptxvm_vm::tensor_map_encode_im2col_wide(&ptxvm_vm::ops::tma::Im2colWide {
+            data_type: t.dtype,
+            addr,
+            dims: &t.dims,
+            strides: &t.strides,
+            lower: lower.first().copied().unwrap_or(0),
+            upper: upper.first().copied().unwrap_or(0),
+            channels: t.boxdim.first().copied().unwrap_or(0),
+            pixels: *pixels,
+            estrides: &t.estrides,
+            interleave: t.interleave,
+            mode,
+            swizzle: t.swizzle,
+            l2: t.l2,
+            fill: t.fill,
+        })
+        .map_err(|e| e.to_string());
+    }
     if let Some((lower, upper, pixels)) = &t.im2col {
         return ptxvm_vm::tensor_map_encode_im2col(&ptxvm_vm::ops::tma::Im2col {
             data_type: t.dtype,
@@ -1083,6 +1132,24 @@ mod tests {
             parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32,8:pixels=4")
                 .unwrap_err()
                 .contains("channels per pixel")
+        );
+        let t =
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:wide=w:pixels=64:lower=-300").unwrap();
+        assert_eq!(
+            (t.im2col, t.wide),
+            (Some((vec![-300], vec![0], 64)), Some(0))
+        );
+        let t = parse_tmap("tmap:0:f16:64,8,2:128,1024:32:wide=w128").unwrap();
+        assert_eq!((t.im2col, t.wide), (Some((vec![0], vec![0], 0)), Some(1)));
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:wide=w")
+                .unwrap_err()
+                .contains("needs pixels=")
+        );
+        assert!(
+            parse_tmap("tmap:0:f16:64,8,8,2:128,1024,8192:32:wide=w:pixels=4:lower=-1,-1")
+                .unwrap_err()
+                .contains("one lower= corner")
         );
         let t = parse_tmap("tmap:a.npy:bf16:100:-:64").unwrap();
         assert_eq!((t.buffer, t.dtype), (TmapBuf::Npy("a.npy".into()), 9));

@@ -361,7 +361,6 @@ crate::procaddr::driver_stubs! {
     cuStreamUpdateCaptureDependencies_v2_ptsz,
     cuSurfRefGetArray,
     cuSurfRefSetArray,
-    cuTensorMapEncodeIm2colWide,
     cuTensorMapSetAllocationClass,
     cuTexObjectGetResourceViewDesc,
     cuTexRefCreate,
@@ -417,7 +416,7 @@ pub static ALWAYS_IMPLEMENTED: &[&str] = &[
     "cuInit",
 ];
 
-/// The driver symbols the crate implements (327), sorted (as found when
+/// The driver symbols the crate implements (328), sorted (as found when
 /// this file was generated).
 pub static IMPLEMENTED: &[&str] = &[
     "cuArray3DCreate_v2",
@@ -741,6 +740,7 @@ pub static IMPLEMENTED: &[&str] = &[
     "cuSurfObjectDestroy",
     "cuSurfObjectGetResourceDesc",
     "cuTensorMapEncodeIm2col",
+    "cuTensorMapEncodeIm2colWide",
     "cuTensorMapEncodeTiled",
     "cuTensorMapReplaceAddress",
     "cuTexObjectCreate",
@@ -749,7 +749,7 @@ pub static IMPLEMENTED: &[&str] = &[
     "cuTexObjectGetTextureDesc",
 ];
 
-/// The stubbed symbols (396), sorted.
+/// The stubbed symbols (395), sorted.
 pub static STUBBED: &[&str] = &[
     "cuArray3DCreate",
     "cuArray3DGetDescriptor",
@@ -1104,7 +1104,6 @@ pub static STUBBED: &[&str] = &[
     "cuStreamUpdateCaptureDependencies_v2_ptsz",
     "cuSurfRefGetArray",
     "cuSurfRefSetArray",
-    "cuTensorMapEncodeIm2colWide",
     "cuTensorMapSetAllocationClass",
     "cuTexObjectGetResourceViewDesc",
     "cuTexRefCreate",

@@ -13,7 +13,8 @@
 //! [`crate::memory::CLUSTER_SHARED_STRIDE`]) holds the executing CTA's own shared memory at
 //! `[0, STRIDE)` and the shared memory of the CTA of rank `r` at `(r + 1) * STRIDE`. While a
 //! CTA runs a slice, the other CTAs' shared memory is lent to it (`Cta::peers`), so a
-//! remote access is the same checked slice access as a local one. The warp engine's and the
+//! remote access is the same checked slice access as a local one. The CTA's peer (rank
+//! `rank ^ 1`, `tcgen05 .cta_group::2`) lends it its Tensor Memory the same way. The warp engine's and the
 //! JIT's shared-memory fast paths cover the CTA's own memory only (`[0, len)`); every
 //! cluster address falls back to the reference's `load`/`store`.
 
@@ -175,7 +176,8 @@ impl<'a> ClusterRun<'a> {
         Ok(if long { Turn::Long } else { Turn::Waiting })
     }
 
-    /// Lends CTA `k` the shared memory of the cluster's other CTAs.
+    /// Lends CTA `k` the shared memory of the cluster's other CTAs, and the Tensor Memory of
+    /// its peer CTA (rank `k ^ 1`, `tcgen05 .cta_group::2`).
     fn lend(&mut self, k: usize) {
         if self.members.len() < 2 {
             return;
@@ -189,6 +191,10 @@ impl<'a> ClusterRun<'a> {
             }
         }
         self.members[k].cta.peers = peers;
+        if let Some(m) = self.members.get_mut(k ^ 1) {
+            let t = m.cta.tmem.take();
+            self.members[k].cta.peer_tmem = t;
+        }
     }
 
     /// Gives the lent shared memory back to its CTAs.
@@ -205,6 +211,10 @@ impl<'a> ClusterRun<'a> {
             }
         }
         self.members[k].cta.peers = peers;
+        let t = self.members[k].cta.peer_tmem.take();
+        if let Some(m) = self.members.get_mut(k ^ 1) {
+            m.cta.tmem = t;
+        }
     }
 
     /// Completes the cluster barrier when every non-exited thread of every CTA of the

@@ -79,6 +79,39 @@ pub enum Tc5Op {
         /// `.sp`: the offset of the metadata's address (its register the last source).
         meta_off: Option<i32>,
     },
+    /// The `.cta_group::2` form of `alloc`, `dealloc`, `relinquish_alloc_permit`, `commit`
+    /// (also `.multicast::cluster`) and `shift`, on the CTA pair (ISA "CTA Pair": the CTAs of
+    /// ranks `r` and `r ^ 1`). Operands as the `.cta_group::1` form.
+    Pair(PairOp),
+}
+
+/// A `.cta_group::2` operation other than `mma` (`Tc5Op::Pair`). Allocation: each CTA's warp
+/// of the collective allocates in its own CTA's Tensor Memory (ptxvm's deterministic allocator
+/// gives both the same columns when they allocate the same sizes in the same order); `commit`
+/// arrives as `.cta_group::1` does; `shift` shifts the executing CTA's and its peer's Tensor
+/// Memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairOp {
+    Alloc,
+    Dealloc,
+    Relinquish,
+    Commit,
+    CommitMulticast,
+    Shift,
+}
+
+impl PairOp {
+    /// The `.cta_group::1` operation this one performs in each CTA.
+    pub fn single(self) -> Tc5Op {
+        match self {
+            PairOp::Alloc => Tc5Op::Alloc,
+            PairOp::Dealloc => Tc5Op::Dealloc,
+            PairOp::Relinquish => Tc5Op::Relinquish,
+            PairOp::Commit => Tc5Op::Commit,
+            PairOp::CommitMulticast => Tc5Op::CommitMulticast,
+            PairOp::Shift => Tc5Op::Shift,
+        }
+    }
 }
 
 /// The variant of a non-block-scaled `tcgen05.mma` (`Tc5Op::Mma`).
@@ -95,6 +128,9 @@ pub struct MmaForm {
     pub ws: bool,
     /// `.ashift`: A's rows in Tensor Memory shift down by one after the product.
     pub ashift: bool,
+    /// `.cta_group::2`: the MMA of the CTA pair (M = 128 or 256 split between the CTAs of
+    /// ranks `r & !1` and `r | 1`; `Cta::tcgen05_mma_pair`).
+    pub pair: bool,
 }
 
 /// Where `tcgen05.mma.sp` (M = 128) finds the 4-bit metadata field of chunk `ch` of row `row`
@@ -135,8 +171,8 @@ pub fn sp_meta_at(bits: u32, sel: u32, row: usize, ch: usize) -> Result<(u32, u3
 }
 
 impl Tc5Op {
-    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.cp`, `tcgen05.commit`), not
-    /// `.sync.aligned`.
+    /// Issued by each executing thread (`tcgen05.mma`, `tcgen05.cp`, `tcgen05.commit`,
+    /// `tcgen05.shift`, also with `.cta_group::2`), not `.sync.aligned`.
     pub fn per_thread(&self) -> bool {
         matches!(
             self,
@@ -146,6 +182,7 @@ impl Tc5Op {
                 | Tc5Op::CommitMulticast
                 | Tc5Op::Shift
                 | Tc5Op::Cp(_)
+                | Tc5Op::Pair(PairOp::Commit | PairOp::CommitMulticast | PairOp::Shift)
         )
     }
 }

@@ -431,6 +431,20 @@ pub(crate) fn acc_bits(a: Acc, regs: &[u64], i: usize) -> u64 {
 
 /// Executes one `mma` for a whole warp. `srcs[lane]` holds the lane's A, B and C registers
 /// in order (`na + nb + nc` values); returns each lane's D registers.
+/// The decompression of `ldmatrix ... .b8x16.src_fmt`: a 16-byte row holding 16 packed
+/// unsigned `bits`-bit elements (6: `.b6x16_p32`, 12 bytes then 32 bits of padding; 4:
+/// `.b4x16_p64`, 8 bytes then 64 bits of padding) becomes 16 bytes, element `i` (bits
+/// `bits * i ..` of the little-endian row, lowest first: "packed contiguously") in the low bits
+/// of byte `i`, the upper bits zero. The placement in the byte is CUTLASS's statement
+/// (`mma_traits_sm120.hpp`: "ld.matrix b4x16_p64 places FP4 data at the first four bits in each
+/// eight-bit container", and no shift is needed for FP6, whose `mma` container is "the lower 6
+/// bits", PTX ISA `mma`); the ISA gives the layout only as figures.
+pub fn decompress_b8x16(row: [u8; 16], bits: u32) -> [u8; 16] {
+    let v = u128::from_le_bytes(row);
+    let mask = (1u128 << bits) - 1;
+    std::array::from_fn(|i| ((v >> (bits as usize * i)) & mask) as u8)
+}
+
 pub fn mma(s: &MmaSpec, model: &GpuModel, srcs: &[Vec<u64>; 32]) -> Result<[Vec<u64>; 32], String> {
     let (need, arch_specific) = s.min_sm();
     if model.sm() < need || (arch_specific && !model.arch_specific) {

@@ -22,7 +22,7 @@
 //! | 107 | 1 | swizzle atomicity (0 16 B, 1 32 B, 2 32 B + 8 B flip, 3 64 B) |
 //! | 108 | 1 | fill mode (0 zero, 1 NaN-request-zero-FMA) |
 //! | 109 | 1 | L2 promotion (0 none, 1 64 B, 2 128 B, 3 256 B) |
-//! | 110 | 1 | mode (0 tile, 1 im2col) |
+//! | 110 | 1 | mode (0 tile, 1 im2col, 2 im2col wide `::w`, 3 im2col wide `::w::128`) |
 //! | 111 | 1 | reserved |
 //! | 112 | 3 × 2 | im2col pixel box lower corner (signed) |
 //! | 118 | 3 × 2 | im2col pixel box upper corner (signed) |
@@ -35,11 +35,14 @@ use crate::program::{Addr, AtomOp, Src};
 #[derive(Debug, Clone, PartialEq)]
 pub enum CopyKind {
     /// Global → shared (`.shared::cluster`/`.shared::cta`), completing the box's bytes on
-    /// the mbarrier; `ctamask` of `.multicast::cluster`.
+    /// the mbarrier; `ctamask` of `.multicast::cluster`; `pair` for `.cta_group::2` (the
+    /// mbarrier may be in the destination CTA's peer; a multicast signals, for each destination
+    /// CTA, the CTA of its pair with the mbarrier's rank parity).
     Load {
         dst: Addr,
         mbar: Addr,
         ctamask: Option<Src>,
+        pair: bool,
     },
     /// Shared → global (`.bulk_group`): out-of-bounds elements are skipped.
     Store { src: Addr },
@@ -59,8 +62,11 @@ pub enum TmaInst {
         /// The tensor map's address (generic, or a `.param`/`.const`/`.global` variable).
         map: Addr,
         coords: Vec<Src>,
-        /// `.im2col`: the im2col offsets (16-bit, innermost first); empty in tile mode.
+        /// `.im2col`: the im2col offsets (16-bit, innermost first); empty in tile mode. The
+        /// wide modes: `{wHalo, wOffset}`.
         im2col: Option<Vec<Src>>,
+        /// `.im2col::w` / `.im2col::w::128` (`im2col` then holds `wHalo`, `wOffset`).
+        wide: Option<Wide>,
     },
     /// `tensormap.replace`: `shared` for `.shared::cta`, `generic` when no space is named.
     Replace {
@@ -101,7 +107,9 @@ impl TmaInst {
                     s(c, &mut regs);
                 }
                 match kind {
-                    CopyKind::Load { dst, mbar, ctamask } => {
+                    CopyKind::Load {
+                        dst, mbar, ctamask, ..
+                    } => {
                         a(dst);
                         a(mbar);
                         if let Some(m) = ctamask {
@@ -324,14 +332,48 @@ pub struct TensorMap {
 
 /// The im2col part of a map: the pixel bounding box's corners per spatial dimension
 /// (`lower[d - 1]` for dimension `d` = 1 (W), 2 (H), 3 (D), innermost first), the channels
-/// loaded per pixel and the pixels per column.
+/// loaded per pixel and the pixels per column. A wide map (`cuTensorMapEncodeIm2colWide`)
+/// has only the W corners (H and D are 0) and, in `::w::128` mode, 128 pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Im2colBox {
     pub lower: [i32; 3],
     pub upper: [i32; 3],
     pub channels: u32,
     pub pixels: u32,
+    /// The wide modes (`None`: the ordinary im2col mode).
+    pub wide: Option<Wide>,
 }
+
+/// The wide im2col modes (PTX ISA "im2col::w and im2col::w::128 modes"), of the copy
+/// instruction and of the map (`CU_TENSOR_MAP_IM2COL_WIDE_MODE_W`/`_W128`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wide {
+    /// `.im2col::w`: the map's pixels per column, then `wHalo` halo pixels.
+    W,
+    /// `.im2col::w::128`: 128 pixels, `wHalo` halo pixels after every 32.
+    W128,
+}
+
+impl Wide {
+    /// The instruction's modifier.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wide::W => ".im2col::w",
+            Wide::W128 => ".im2col::w::128",
+        }
+    }
+
+    /// The exclusive bound of the `wHalo` operand (PTX ISA: [0, 512) and [0, 32)).
+    pub fn halo_limit(self) -> u64 {
+        match self {
+            Wide::W => 512,
+            Wide::W128 => 32,
+        }
+    }
+}
+
+/// The exclusive bound of a wide load's `wOffset` operand (PTX ISA: [0, 32)).
+pub const WOFFSET_LIMIT: u64 = 32;
 
 impl TensorMap {
     /// Elements of the box along dimension `i`: `ceil(box / element stride)`, except
@@ -418,6 +460,59 @@ impl TensorMap {
     /// Bytes of the box in shared memory (the transaction bytes of a load).
     pub fn box_bytes(&self) -> u64 {
         self.box_elems() * self.elem.bytes()
+    }
+
+    /// Bytes a load with im2col operands `off` writes to shared memory: the box, or for a
+    /// wide map its pixels plus the `wHalo` (`off[0]`) halo pixels.
+    pub fn load_bytes(&self, off: &[i64; 3]) -> u64 {
+        match &self.im2col {
+            Some(b) if b.wide.is_some() => {
+                let halo = u64::try_from(off[0]).unwrap_or(0);
+                (u64::from(b.pixels) + halo) * u64::from(b.channels) * self.elem.bytes()
+            }
+            _ => self.box_bytes(),
+        }
+    }
+
+    /// The wide im2col traversal (PTX ISA "im2col::w and im2col::w::128 modes", `.im2col::w`
+    /// only): the global coordinates of the elements a load at coordinates `c` with `wHalo`
+    /// `halo` and `wOffset` `woff` reads, in shared-memory order (pixel by pixel, each pixel's
+    /// channels contiguous), to `f`. H and D stay at their coordinates; W is traversed in the
+    /// window `[lowerW + woff, dims[W] + upperW + woff)` with its element stride, starting at
+    /// `c[W] + woff` (which may lie left of the window); past the window's end W wraps to the
+    /// window's start and the batch dimension steps by its element stride (the im2col rule with
+    /// H and D fixed). The map's pixels per column are read, then `halo` more pixels of the same
+    /// walk ("the halo pixels are always loaded in the shared memory next to the main row
+    /// pixels").
+    pub fn for_each_im2col_wide<E>(
+        &self,
+        c: &[i64; MAX_RANK],
+        halo: u64,
+        woff: i64,
+        mut f: impl FnMut(&[i64; MAX_RANK]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some(b) = &self.im2col else {
+            return Ok(());
+        };
+        let r = self.rank;
+        let lo = i64::from(b.lower[0]) + woff;
+        let hi = self.dims[1] as i64 + i64::from(b.upper[0]) + woff;
+        let mut p = *c;
+        p[1] = c[1] + woff;
+        let mut g = [0i64; MAX_RANK];
+        for _ in 0..u64::from(b.pixels) + halo {
+            g[..r].copy_from_slice(&p[..r]);
+            for ch in 0..i64::from(b.channels) {
+                g[0] = c[0] + ch;
+                f(&g)?;
+            }
+            p[1] += i64::from(self.estrides[1]);
+            if p[1] >= hi {
+                p[1] = lo;
+                p[r - 1] += i64::from(self.estrides[r - 1]);
+            }
+        }
+        Ok(())
     }
 
     /// The swizzle's width in 16-byte units (1 = none).
@@ -528,11 +623,28 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     if l2 > 3 {
         return Err(format!("L2 promotion {l2} (0 to 3)"));
     }
-    if mode > 1 {
-        return Err(format!("mode {mode} (0 tile, 1 im2col)"));
+    if mode > 3 {
+        return Err(format!(
+            "mode {mode} (0 tile, 1 im2col, 2 im2col wide, 3 im2col wide 128)"
+        ));
     }
-    if mode == 1 && !(3..=MAX_RANK).contains(&rank) {
+    if mode >= 1 && !(3..=MAX_RANK).contains(&rank) {
         return Err(format!("an im2col map has rank {rank} (3 to 5)"));
+    }
+    let wide = match mode {
+        2 => Some(Wide::W),
+        3 => Some(Wide::W128),
+        _ => None,
+    };
+    if wide.is_some() {
+        // PTX ISA: the interleave layout is not supported in the wide modes, and a swizzle
+        // must be set.
+        if interleave != 0 {
+            return Err("a wide im2col map cannot be interleaved".into());
+        }
+        if swizzle == 0 {
+            return Err("a wide im2col map needs a swizzle mode".into());
+        }
     }
     if b[111] != 0
         || b[80..OFF_BOX].iter().any(|&x| x != 0)
@@ -581,13 +693,16 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
         }
         estrides[i] = u32::from(e);
     }
-    let im2col = if mode == 1 {
+    let im2col = if mode >= 1 {
         let channels = u32::from(u16_at(b, OFF_CHANNELS));
-        let pixels = u32::from(u16_at(b, OFF_PIXELS));
+        let mut pixels = u32::from(u16_at(b, OFF_PIXELS));
         if channels == 0 || channels > 256 {
             return Err(format!("channels per pixel is {channels} (1 to 256)"));
         }
-        if pixels == 0 || pixels > 1024 {
+        if wide == Some(Wide::W128) {
+            // "Pixels-per-Column is ignored in im2col::w::128 mode".
+            pixels = 128;
+        } else if pixels == 0 || pixels > 1024 {
             return Err(format!("pixels per column is {pixels} (1 to 1024)"));
         }
         // The corners are stored in the driver's order ({D, H, W}: outermost first).
@@ -599,12 +714,16 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
             lower[d - 1] = at(OFF_LOWER);
             upper[d - 1] = at(OFF_UPPER);
         }
+        if wide.is_some() && (lower[1..] != [0, 0] || upper[1..] != [0, 0]) {
+            return Err("a wide im2col map has H and D corners (reserved bytes not zero)".into());
+        }
         boxdim[0] = channels;
         Some(Im2colBox {
             lower,
             upper,
             channels,
             pixels,
+            wide,
         })
     } else {
         None
@@ -903,6 +1022,106 @@ pub fn encode_im2col(a: &Im2col) -> Result<[u8; TMAP_BYTES], String> {
     Ok(b)
 }
 
+/// The arguments of `cuTensorMapEncodeIm2colWide` (in `CUtensorMap*` enum values).
+#[derive(Debug, Clone, Default)]
+pub struct Im2colWide<'a> {
+    pub data_type: u32,
+    pub addr: u64,
+    pub dims: &'a [u64],
+    pub strides: &'a [u64],
+    /// `pixelBoxLowerCornerWidth`/`UpperCornerWidth`.
+    pub lower: i32,
+    pub upper: i32,
+    pub channels: u32,
+    pub pixels: u32,
+    pub estrides: &'a [u32],
+    pub interleave: u32,
+    /// `CUtensorMapIm2ColWideMode`: 0 W, 1 W128.
+    pub mode: u32,
+    pub swizzle: u32,
+    pub l2: u32,
+    pub fill: u32,
+}
+
+/// `cuTensorMapEncodeIm2colWide`: the map's bytes, or which argument breaks the driver's
+/// rules (`cuda.h`: the ordinary im2col rules with one W corner each in [-32768, 32767], no
+/// interleave, a 64- or 128-byte swizzle, pixels per column at most 1024 and ignored in W128
+/// mode).
+pub fn encode_im2col_wide(a: &Im2colWide) -> Result<[u8; TMAP_BYTES], String> {
+    let rank = a.dims.len();
+    if !(3..=MAX_RANK).contains(&rank) {
+        return Err(format!("tensorRank {rank} (3 to 5 for im2col)"));
+    }
+    let wide = match a.mode {
+        0 => Wide::W,
+        1 => Wide::W128,
+        m => {
+            return Err(format!(
+                "mode {m} (CU_TENSOR_MAP_IM2COL_WIDE_MODE_W or _W128)"
+            ));
+        }
+    };
+    for (what, v) in [
+        ("pixelBoxLowerCornerWidth", a.lower),
+        ("pixelBoxUpperCornerWidth", a.upper),
+    ] {
+        if i16::try_from(v).is_err() {
+            return Err(format!("{what} {v} is outside [-32768, 32767]"));
+        }
+    }
+    let w = i64::try_from(a.dims[1]).unwrap_or(i64::MAX);
+    if w.saturating_add(i64::from(a.upper)) - i64::from(a.lower) <= 0 {
+        return Err("the pixel bounding box has zero area".into());
+    }
+    if a.interleave != 0 {
+        return Err(
+            "interleave must be CU_TENSOR_MAP_INTERLEAVE_NONE for a wide im2col map".into(),
+        );
+    }
+    if a.swizzle < 2 {
+        return Err(format!(
+            "swizzle {} (a wide im2col map needs the 64B or 128B swizzle)",
+            a.swizzle
+        ));
+    }
+    if wide == Wide::W && (a.pixels == 0 || a.pixels > 1024) {
+        return Err(format!("pixelsPerColumn {} (1 to 1024)", a.pixels));
+    }
+    let spatial = rank - 2;
+    let (mut lower, mut upper) = (vec![0i32; spatial], vec![0i32; spatial]);
+    // The W corner's place in the driver's {D, H, W} order.
+    lower[spatial - 1] = a.lower;
+    upper[spatial - 1] = a.upper;
+    // The ordinary im2col rules (with zero corners: the W corners have their own range),
+    // then the wide fields.
+    let zeros = vec![0i32; spatial];
+    let mut b = encode_im2col(&Im2col {
+        data_type: a.data_type,
+        addr: a.addr,
+        dims: a.dims,
+        strides: a.strides,
+        lower: &zeros,
+        upper: &zeros,
+        channels: a.channels,
+        pixels: 1,
+        estrides: a.estrides,
+        interleave: a.interleave,
+        swizzle: a.swizzle,
+        l2: a.l2,
+        fill: a.fill,
+    })?;
+    b[OFF_MODE] = if wide == Wide::W { 2 } else { 3 };
+    let pixels = if wide == Wide::W { a.pixels as u16 } else { 0 };
+    b[OFF_PIXELS..OFF_PIXELS + 2].copy_from_slice(&pixels.to_le_bytes());
+    for j in 0..spatial {
+        b[OFF_LOWER + 2 * j..OFF_LOWER + 2 * j + 2]
+            .copy_from_slice(&(lower[j] as i16).to_le_bytes());
+        b[OFF_UPPER + 2 * j..OFF_UPPER + 2 * j + 2]
+            .copy_from_slice(&(upper[j] as i16).to_le_bytes());
+    }
+    Ok(b)
+}
+
 /// The index of every element of a box of `extents` (dimension 0 fastest), by visitor: `k`
 /// is the element's position along each dimension. Stops at the first error.
 pub fn for_each_box<E>(
@@ -1049,6 +1268,56 @@ mod tests {
         assert!(encode_im2col(&a).is_err());
         a.channels = 4;
         assert!(encode_im2col(&a).unwrap_err().contains("channelsPerPixel"));
+    }
+
+    #[test]
+    fn im2col_wide_encoder_and_walk() {
+        // NWC f32: 16 channels, W 5, N 2; W corners [-1, 5 + 0), W stride 2.
+        let dims = [16u64, 5, 2];
+        let strides = [64u64, 320];
+        let mut a = Im2colWide {
+            data_type: 7,
+            addr: 0x1000,
+            dims: &dims,
+            strides: &strides,
+            lower: -1,
+            upper: 0,
+            channels: 4,
+            pixels: 5,
+            estrides: &[1, 2, 1],
+            swizzle: 2,
+            ..Default::default()
+        };
+        let m = decode(&encode_im2col_wide(&a).unwrap()).unwrap();
+        let ib = m.im2col.unwrap();
+        assert_eq!(
+            (ib.lower, ib.upper, ib.pixels, ib.wide),
+            ([-1, 0, 0], [0, 0, 0], 5, Some(Wide::W))
+        );
+        // 5 pixels + 1 halo from W = -1 (wOffset 0): W -1, 1, 3, then N 1 from -1.
+        let mut seen = Vec::new();
+        m.for_each_im2col_wide(&[0, -1, 0, 0, 0], 1, 0, |g| {
+            if g[0] == 0 {
+                seen.push((g[2], g[1]));
+            }
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(0, -1), (0, 1), (0, 3), (1, -1), (1, 1), (1, 3)]);
+        assert_eq!(m.load_bytes(&[1, 0, 0]), 6 * 4 * 4);
+        a.mode = 1;
+        a.pixels = 0;
+        let m = decode(&encode_im2col_wide(&a).unwrap()).unwrap();
+        assert_eq!(m.im2col.unwrap().pixels, 128);
+        a.swizzle = 0;
+        assert!(encode_im2col_wide(&a).unwrap_err().contains("swizzle"));
+        a.swizzle = 2;
+        a.lower = 40000;
+        assert!(
+            encode_im2col_wide(&a)
+                .unwrap_err()
+                .contains("[-32768, 32767]")
+        );
     }
 
     #[test]

@@ -75,6 +75,7 @@ impl Dx<'_> {
             "ldmatrix" | "stmatrix" if has(".b8") && (has(".m16n16") || has(".m16n8")) => {
                 return self.decode_matrix_b8(inst);
             }
+            "ldmatrix" if has(".b8x16") => return self.decode_ldmatrix_b8x16(inst),
             "mma" => {
                 let regs = |o: &Op| -> Vec<Op> {
                     match o {
@@ -302,9 +303,60 @@ impl Dx<'_> {
         })
     }
 
-    /// `tcgen05` (`crate::ops::tcgen05`): Tensor Memory allocation, `ld`/`st`, `wait`,
-    /// `fence`. `.cta_group::2`, `mma`, `cp`, `shift`, `commit`, `ld.red` decode as unsupported.
+    /// `tcgen05` (`crate::ops::tcgen05`): [`Self::decode_tcgen05_one`], then the
+    /// `.cta_group::2` forms: `mma` (dense, not block-scaled) with `MmaForm::pair`, `alloc`,
+    /// `dealloc`, `relinquish_alloc_permit`, `commit` and `shift` as `Tc5Op::Pair`; `cp`
+    /// `.cta_group::2` decodes as unsupported.
     fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
+        use crate::ops::tcgen05::{PairOp, Tc5Op};
+        let mods: &[&str] = &inst.mods;
+        if !mods.contains(&".cta_group::2") {
+            return self.decode_tcgen05_one(inst);
+        }
+        let Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts,
+            srcs,
+            addr,
+        } = self.decode_tcgen05_one(inst)?
+        else {
+            return None;
+        };
+        let op = match op {
+            Tc5Op::Alloc => Tc5Op::Pair(PairOp::Alloc),
+            Tc5Op::Dealloc => Tc5Op::Pair(PairOp::Dealloc),
+            Tc5Op::Relinquish => Tc5Op::Pair(PairOp::Relinquish),
+            Tc5Op::Commit => Tc5Op::Pair(PairOp::Commit),
+            Tc5Op::CommitMulticast => Tc5Op::Pair(PairOp::CommitMulticast),
+            Tc5Op::Shift => Tc5Op::Pair(PairOp::Shift),
+            // `disable-output-lane` has eight words with `.cta_group::2`.
+            Tc5Op::Mma {
+                kind,
+                a_tmem,
+                a_off,
+                mut form,
+            } if !form.ws && [4, 12].contains(&(srcs.len() - usize::from(form.sp))) => {
+                form.pair = true;
+                Tc5Op::Mma {
+                    kind,
+                    a_tmem,
+                    a_off,
+                    form,
+                }
+            }
+            _ => return None,
+        };
+        Some(Exec::Matrix {
+            op: MatrixOp::Tcgen05(op),
+            dsts,
+            srcs,
+            addr,
+        })
+    }
+
+    /// `tcgen05` (`crate::ops::tcgen05`) as `.cta_group::1` (or without a CTA group): Tensor
+    /// Memory allocation, `ld`/`st`, `ld.red`, `wait`, `fence`, `mma`, `cp`, `shift`, `commit`.
+    fn decode_tcgen05_one(&self, inst: &ir::Inst) -> Option<Exec> {
         use crate::ops::tcgen05::{Move, Tc5Op};
         let mods: &[&str] = &inst.mods;
         let has = |m: &str| mods.contains(&m);
@@ -326,9 +378,6 @@ impl Dx<'_> {
             srcs: Vec::new(),
             addr: None,
         };
-        if has(".cta_group::2") {
-            return None;
-        }
         Some(if has(".alloc") {
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Alloc),
@@ -373,15 +422,17 @@ impl Dx<'_> {
             } else {
                 None
             };
+            // disable-output-lane: 4 words with `.cta_group::1`, 8 with `.cta_group::2`.
+            let words = if has(".cta_group::2") { 8 } else { 4 };
             let (lanes_off, scale_d): (Vec<Src>, Option<u8>) = match ops.get(fixed..)? {
                 _ if ws => (zmask.into_iter().collect(), None),
                 [_] => (Vec::new(), None),
-                [Op::Vector(v), _] if v.len() == 4 => (
+                [Op::Vector(v), _] if v.len() == words => (
                     v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
                     None,
                 ),
                 [_, Op::Imm(sc)] => (Vec::new(), Some(u8::try_from(*sc).ok()?)),
-                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == 4 => (
+                [Op::Vector(v), _, Op::Imm(sc)] if v.len() == words => (
                     v.iter().map(|o| self.src(o)).collect::<Option<Vec<_>>>()?,
                     Some(u8::try_from(*sc).ok()?),
                 ),
@@ -429,6 +480,7 @@ impl Dx<'_> {
                         scale_d,
                         ws,
                         ashift: has(".ashift"),
+                        pair: false,
                     },
                 }),
                 dsts: Vec::new(),
@@ -446,8 +498,10 @@ impl Dx<'_> {
             }
         } else if has(".cp") {
             // The decompressing forms (.b8x16.src_fmt): where the 6- and 4-bit elements sit in
-            // their byte is only in a figure (docs/tensor-cores.md).
-            if has(".b8x16") {
+            // their byte is only in a figure (docs/tensor-cores.md). `.cta_group::2`: whether
+            // each CTA's Tensor Memory receives the data of its own shared memory or the
+            // issuer's is not stated.
+            if has(".b8x16") || has(".cta_group::2") {
                 return None;
             }
             Exec::Matrix {
@@ -659,6 +713,40 @@ impl Cta<'_> {
                         let v = (0..4).fold(0u64, |v, b| {
                             v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
                         });
+                        self.write(i, *d, v);
+                    }
+                }
+            }
+            MatrixOp::LdB8x16 { n, m16, bits } => {
+                let (space, a) = addr.ok_or_else(|| self.unsupported(part[0], "ldmatrix"))?;
+                // rows[m][r]: row r of matrix m decompressed (address from lane 16m + r for
+                // m16n16, 8m + r for m8n16).
+                let per = if m16 { 16 } else { 8 };
+                let mut rows = [[[0u8; 16]; 16]; 4];
+                for m in 0..n as usize {
+                    for r in 0..per {
+                        let t = need(self, per * m + r)?;
+                        let (sp, at) = self.resolve(t, space, a);
+                        let mem = self.mem;
+                        let mut buf = [0u8; 16];
+                        self.load(t, sp, at, &mut buf, mem)?;
+                        rows[m][r] = crate::ops::tensor::decompress_b8x16(buf, u32::from(bits));
+                    }
+                }
+                for &i in part {
+                    let l = self.threads[i].lane as usize;
+                    let (g, q) = (l / 4, l % 4);
+                    for (k, d) in dsts.iter().enumerate() {
+                        let v = if m16 {
+                            // As `LdB8`: bytes g and g + 8 of rows 4q .. 4q + 3.
+                            let (m, j) = (k / 2, k % 2);
+                            (0..4).fold(0u64, |v, b| {
+                                v | (rows[m][4 * q + b][g + 8 * j] as u64) << (8 * b)
+                            })
+                        } else {
+                            // Row g, columns 4q .. 4q + 3.
+                            (0..4).fold(0u64, |v, b| v | (rows[k][g][4 * q + b] as u64) << (8 * b))
+                        };
                         self.write(i, *d, v);
                     }
                 }
@@ -1339,9 +1427,10 @@ impl Cta<'_> {
             Tc5Op::Wait => "tcgen05.wait".into(),
             Tc5Op::Fence => "tcgen05.fence".into(),
             Tc5Op::Mma { kind, form, .. } => format!(
-                "tcgen05.mma{}{}.cta_group::1.kind::{}{}",
+                "tcgen05.mma{}{}.cta_group::{}.kind::{}{}",
                 if form.ws { ".ws" } else { "" },
                 if form.sp { ".sp" } else { "" },
+                if form.pair { 2 } else { 1 },
                 match kind {
                     crate::ops::tcgen05::Kind::F16 => "f16",
                     crate::ops::tcgen05::Kind::Tf32 => "tf32",
@@ -1353,6 +1442,20 @@ impl Cta<'_> {
             Tc5Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one".into(),
             Tc5Op::Cp(s) => s.name(),
             Tc5Op::Shift => "tcgen05.shift.cta_group::1.down".into(),
+            Tc5Op::Pair(p) => {
+                use crate::ops::tcgen05::PairOp;
+                match p {
+                    PairOp::Alloc => "tcgen05.alloc.cta_group::2",
+                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2",
+                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2",
+                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one",
+                    PairOp::CommitMulticast => {
+                        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster"
+                    }
+                    PairOp::Shift => "tcgen05.shift.cta_group::2.down",
+                }
+                .into()
+            }
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
             }
@@ -1391,6 +1494,22 @@ impl Cta<'_> {
                     model.arch, model.board
                 ),
             ));
+        }
+        // `.cta_group::2`: the `.cta_group::1` operation in this CTA (the peer CTA's warp does
+        // its part of a collective itself); `shift` also shifts the peer CTA's Tensor Memory.
+        if let Tc5Op::Pair(p) = op {
+            self.tcgen05_peer(t0, &name)?;
+            self.tcgen05_exec(part, p.single(), dsts, srcs, addr)
+                .map_err(|mut f| {
+                    f.message = f.message.replace(".cta_group::1", ".cta_group::2");
+                    f
+                })?;
+            if p == crate::ops::tcgen05::PairOp::Shift {
+                for &i in part {
+                    self.with_peer(|c| c.tcgen05_shift(i, addr, &name))?;
+                }
+            }
+            return Ok(());
         }
         // Issued by each executing thread, not warp-collective.
         if let Tc5Op::Mma {
@@ -1504,6 +1623,7 @@ impl Cta<'_> {
             | Tc5Op::CommitMulticast
             | Tc5Op::MmaScaled { .. }
             | Tc5Op::Shift
+            | Tc5Op::Pair(_)
             | Tc5Op::Cp(_) => Ok(()),
             Tc5Op::Relinquish => {
                 self.tmem.get_or_insert_with(Default::default).relinquish();
@@ -1843,7 +1963,7 @@ impl Cta<'_> {
                 },
             ));
         }
-        if form.sp && id.m != 128 {
+        if form.sp && !form.pair && id.m != 128 {
             return Err(unsup(
                 self,
                 format!(
@@ -1860,7 +1980,28 @@ impl Cta<'_> {
                 format!("scale-input-d {sc}: it must be in [0, 15], with kind::f16 or kind::tf32"),
             ));
         }
-        if form.ws {
+        if form.pair {
+            // `.cta_group::2` (ISA "Matrix shape"): M = 128 or 256, N = 16, 32, ..., 256.
+            if form.sp && id.m != 256 {
+                return Err(unsup(
+                    self,
+                    format!(
+                        "M = {} (instruction descriptor {raw:#010x}): `tcgen05.mma.sp.cta_group::2` is modelled for M = 256 only (Layout C and the M = 64 metadata layout of M = 128 are figures)",
+                        id.m
+                    ),
+                ));
+            }
+            if !matches!(id.m, 128 | 256) || !id.n.is_multiple_of(16) || !(16..=256).contains(&id.n)
+            {
+                return Err(bad(
+                    self,
+                    format!(
+                        "M = {}, N = {} (instruction descriptor {raw:#010x}): .cta_group::2 needs M = 128 or 256 and N = 16, 32, ..., 256",
+                        id.m, id.n
+                    ),
+                ));
+            }
+        } else if form.ws {
             // `.ws` (ISA "Matrix shape"): M = 32, 64 or 128; N = 64, 128 or 256 (64 or 128
             // with `.sp`).
             if !matches!(id.m, 32 | 64 | 128) {
@@ -1895,7 +2036,7 @@ impl Cta<'_> {
         if form.ashift && !a_tmem {
             return Err(unsup(self, "`.ashift` needs A in Tensor Memory".into()));
         }
-        if form.ashift && id.m != 128 {
+        if form.ashift && id.m != if form.pair { 256 } else { 128 } {
             return Err(bad(
                 self,
                 format!(
@@ -1995,6 +2136,36 @@ impl Cta<'_> {
         // K: 32 bytes of A per row, dense; twice that (of which A holds half) with `.sp`.
         let k = (256 / bits) as usize * if form.sp { 2 } else { 1 };
         let (m, n) = (id.m as usize, id.n as usize);
+        if form.pair {
+            let f16_d = id.dtype == 0;
+            let flags = [id.neg_a, id.neg_b, id.saturate];
+            // disable-output-lane's eight words, lowest first (after the metadata with `.sp`).
+            let extra = 4 + usize::from(form.sp);
+            let mut off = [0u32; 8];
+            for (j, &x) in srcs.get(extra..extra + 8).unwrap_or(&[]).iter().enumerate() {
+                off[j] = self.src(t, x) as u32;
+            }
+            // `.sp`: the metadata's register, its offset, the selector and A's chunk geometry.
+            let sp = form.sp.then(|| {
+                (
+                    srcs.get(4).copied(),
+                    form.meta_off,
+                    raw & 3,
+                    crate::ops::sparse::chunk(at),
+                )
+            });
+            return self.tcgen05_mma_pair(
+                t,
+                name,
+                (a_tmem, sa, a_off, id.trans_a),
+                (sb, id.trans_b),
+                (se, (dr, doff), off),
+                (form.ashift, sp),
+                bits,
+                [m, n, k],
+                ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
+            );
+        }
         // The Tensor Memory lane of row `r` (ISA "Data Path Layout Organization"): Layout D
         // (M = 128) row r in lane r; Layout F (M = 64, half the data path: 16 lanes of each
         // warp's 32, from lane 0 or 16) row r in lane 32 (r / 16) + r % 16.
@@ -2141,6 +2312,231 @@ impl Cta<'_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Whether this CTA has a peer CTA (ISA "CTA Pair": rank `r ^ 1`) in its cluster, for a
+    /// `.cta_group::2` instruction.
+    fn tcgen05_peer(&self, t: usize, name: &str) -> Result<(), Box<Fault>> {
+        let p = self.rank ^ 1;
+        if (p as usize) < self.peers.len() {
+            return Ok(());
+        }
+        Err(self.fault(
+            t,
+            FaultKind::OutOfBounds,
+            format!(
+                "`{name}`: CTA rank {} has no peer CTA (rank {p}) in its cluster of {} CTA(s)",
+                self.rank,
+                self.peers.len().max(1)
+            ),
+        ))
+    }
+
+    /// Runs `f` as the peer CTA for shared and Tensor Memory: its shared memory and Tensor
+    /// Memory (lent to this CTA by `ClusterRun`) take the place of this CTA's, and go back
+    /// after `f`. The caller has checked that the peer exists ([`Self::tcgen05_peer`]).
+    fn with_peer<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let p = (self.rank ^ 1) as usize;
+        std::mem::swap(&mut self.tmem, &mut self.peer_tmem);
+        if let Some(s) = self.peers.get_mut(p) {
+            std::mem::swap(&mut self.shared, s);
+        }
+        let r = f(self);
+        if let Some(s) = self.peers.get_mut(p) {
+            std::mem::swap(&mut self.shared, s);
+        }
+        std::mem::swap(&mut self.tmem, &mut self.peer_tmem);
+        r
+    }
+
+    /// Runs `f` as this CTA (`own`) or as its peer ([`Self::with_peer`]).
+    fn in_pair_cta<R>(&mut self, own: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        if own { f(self) } else { self.with_peer(f) }
+    }
+
+    /// `tcgen05.mma.cta_group::2` (dense) issued by thread `t`, completed at once. The pair's
+    /// share of each matrix (ISA Layouts A and B are figures; ptxvm follows CUTLASS's 2-SM UMMA
+    /// traits, `SM100_MMA_*_2x1SM_*`, whose layouts are text): CTA `v` of the pair (`v` = 0 the
+    /// even rank) holds rows `v M/2 .. (v+1) M/2` of A (in its shared memory, through the same
+    /// descriptor, or in its Tensor Memory from A's address, row `r` in lane `r`), columns
+    /// `v N/2 .. (v+1) N/2` of B (its shared memory, through the same descriptor: an N/2 x K
+    /// matrix) and rows `v M/2 ..` of D in its Tensor Memory at D's address: M = 256 ("4x1",
+    /// Layout A) row `r` in lane `r`, column `n` at D's column + `n`; M = 128 ("2x2", Layout B;
+    /// CUTLASS's `tmem_frg_2sm` M = 64 atom) row `r` in lane `r` for the columns `n < N/2` and in
+    /// lane `64 + r` for the others, at column `n % (N/2)`. D's and A's addresses must be at
+    /// lane 0. `disable-output-lane` (eight words, "each bit corresponds to a lane of the Tensor
+    /// Memory"): bits 0-127 the even CTA's lanes, 128-255 the odd CTA's (ptxvm's reading: the
+    /// pair's 256 lanes in rank order).
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn tcgen05_mma_pair(
+        &mut self,
+        t: usize,
+        name: &str,
+        a: (bool, Src, i32, bool),
+        (sb, trans_b): (Src, bool),
+        (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
+        (ashift, sp): (bool, Option<(Option<Src>, i32, u32, (usize, usize))>),
+        bits: u32,
+        [m, n, k]: [usize; 3],
+        (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
+    ) -> Result<(), Box<Fault>> {
+        use crate::ops::tcgen05::smem_desc;
+        self.tcgen05_peer(t, name)?;
+        let bad = |this: &Self, m: String| {
+            this.fault(t, FaultKind::OutOfBounds, format!("`{name}`: {m}"))
+        };
+        let d_addr = self.reg(t, dr).wrapping_add(doff as u64);
+        if d_addr >> 16 & 0xffff != 0 {
+            return Err(bad(
+                self,
+                format!(
+                    "D's Tensor Memory address {d_addr:#x} must be at lane 0 with .cta_group::2"
+                ),
+            ));
+        }
+        let dcol = (d_addr & 0xffff) as u32;
+        let (hm, hn) = (m / 2, n / 2);
+        // D's row `r` (of this CTA's half), column `c`: (lane, column).
+        let d_cell = |r: usize, c: usize| -> (u32, u32) {
+            if m == 256 {
+                (r as u32, dcol + c as u32)
+            } else {
+                ((r + 64 * (c / hn)) as u32, dcol + (c % hn) as u32)
+            }
+        };
+        let even = self.rank & 1 == 0;
+        // B: the pair's halves, columns 0..N/2 from the even CTA, N/2..N from the odd one.
+        let raw_b = self.src(t, sb);
+        let dsc_b = smem_desc(raw_b)
+            .map_err(|e| self.fault(t, FaultKind::Unsupported, format!("`{name}`: B: {e}")))?;
+        let mut b = Vec::with_capacity(n * k);
+        for v in 0..2 {
+            let half = self.in_pair_cta((v == 0) == even, |c: &mut Self| {
+                c.smem_matrix(t, dsc_b, raw_b, trans_b, bits, [0, hn, k], name, "B")
+            })?;
+            b.extend(half);
+        }
+        let enable = self.src(t, enable) != 0;
+        let (a_tmem, sa, a_off, trans_a) = a;
+        let raw_a = self.src(t, sa);
+        // A's stored columns: K, or K/2 of the compressed A with `.sp`.
+        let ka = if sp.is_some() { k / 2 } else { k };
+        let mask = if bits == 32 {
+            0xffff_ffffu64
+        } else {
+            (1u64 << bits) - 1
+        };
+        for v in 0..2 {
+            self.in_pair_cta((v == 0) == even, |c: &mut Self| -> Result<(), Box<Fault>> {
+                let no_tmem = |c: &Self| {
+                    bad(
+                        c,
+                        format!(
+                            "no Tensor Memory is allocated in CTA rank {} of the pair",
+                            (c.rank & !1) | v as u32
+                        ),
+                    )
+                };
+                // A: this CTA's M/2 rows.
+                let a: Vec<u64> = if a_tmem {
+                    let aa = raw_a.wrapping_add(a_off as i64 as u64);
+                    if aa >> 16 & 0xffff != 0 {
+                        return Err(bad(
+                            c,
+                            format!("A's Tensor Memory address {aa:#x} must be at lane 0 with .cta_group::2"),
+                        ));
+                    }
+                    let acol = (aa & 0xffff) as u32;
+                    let Some(tm) = c.tmem.as_deref() else {
+                        return Err(no_tmem(c));
+                    };
+                    let mut a = vec![0u64; hm * ka];
+                    for r in 0..hm {
+                        for kk in 0..ka {
+                            let bit = kk as u32 * bits;
+                            let cell = tm
+                                .read(r as u32, acol + bit / 32)
+                                .map_err(|e| bad(c, e))?;
+                            a[r * ka + kk] = (u64::from(cell) >> (bit % 32)) & mask;
+                        }
+                    }
+                    a
+                } else {
+                    let dsc = smem_desc(raw_a).map_err(|e| {
+                        c.fault(t, FaultKind::Unsupported, format!("`{name}`: A: {e}"))
+                    })?;
+                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, ka], name, "A")?
+                };
+                // `.sp` (M = 256): this CTA's 128 rows of the compressed A and its metadata in
+                // its own Tensor Memory, placed as for M = 128 (the ISA draws one metadata
+                // layout "for M = 128 / M = 256").
+                let a = match sp {
+                    Some((meta, meta_off, sel, geometry)) => c.tcgen05_sp_decompress(
+                        t,
+                        name,
+                        meta,
+                        meta_off,
+                        sel,
+                        geometry,
+                        bits,
+                        [hm, k],
+                        &a,
+                    )?,
+                    None => a,
+                };
+                let Some(tm) = c.tmem.as_deref() else {
+                    return Err(no_tmem(c));
+                };
+                let mut cm = vec![0u64; hm * n];
+                for r in 0..hm {
+                    for col in 0..n {
+                        let (lane, dc) = d_cell(r, col);
+                        let x = tm.read(lane, dc).map_err(|e| bad(c, e))?;
+                        if enable {
+                            cm[r * n + col] = u64::from(x) & if f16_d { 0xffff } else { u64::MAX };
+                        }
+                    }
+                }
+                let d = c.tc_dot(
+                    ptxvm_fp::tensor::TcInst::Tcgen05,
+                    [hm, n, k],
+                    [&a, &b, &cm],
+                    types,
+                    f16_d,
+                    flags,
+                    c_scale,
+                );
+                if let Some(tm) = c.tmem.as_deref_mut() {
+                    for r in 0..hm {
+                        for col in 0..n {
+                            let (lane, dc) = d_cell(r, col);
+                            // disable-output-lane: words 4v .. 4v + 3 for CTA v's lanes.
+                            if off[4 * v + (lane / 32) as usize % 4] >> (lane % 32) & 1 != 0 {
+                                continue;
+                            }
+                            // Every cell was read above.
+                            let _ = tm.write(lane, dc, d[r * n + col] as u32);
+                        }
+                    }
+                    // `.ashift` (M = 256, A in Tensor Memory): "shifts the rows of the A matrix
+                    // down by one row, except for the last row in the Tensor Memory" — in each
+                    // CTA's Tensor Memory (ptxvm's reading: the hardware shifts within a Tensor
+                    // Memory), as `.cta_group::1`: rows 0..126 move to 1..127, row 0 kept.
+                    if ashift {
+                        let acol = (raw_a.wrapping_add(a_off as i64 as u64) & 0xffff) as u32;
+                        for r in (0..hm as u32 - 1).rev() {
+                            for cc in 0..8 {
+                                // Every cell of A was read above.
+                                let x = tm.read(r, acol + cc).unwrap_or(0);
+                                let _ = tm.write(r + 1, acol + cc, x);
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -2743,6 +3139,42 @@ impl Dx<'_> {
 }
 
 impl Dx<'_> {
+    /// Decodes the decompressing `ldmatrix.sync.aligned.m8n16.xN{.ss}.b8x16.src_fmt` and
+    /// `ldmatrix.sync.aligned.m16n16.xN.trans{.ss}.b8x16.src_fmt` (`MatrixOp::LdB8x16`).
+    fn decode_ldmatrix_b8x16(&self, inst: &ir::Inst) -> Option<Exec> {
+        let mods: &[&str] = &inst.mods;
+        let has = |m: &str| mods.contains(&m);
+        let bits = if has(".b6x16_p32") {
+            6
+        } else if has(".b4x16_p64") {
+            4
+        } else {
+            return None;
+        };
+        let n: u8 = if has(".x4") {
+            4
+        } else if has(".x2") {
+            2
+        } else {
+            1
+        };
+        let m16 = has(".m16n16");
+        if (m16 && (!has(".trans") || n > 2)) || (!m16 && (!has(".m8n16") || has(".trans"))) {
+            return None;
+        }
+        let dsts = match inst.operands.first()? {
+            Op::Vector(v) => v.iter().map(|o| self.dst(o)).collect::<Option<Vec<_>>>()?,
+            o => vec![self.dst(o)?],
+        };
+        (dsts.len() == usize::from(n) * if m16 { 2 } else { 1 }).then_some(())?;
+        Some(Exec::Matrix {
+            op: MatrixOp::LdB8x16 { n, m16, bits },
+            dsts,
+            srcs: Vec::new(),
+            addr: Some((space_of(mods), self.addr(inst.operands.get(1)?)?)),
+        })
+    }
+
     /// Decodes the b8 shapes `ldmatrix.sync.aligned.m16n16.xN.trans.b8` and
     /// `stmatrix.sync.aligned.m16n8.xN.trans.b8` (`None` for the `.b8x16.src_fmt`
     /// decompressing forms and anything inconsistent).

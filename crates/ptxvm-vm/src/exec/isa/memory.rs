@@ -412,22 +412,29 @@ impl Dx<'_> {
     }
 
     /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`
-    /// in tile mode (`None`, so `Exec::Unsupported`, for the im2col and gather/scatter modes).
+    /// in the tile, im2col and wide im2col modes (`None`, so `Exec::Unsupported`, for the
+    /// gather/scatter modes).
     fn decode_tma_copy(&self, inst: &ir::Inst) -> Option<Exec> {
         use crate::ops::tma::{CopyKind, TmaInst};
         let mods: &[&str] = &inst.mods;
         let has = |m: &str| mods.contains(&m);
         let op = |k: usize| inst.operands.get(k);
-        // `.im2col::w`/`::w::128` (sm_100a), `.im2col_no_offs` stores and reductions, the
-        // gather/scatter tile modes and `.cta_group` are not implemented.
+        // `.im2col_no_offs` stores and reductions and the gather/scatter tile modes are not
+        // implemented; `.cta_group` is for loads (the mbarrier completion mechanism).
+        let wide = if has(".im2col::w") {
+            Some(crate::ops::tma::Wide::W)
+        } else if has(".im2col::w::128") {
+            Some(crate::ops::tma::Wide::W128)
+        } else {
+            None
+        };
         if mods.iter().any(|m| {
-            (m.starts_with(".im2col") && *m != ".im2col")
+            (m.starts_with(".im2col") && *m != ".im2col" && wide.is_none())
                 || m.starts_with(".tile::")
-                || m.starts_with(".cta_group")
         }) {
             return None;
         }
-        let im2col = has(".im2col");
+        let im2col = has(".im2col") || wide.is_some();
         // The im2col offsets: a vector of 16-bit values after the map operand (loads: after
         // the mbarrier; prefetches: right after the map).
         let offsets = |k: usize| -> Option<Vec<Src>> {
@@ -482,6 +489,7 @@ impl Dx<'_> {
                     } else {
                         None
                     },
+                    pair: has(".cta_group::2"),
                 },
                 op(1)?,
             )
@@ -489,8 +497,21 @@ impl Dx<'_> {
         if im2col && !matches!(kind, CopyKind::Load { .. } | CopyKind::Prefetch) {
             return None;
         }
+        if mods.iter().any(|m| m.starts_with(".cta_group"))
+            && !matches!(kind, CopyKind::Load { .. })
+        {
+            return None;
+        }
         let (map, coords) = self.tma_operand(tm)?;
-        if coords.len() != rank || im2col_offsets.as_ref().is_some_and(|o| o.len() + 2 != rank) {
+        // The im2col offsets: one per spatial dimension; the wide modes' `{wHalo, wOffset}`.
+        let n_info = |o: &Vec<Src>| {
+            if wide.is_some() {
+                o.len() != 2
+            } else {
+                o.len() + 2 != rank
+            }
+        };
+        if coords.len() != rank || im2col_offsets.as_ref().is_some_and(n_info) {
             return None;
         }
         Some(Exec::Tma(Box::new(TmaInst::Copy {
@@ -499,6 +520,7 @@ impl Dx<'_> {
             map,
             coords,
             im2col: im2col_offsets,
+            wide,
         })))
     }
 
@@ -1304,6 +1326,7 @@ impl Cta<'_> {
                 map,
                 coords,
                 im2col,
+                wide,
             } => {
                 let what = match kind {
                     CopyKind::Load { .. } => "cp.async.bulk.tensor",
@@ -1333,17 +1356,23 @@ impl Cta<'_> {
                         ),
                     ));
                 }
-                if m.im2col.is_some() != im2col.is_some() {
+                let map_wide = m.im2col.and_then(|b| b.wide);
+                if m.im2col.is_some() != im2col.is_some() || map_wide != *wide {
                     return Err(self.fault(
                         t,
                         FaultKind::TensorMap,
                         format!(
                             "{what}: a {} copy with {} tensor map",
-                            if im2col.is_some() { ".im2col" } else { ".tile" },
-                            if m.im2col.is_some() {
-                                "an im2col"
-                            } else {
-                                "a tiled"
+                            match wide {
+                                Some(w) => w.name(),
+                                None if im2col.is_some() => ".im2col",
+                                None => ".tile",
+                            },
+                            match (m.im2col.is_some(), map_wide) {
+                                (_, Some(tma::Wide::W)) => "a wide (W mode) im2col",
+                                (_, Some(tma::Wide::W128)) => "a wide (W128 mode) im2col",
+                                (true, None) => "an im2col",
+                                (false, None) => "a tiled",
                             }
                         ),
                     ));
@@ -1356,9 +1385,115 @@ impl Cta<'_> {
                 for (i, s) in im2col.iter().flatten().enumerate().take(3) {
                     off[i] = i64::from(self.src(t, *s) as u16 as i16);
                 }
+                if let Some(w) = wide {
+                    let prefetch = matches!(kind, CopyKind::Prefetch);
+                    self.check_wide_info(t, what, *w, im2col.as_deref(), prefetch, &mut off)?;
+                }
                 self.tma_copy(t, what, kind, &m, &c, &off, mem, budget)?;
             }
         }
+        Ok(())
+    }
+
+    /// `.cta_group::2` loads (PTX ISA, `cp.async.bulk.tensor`): the mbarrier "can be in shared
+    /// memory of either the same CTA as the shared memory destination or in its peer-CTA"
+    /// (else a fault); with `.multicast::cluster`, "for each destination CTA specified in the
+    /// ctaMask, the mbarrier signal is sent either to the destination CTA or its peer-CTA based
+    /// on CTAs %cluster_ctarank parity of shared memory where the mbarrier object resides": the
+    /// mbarrier of destination `d` moves to the CTA of `d`'s pair with the mbarrier's parity.
+    fn tma_pair_mbarriers(
+        &self,
+        t: usize,
+        what: &str,
+        (ms, ma): (MemSpace, u64),
+        multicast: bool,
+        dests: &mut [(u64, MemSpace, u64)],
+    ) -> Result<(), Box<Fault>> {
+        let split = |a: u64| {
+            self.cluster_split(a)
+                .map_err(|e| self.access_fault(t, "write", MemSpace::Shared, a, 8, e))
+        };
+        if ms != MemSpace::Shared {
+            return Err(self.fault(
+                t,
+                FaultKind::OutOfBounds,
+                format!(
+                    "{what}.cta_group::2: the mbarrier {ma:#x} is in {} memory, not shared",
+                    space_name(ms)
+                ),
+            ));
+        }
+        let (mrank, moff) = split(ma)?;
+        for d in dests.iter_mut() {
+            let (drank, _) = split(d.0)?;
+            let target = (drank & !1) | (mrank & 1);
+            if !multicast && mrank >> 1 != drank >> 1 {
+                return Err(self.fault(
+                    t,
+                    FaultKind::OutOfBounds,
+                    format!(
+                        "{what}.cta_group::2: the mbarrier is in CTA rank {mrank}, neither the destination's CTA (rank {drank}) nor its peer"
+                    ),
+                ));
+            }
+            d.2 = self.cluster_addr(target, moff);
+        }
+        Ok(())
+    }
+
+    /// The wide modes' `{wHalo, wOffset}` operands, unsigned (into `off[0]`, `off[1]`), checked
+    /// against the PTX ISA's ranges. A `.im2col::w::128` load with a non-zero `wHalo` faults
+    /// as unsupported: where its halo pixels go in shared memory is given only by a figure (a
+    /// prefetch, which writes nothing, does not).
+    fn check_wide_info(
+        &self,
+        t: usize,
+        what: &str,
+        w: tma::Wide,
+        info: Option<&[Src]>,
+        prefetch: bool,
+        off: &mut [i64; 3],
+    ) -> Result<(), Box<Fault>> {
+        let v = |k: usize| {
+            info.and_then(|i| i.get(k))
+                .map_or(0, |s| self.src(t, *s) as u16)
+        };
+        let (halo, woff) = (u64::from(v(0)), u64::from(v(1)));
+        let name = w.name();
+        if halo >= w.halo_limit() {
+            return Err(self.fault(
+                t,
+                FaultKind::TensorMap,
+                format!(
+                    "{what}{name}: wHalo {halo} is outside [0, {})",
+                    w.halo_limit()
+                ),
+            ));
+        }
+        if woff >= tma::WOFFSET_LIMIT {
+            return Err(self.fault(
+                t,
+                FaultKind::TensorMap,
+                format!(
+                    "{what}{name}: wOffset {woff} is outside [0, {})",
+                    tma::WOFFSET_LIMIT
+                ),
+            ));
+        }
+        if w == tma::Wide::W128 && halo != 0 && !prefetch {
+            return Err(self.fault(
+                t,
+                FaultKind::Unsupported,
+                format!(
+                    "{what}{name} with wHalo {halo}: where the halo pixels loaded after every 32 \
+                     pixels go in shared memory is given only by a figure of the PTX ISA; not \
+                     supported by ptxvm (wHalo 0 is)"
+                ),
+            ));
+        }
+        off[0] = halo as i64;
+        off[1] = woff as i64;
+        off[2] = 0;
         Ok(())
     }
 
@@ -1416,12 +1551,17 @@ impl Cta<'_> {
         };
         match kind {
             CopyKind::Prefetch => {}
-            CopyKind::Load { dst, mbar, ctamask } => {
+            CopyKind::Load {
+                dst,
+                mbar,
+                ctamask,
+                pair,
+            } => {
                 let da = shared(self, *dst, "destination")?;
                 let (ms, ma) = self.resolve(t, MemSpace::Shared, *mbar);
                 // The destinations (box, mbarrier): the one named, or with .multicast::cluster
                 // the same offsets in every CTA of the mask (as `cp.async.bulk`'s multicast).
-                let dests: Vec<(u64, MemSpace, u64)> = match ctamask {
+                let mut dests: Vec<(u64, MemSpace, u64)> = match ctamask {
                     None => vec![(da, ms, ma)],
                     Some(cm) => {
                         let mask = self.src(t, *cm) & 0xffff;
@@ -1432,7 +1572,10 @@ impl Cta<'_> {
                             .collect()
                     }
                 };
-                let n = m.box_bytes();
+                if *pair {
+                    self.tma_pair_mbarriers(t, what, (ms, ma), ctamask.is_some(), &mut dests)?;
+                }
+                let n = m.load_bytes(off);
                 // Each destination is a copy of its own: it costs its bytes.
                 self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
                 let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
@@ -1450,7 +1593,14 @@ impl Cta<'_> {
                         }
                         this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
                     };
-                    if m.im2col.is_some() {
+                    if m.im2col.is_some_and(|b| b.wide.is_some()) {
+                        let mut off_b = 0u64;
+                        m.for_each_im2col_wide(c, off[0] as u64, off[1], |g| {
+                            element(self, g, off_b)?;
+                            off_b += es;
+                            Ok::<(), Box<Fault>>(())
+                        })?;
+                    } else if m.im2col.is_some() {
                         let mut off_b = 0u64;
                         m.for_each_im2col(c, off, |g| {
                             element(self, g, off_b)?;
