@@ -1297,7 +1297,22 @@ CP_CASES = [
     ("tcgen05_cp_64x128b_02_13", "64x128b", 64, 16, ".warpx2::02_13", ("none", 0, 128, 128), 6),
     ("tcgen05_cp_64x128b_01_23_sw64", "64x128b", 64, 16, ".warpx2::01_23", ("64", 0, 0, 512), 1),
     ("tcgen05_cp_32x128b_warpx4", "32x128b", 32, 16, ".warpx4", ("none", 0, 128, 128), 8),
+    # The decompressing forms (.b8x16.src_fmt; an eighth field: the element width). The ISA
+    # gives where a 6- or 4-bit element lands only in figures, and tcgen05.md (PTX 9.0) has no
+    # text on them: ptxvm's choice, the same as ldmatrix's decompressing forms, is that each
+    # 16-byte chunk of a row (16 elements packed lowest first, then padding) becomes 16 bytes,
+    # element i in the low bits of byte i.
+    ("tcgen05_cp_128x256b_b6x16_p32", "128x256b", 128, 32, "", ("none", 0, 128, 256), 4, 6),
+    ("tcgen05_cp_64x128b_02_13_b4x16_p64", "64x128b", 64, 16, ".warpx2::02_13", ("none", 0, 128, 128), 6, 4),
+    ("tcgen05_cp_32x128b_warpx4_b6x16_p32", "32x128b", 32, 16, ".warpx4", ("32", 0, 0, 256), 8, 6),
 ]
+
+
+def cp_unpack(chunk, bits):
+    """A 16-byte chunk of 16 packed `bits`-bit elements (lowest first) and padding, as 16
+    bytes, element i in the low bits of byte i."""
+    v = int.from_bytes(bytes(chunk), "little")
+    return [(v >> (bits * i)) & ((1 << bits) - 1) for i in range(16)]
 
 
 def cp_dest_lanes(cast, r):
@@ -1313,9 +1328,13 @@ def cp_dest_lanes(cast, r):
 
 
 def cp_file(case):
-    name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case
+    name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case[:7]
+    unpack = case[7] if len(case) > 7 else 0
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
     M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
+    # What lands in Tensor Memory: the row, or its chunks decompressed.
+    D = M if not unpack else [
+        [b for k in range(0, nbytes, 16) for b in cp_unpack(M[r][k:k + 16], unpack)] for r in range(rows)]
     img = bytearray(32768)
     end = 0
     for r in range(rows):
@@ -1328,9 +1347,10 @@ def cp_file(case):
     for r in range(rows):
         for lane in cp_dest_lanes(cast, r):
             for c in range(nbytes // 4):
-                cell[(lane, tcol + c)] = sum(M[r][4 * c + b] << (8 * b) for b in range(4))
+                cell[(lane, tcol + c)] = sum(D[r][4 * c + b] << (8 * b) for b in range(4))
     out = [cell[(lane, c)] for lane in range(128) for c in range(NC)]
-    op = f"tcgen05.cp.cta_group::1.{shape}{cast}"
+    fmt = {0: "", 6: ".b8x16.b6x16_p32", 4: ".b8x16.b4x16_p64"}[unpack]
+    op = f"tcgen05.cp.cta_group::1.{shape}{cast}{fmt}"
     vec16 = "{" + ", ".join(f"%v{j}" for j in range(NC)) + "}"
     L = [
         HEADER,
@@ -1425,6 +1445,9 @@ def cp_file(case):
         "// .multicast text gives (cp_dest_lanes: .warpx2 halves to a pair's lower and upper warp),",
         "// byte j to column j / 4 at bit 8 (j % 4) (the layout tcgen05.mma reads A from Tensor",
         "// Memory with).",
+        *([f"// Decompressing: each 16-byte chunk of a row holds 16 packed {unpack}-bit elements (lowest",
+           "// first) and padding and becomes 16 bytes, element i in the low bits of byte i (ptxvm's",
+           "// choice, as for ldmatrix's .b8x16 forms: the ISA shows it only in figures)."] if unpack else []),
         "// run: --grid 1 --block 128 --arch sm_100a",
         f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
         f"// arg: zeros:u32:{len(out)}",

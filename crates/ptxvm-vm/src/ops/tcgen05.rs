@@ -205,6 +205,11 @@ pub struct CpShape {
     pub rows: u8,
     pub bytes: u8,
     pub cast: CpCast,
+    /// The decompressing forms `.b8x16.b6x16_p32` (6) and `.b8x16.b4x16_p64` (4): each
+    /// 16-byte chunk of a source row, 16 packed `unpack`-bit elements and padding, becomes 16
+    /// bytes, element `i` in the low bits of byte `i` (`ops::tensor::decompress_b8x16`, as
+    /// `ldmatrix`'s decompressing forms; 0: a plain copy).
+    pub unpack: u8,
 }
 
 impl CpShape {
@@ -238,7 +243,18 @@ impl CpShape {
         } else {
             return None;
         };
-        ok.then_some(CpShape { rows, bytes, cast })
+        let unpack = match (has(".b8x16"), has(".b6x16_p32"), has(".b4x16_p64")) {
+            (false, false, false) => 0,
+            (true, true, false) => 6,
+            (true, false, true) => 4,
+            _ => return None,
+        };
+        ok.then_some(CpShape {
+            rows,
+            bytes,
+            cast,
+            unpack,
+        })
     }
 
     /// The instruction's name for messages.
@@ -249,8 +265,13 @@ impl CpShape {
             CpCast::Pairs01_23 => ".warpx2::01_23",
             CpCast::X4 => ".warpx4",
         };
+        let unpack = match self.unpack {
+            6 => ".b8x16.b6x16_p32",
+            4 => ".b8x16.b4x16_p64",
+            _ => "",
+        };
         format!(
-            "tcgen05.cp.cta_group::1.{}x{}b{cast}",
+            "tcgen05.cp.cta_group::1.{}x{}b{cast}{unpack}",
             self.rows,
             self.bytes as u32 * 8
         )

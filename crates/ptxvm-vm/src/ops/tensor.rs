@@ -429,9 +429,7 @@ pub(crate) fn acc_bits(a: Acc, regs: &[u64], i: usize) -> u64 {
     }
 }
 
-/// Executes one `mma` for a whole warp. `srcs[lane]` holds the lane's A, B and C registers
-/// in order (`na + nb + nc` values); returns each lane's D registers.
-/// The decompression of `ldmatrix ... .b8x16.src_fmt`: a 16-byte row holding 16 packed
+/// The decompression of `ldmatrix ... .b8x16.src_fmt` (and `tcgen05.cp`'s): a 16-byte row holding 16 packed
 /// unsigned `bits`-bit elements (6: `.b6x16_p32`, 12 bytes then 32 bits of padding; 4:
 /// `.b4x16_p64`, 8 bytes then 64 bits of padding) becomes 16 bytes, element `i` (bits
 /// `bits * i ..` of the little-endian row, lowest first: "packed contiguously") in the low bits
@@ -445,6 +443,8 @@ pub fn decompress_b8x16(row: [u8; 16], bits: u32) -> [u8; 16] {
     std::array::from_fn(|i| ((v >> (bits as usize * i)) & mask) as u8)
 }
 
+/// Executes one `mma` for a whole warp. `srcs[lane]` holds the lane's A, B and C registers
+/// in order (`na + nb + nc` values); returns each lane's D registers.
 pub fn mma(s: &MmaSpec, model: &GpuModel, srcs: &[Vec<u64>; 32]) -> Result<[Vec<u64>; 32], String> {
     let (need, arch_specific) = s.min_sm();
     if model.sm() < need || (arch_specific && !model.arch_specific) {

@@ -497,11 +497,9 @@ impl Dx<'_> {
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
         } else if has(".cp") {
-            // The decompressing forms (.b8x16.src_fmt): where the 6- and 4-bit elements sit in
-            // their byte is only in a figure (docs/tensor-cores.md). `.cta_group::2`: whether
-            // each CTA's Tensor Memory receives the data of its own shared memory or the
-            // issuer's is not stated.
-            if has(".b8x16") || has(".cta_group::2") {
+            // `.cta_group::2`: whether each CTA's Tensor Memory receives the data of its own
+            // shared memory or the issuer's is not stated.
+            if has(".cta_group::2") {
                 return None;
             }
             Exec::Matrix {
@@ -2702,7 +2700,18 @@ impl Cta<'_> {
         let dsc = smem_desc(raw)
             .map_err(|e| self.fault(t, FaultKind::Unsupported, format!("`{name}`: source: {e}")))?;
         let (rows, bytes) = (shape.rows as usize, shape.bytes as usize);
-        let m = self.smem_matrix(t, dsc, raw, false, 8, [0, rows, bytes], name, "source")?;
+        let mut m = self.smem_matrix(t, dsc, raw, false, 8, [0, rows, bytes], name, "source")?;
+        if shape.unpack != 0 {
+            // The decompressing forms: each 16-byte chunk of a row (one element a byte),
+            // unpacked in place.
+            for chunk in m.chunks_exact_mut(16) {
+                let row: [u8; 16] = std::array::from_fn(|i| chunk[i] as u8);
+                let out = crate::ops::tensor::decompress_b8x16(row, u32::from(shape.unpack));
+                for (d, s) in chunk.iter_mut().zip(out) {
+                    *d = u64::from(s);
+                }
+            }
+        }
         let taddr = self.reg(t, r).wrapping_add(off as u64);
         let (lane0, col0) = ((taddr >> 16 & 0xffff) as u32, (taddr & 0xffff) as u32);
         let Some(tm) = self.tmem.as_deref_mut() else {
