@@ -1732,11 +1732,9 @@ impl Gen<'_, '_> {
         self.regs.uni.insert(s, x);
     }
 
-    /// The value of the group's first lane of a register held as vectors (through a stack
-    /// slot: for the rare uniform register a loop carries as a scalar but computed as
-    /// vectors).
-    fn lane_scalar(&mut self, s: RegSlot) -> Value {
-        let ss = match self.scratch {
+    /// The function's 256-byte scratch stack slot, made when first needed.
+    fn scratch_slot(&mut self) -> StackSlot {
+        match self.scratch {
             Some(ss) => ss,
             None => {
                 let ss = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -1747,7 +1745,14 @@ impl Gen<'_, '_> {
                 self.scratch = Some(ss);
                 ss
             }
-        };
+        }
+    }
+
+    /// The value of the group's first lane of a register held as vectors (through a stack
+    /// slot: for the rare uniform register a loop carries as a scalar but computed as
+    /// vectors).
+    fn lane_scalar(&mut self, s: RegSlot) -> Value {
+        let ss = self.scratch_slot();
         let base = self.b.ins().stack_addr(I64, ss, 0);
         let (ty, wide) = match self.get(s) {
             Pieces::W32(v) => {
@@ -2992,18 +2997,7 @@ impl Gen<'_, '_> {
         let n32 = self.b.ins().iconst(I32, 32);
         let n32 = self.b.ins().splat(I32X4, n32);
         // `a` in a stack slot (the scratch slot's first 128 bytes).
-        let ss = match self.scratch {
-            Some(ss) => ss,
-            None => {
-                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    256,
-                    4,
-                ));
-                self.scratch = Some(ss);
-                ss
-            }
-        };
+        let ss = self.scratch_slot();
         let base = self.b.ins().stack_addr(I64, ss, 0);
         for (k, x) in a.iter().enumerate() {
             self.b.ins().store(TRUSTED, *x, base, 16 * k as i32);
