@@ -67,6 +67,10 @@ pub enum TmaInst {
         im2col: Option<Vec<Src>>,
         /// `.im2col::w` / `.im2col::w::128` (`im2col` then holds `wHalo`, `wOffset`).
         wide: Option<Wide>,
+        /// `.tile::gather4` (loads, prefetches) / `.tile::scatter4` (stores), `.2d` only: the
+        /// coordinates are `{col, row0, row1, row2, row3}` and the box is the map's one-row
+        /// box at each of the four rows, the rows one after another in shared memory.
+        rows4: bool,
     },
     /// `tensormap.replace`: `shared` for `.shared::cta`, `generic` when no space is named.
     Replace {

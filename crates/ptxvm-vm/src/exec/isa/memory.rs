@@ -428,9 +428,10 @@ impl Dx<'_> {
         } else {
             None
         };
+        let rows4 = has(".tile::gather4") || has(".tile::scatter4");
         if mods.iter().any(|m| {
             (m.starts_with(".im2col") && *m != ".im2col" && wide.is_none())
-                || m.starts_with(".tile::")
+                || (m.starts_with(".tile::") && !rows4)
         }) {
             return None;
         }
@@ -511,7 +512,21 @@ impl Dx<'_> {
                 o.len() + 2 != rank
             }
         };
-        if coords.len() != rank || im2col_offsets.as_ref().is_some_and(n_info) {
+        // `.tile::gather4` loads and prefetches, `.tile::scatter4` stores: `.2d`, five
+        // coordinates.
+        if rows4 {
+            let fits = match kind {
+                CopyKind::Load { .. } | CopyKind::Prefetch => has(".tile::gather4"),
+                CopyKind::Store { .. } => has(".tile::scatter4"),
+                CopyKind::Reduce { .. } => false,
+            };
+            if !fits || rank != 2 || coords.len() != 5 || im2col {
+                return None;
+            }
+        } else if coords.len() != rank {
+            return None;
+        }
+        if im2col_offsets.as_ref().is_some_and(n_info) {
             return None;
         }
         Some(Exec::Tma(Box::new(TmaInst::Copy {
@@ -521,6 +536,7 @@ impl Dx<'_> {
             coords,
             im2col: im2col_offsets,
             wide,
+            rows4,
         })))
     }
 
@@ -1327,6 +1343,7 @@ impl Cta<'_> {
                 coords,
                 im2col,
                 wide,
+                rows4,
             } => {
                 let what = match kind {
                     CopyKind::Load { .. } => "cp.async.bulk.tensor",
@@ -1389,7 +1406,17 @@ impl Cta<'_> {
                     let prefetch = matches!(kind, CopyKind::Prefetch);
                     self.check_wide_info(t, what, *w, im2col.as_deref(), prefetch, &mut off)?;
                 }
-                self.tma_copy(t, what, kind, &m, &c, &off, mem, budget)?;
+                if *rows4 && m.extent(1) != 1 {
+                    return Err(self.fault(
+                        t,
+                        FaultKind::TensorMap,
+                        format!(
+                            "{what}: a .tile::gather4/.tile::scatter4 copy needs a tensor map whose box is one row (boxDim[1] = 1), not {}",
+                            m.extent(1)
+                        ),
+                    ));
+                }
+                self.tma_copy(t, what, kind, &m, &c, &off, *rows4, mem, budget)?;
             }
         }
         Ok(())
@@ -1507,6 +1534,7 @@ impl Cta<'_> {
         m: &tma::TensorMap,
         c: &[i64; tma::MAX_RANK],
         off: &[i64; 3],
+        rows4: bool,
         mem: &AddressSpace,
         budget: &mut Budget,
     ) -> Result<(), Box<Fault>> {
@@ -1514,6 +1542,11 @@ impl Cta<'_> {
         let mut ext = [1u64; tma::MAX_RANK];
         for (i, e) in ext.iter_mut().enumerate().take(m.rank) {
             *e = m.extent(i);
+        }
+        // `.tile::gather4`/`.tile::scatter4`: four one-row boxes, at rows `c[1..5]`, one
+        // after another (a box of four rows in shared memory).
+        if rows4 {
+            ext[1] = 4;
         }
         let es = m.elem.bytes();
         let w = es as usize;
@@ -1523,10 +1556,19 @@ impl Cta<'_> {
             let mut g = [0i64; tma::MAX_RANK];
             let mut lin = 0u64;
             for i in (0..m.rank).rev() {
-                g[i] = c[i] + (k[i] * m.step(i)) as i64;
+                g[i] = if rows4 && i == 1 {
+                    c[1 + k[1] as usize]
+                } else {
+                    c[i] + (k[i] * m.step(i)) as i64
+                };
                 lin = lin * ext[i] + k[i];
             }
             (g, lin * es)
+        };
+        let box_bytes = if rows4 {
+            m.box_bytes().saturating_mul(4)
+        } else {
+            m.box_bytes()
         };
         let shared = |this: &Self, a: Addr, role: &str| -> Result<u64, Box<Fault>> {
             let (sp, sa) = this.resolve(t, MemSpace::Shared, a);
@@ -1575,7 +1617,7 @@ impl Cta<'_> {
                 if *pair {
                     self.tma_pair_mbarriers(t, what, (ms, ma), ctamask.is_some(), &mut dests)?;
                 }
-                let n = m.load_bytes(off);
+                let n = if rows4 { box_bytes } else { m.load_bytes(off) };
                 // Each destination is a copy of its own: it costs its bytes.
                 self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
                 let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
@@ -1618,7 +1660,7 @@ impl Cta<'_> {
             }
             CopyKind::Store { src } => {
                 let sa = shared(self, *src, "source")?;
-                self.charge_work(t, budget, m.box_bytes())?;
+                self.charge_work(t, budget, box_bytes)?;
                 let mut buf = [0u8; 8];
                 tma::for_each_box(m.rank, &ext, |k| {
                     let (g, off) = at(k);
@@ -1648,7 +1690,7 @@ impl Cta<'_> {
                     )
                 })?;
                 let sa = shared(self, *src, "source")?;
-                self.charge_work(t, budget, m.box_bytes())?;
+                self.charge_work(t, budget, box_bytes)?;
                 let mut buf = [0u8; 8];
                 tma::for_each_box(m.rank, &ext, |k| {
                     let (g, off) = at(k);
