@@ -26,6 +26,16 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> R<&'a [T]> {
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
+/// Writes an encoded map to the client's `CUtensorMap`.
+///
+/// # Safety
+/// `m` is a 64-byte aligned, writable CUtensorMap of 128 bytes (`check_map_ptr` checked the
+/// alignment and NULL).
+unsafe fn store_map(m: *mut c_void, b: &[u8; TMAP_BYTES]) {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), m.cast::<u8>(), TMAP_BYTES) };
+}
+
 fn check_map_ptr(m: *mut c_void) -> R<()> {
     if m.is_null() || !(m as u64).is_multiple_of(TMAP_ALIGN) {
         return Err(Error::quiet(
@@ -94,8 +104,8 @@ pub unsafe extern "C" fn cuTensorMapEncodeTiled(
             fill: oob_fill,
         })
         .map_err(invalid)?;
-        // SAFETY: a 64-byte aligned CUtensorMap (128 bytes) of the client's.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), tensor_map.cast::<u8>(), TMAP_BYTES) };
+        // SAFETY: `tensor_map` passed `check_map_ptr`: the client's CUtensorMap.
+        unsafe { store_map(tensor_map, &b) };
         Ok(())
     })
 }
@@ -151,8 +161,8 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
             fill: oob_fill,
         })
         .map_err(invalid)?;
-        // SAFETY: a 64-byte aligned CUtensorMap (128 bytes) of the client's.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), tensor_map.cast::<u8>(), TMAP_BYTES) };
+        // SAFETY: `tensor_map` passed `check_map_ptr`: the client's CUtensorMap.
+        unsafe { store_map(tensor_map, &b) };
         Ok(())
     })
 }
@@ -208,8 +218,8 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             fill: oob_fill,
         })
         .map_err(invalid)?;
-        // SAFETY: a 64-byte aligned CUtensorMap (128 bytes) of the client's.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), tensor_map.cast::<u8>(), TMAP_BYTES) };
+        // SAFETY: `tensor_map` passed `check_map_ptr`: the client's CUtensorMap.
+        unsafe { store_map(tensor_map, &b) };
         Ok(())
     })
 }
@@ -230,8 +240,8 @@ pub unsafe extern "C" fn cuTensorMapReplaceAddress(
             std::ptr::copy_nonoverlapping(tensor_map.cast::<u8>(), b.as_mut_ptr(), TMAP_BYTES)
         };
         ptxvm_vm::tensor_map_replace_address(&mut b, global_address as u64).map_err(invalid)?;
-        // SAFETY: as above.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), tensor_map.cast::<u8>(), TMAP_BYTES) };
+        // SAFETY: `tensor_map` passed `check_map_ptr`: the client's CUtensorMap.
+        unsafe { store_map(tensor_map, &b) };
         Ok(())
     })
 }

@@ -363,30 +363,12 @@ extern "C" fn jit_shfl(ctx: *mut JitCtx, mode: u32, has_mask: u32) -> u32 {
     };
     let mut r = [0u32; 32];
     let mut pb = 0u32;
-    if act == u32::MAX {
-        // The whole warp: every source lane is in the group (a straight loop per mode).
-        for (l, rl) in r.iter_mut().enumerate() {
-            let (j, pv) = super::isa::warp::shfl_lane(
-                mode,
-                l as u32,
-                word(&ctx.addr, 32 + l),
-                word(&ctx.val, l),
-            );
-            *rl = word(&ctx.addr, j as usize & 31);
-            pb |= (pv as u32) << l;
-        }
-    } else {
-        for l in super::fast::lanes(act) {
-            let (j, pv) = super::isa::warp::shfl_lane(
-                mode,
-                l as u32,
-                word(&ctx.addr, 32 + l),
-                word(&ctx.val, l),
-            );
-            let src = if act >> j & 1 == 1 { j as usize } else { l };
-            r[l] = word(&ctx.addr, src);
-            pb |= (pv as u32) << l;
-        }
+    for l in super::fast::lanes(act) {
+        let (j, pv) =
+            super::isa::warp::shfl_lane(mode, l as u32, word(&ctx.addr, 32 + l), word(&ctx.val, l));
+        let src = if act >> j & 1 == 1 { j as usize } else { l };
+        r[l] = word(&ctx.addr, src);
+        pb |= (pv as u32) << l;
     }
     for k in 0..16 {
         ctx.val[k] = r[2 * k] as u64 | (r[2 * k + 1] as u64) << 32;
