@@ -149,6 +149,38 @@ impl SpanCache {
     }
 }
 
+/// Stores group `mask`'s spin state in its threads of warp `w`.
+#[inline(always)]
+fn apply_spins(sched: &mut [Sched], w: usize, mask: u32, spin: &Spin) {
+    if spin.taken == 0 && !spin.zeroed {
+        return;
+    }
+    each_sched(sched, w, mask, |th| {
+        th.spins = if spin.zeroed {
+            spin.taken
+        } else {
+            th.spins.saturating_add(spin.taken)
+        };
+    });
+}
+
+/// A divergent `bra` of group `mask` of warp `w` (with spin state `spin`) that the lanes
+/// of `taken` took, backward or not: the group's threads take their own spin counts, and
+/// a jump adds one (backward) or starts afresh.
+pub(super) fn diverge_spins(
+    sched: &mut [Sched],
+    w: usize,
+    mask: u32,
+    taken: u32,
+    spin: &Spin,
+    back: bool,
+) {
+    apply_spins(sched, w, mask, spin);
+    each_sched(sched, w, taken, |th| {
+        th.spins = if back { th.spins.saturating_add(1) } else { 0 };
+    });
+}
+
 /// Runs `f` on the scheduling records of warp `w`'s lanes `mask` (a whole warp as one
 /// contiguous slice, which the compiler unrolls; the lane loop's bit scan and bounds check
 /// per lane cost as much as the stores).
@@ -397,12 +429,21 @@ impl Cta<'_> {
                     let room = budget.reserve(JIT_ROOM);
                     let quantum = QUANTUM.saturating_sub(n) as u64;
                     if room > 0
-                        && let Some((ran, exit, pc)) = self.jit_run(
+                        && let Some(x) = self.jit_run(
                             code, w, g.mask, g.pc, g.others, &mut spin, room, quantum, stats, mem,
                         )
                     {
-                        budget.consume(ran);
-                        n += ran as u32;
+                        budget.consume(x.ran);
+                        n += x.ran as u32;
+                        let (exit, pc) = (x.code, x.pc);
+                        // The group the code left running (narrower after a divergence it
+                        // took on itself, the other lanes waiting at the branch target).
+                        let g = Group {
+                            mask: x.mask,
+                            leader: w * 32 + x.mask.trailing_zeros(),
+                            others: x.others,
+                            ..g
+                        };
                         if exit == super::jit::EXIT_AT && pc < g.others {
                             cur = Some((Group { pc, ..g }, spin));
                         } else {
@@ -494,21 +535,12 @@ impl Cta<'_> {
     /// Stores the group's spin counts in its threads (and starts counting afresh).
     #[inline(always)]
     fn apply_spins(&mut self, w: u32, mask: u32, spin: &Spin) {
-        if spin.taken == 0 && !spin.zeroed {
-            return;
-        }
-        each_sched(&mut self.sched, w as usize, mask, |th| {
-            th.spins = if spin.zeroed {
-                spin.taken
-            } else {
-                th.spins.saturating_add(spin.taken)
-            };
-        });
+        apply_spins(&mut self.sched, w as usize, mask, spin);
     }
 
     /// Stores the group's PC in its threads.
     #[inline(always)]
-    fn set_pcs(&mut self, w: u32, mask: u32, pc: u32) {
+    pub(super) fn set_pcs(&mut self, w: u32, mask: u32, pc: u32) {
         each_sched(&mut self.sched, w as usize, mask, |s| s.pc = pc);
     }
 
@@ -1272,21 +1304,12 @@ impl Cta<'_> {
             };
         }
         // Divergence: the threads take their own counts and PCs.
-        self.apply_spins(w, g.mask, spin);
+        diverge_spins(&mut self.sched, w as usize, g.mask, act, spin, back);
         *spin = Spin {
             max: 0,
             taken: 0,
             zeroed: false,
         };
-        let lo = w as usize * 32;
-        for l in lanes(act) {
-            let th = &mut self.sched[lo + l];
-            if back {
-                th.spins += 1;
-            } else {
-                th.spins = 0;
-            }
-        }
         self.set_pcs(w, act, target);
         self.set_pcs(w, g.mask & !act, g.pc + 1);
         Done::Written

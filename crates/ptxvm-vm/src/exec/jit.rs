@@ -37,7 +37,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use ptxvm_fp::Rnd;
 use ptxvm_fp::arith::CmpOp;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the native code works on (its layout is what the code reads: `repr(C)`).
@@ -81,6 +81,16 @@ pub(super) struct JitCtx {
     live: u32,
     /// A helper's second result (`jit_shfl`: the lanes whose source was in range).
     aux: u32,
+    /// A divergent forward branch the code took on itself ([`Gen::diverge`]): the lanes
+    /// that jumped wait at `pend_pc` while `act` (the others) runs on, until it reaches
+    /// `pend_pc` and the two merge (`pend` 0 again). `0` on entry.
+    pend: u32,
+    pend_pc: u32,
+    /// `others` before the divergence (while `pend` waits, `others` is `pend_pc`).
+    orig_others: u32,
+    /// The warp's scheduling records (`sched_n` of them), for [`jit_diverge`].
+    sched: *mut Sched,
+    sched_n: u32,
 }
 
 impl JitCtx {
@@ -111,7 +121,23 @@ impl JitCtx {
         kparams_len: 0,
         live: 0,
         aux: 0,
+        pend: 0,
+        pend_pc: 0,
+        orig_others: 0,
+        sched: std::ptr::null_mut(),
+        sched_n: 0,
     };
+}
+
+/// How a call of native code ended: warp instructions run, the exit code and PC, and the
+/// group then (its lanes and the others' lowest PC), which a divergence the code took on
+/// itself narrows.
+pub(super) struct JitExit {
+    pub(super) ran: u64,
+    pub(super) code: u32,
+    pub(super) pc: u32,
+    pub(super) mask: u32,
+    pub(super) others: u32,
 }
 
 /// Exit codes of the native code.
@@ -211,7 +237,8 @@ pub(crate) fn code_for(f: &FuncCode) -> Result<Arc<JitCode>, String> {
 
 impl Cta<'_> {
     /// Runs native code for group `g` from its PC; `None` when the code ran no instruction
-    /// (the warp engine takes the step). Updates the counters and the group's spin state.
+    /// (the warp engine takes the step). Updates the counters and the group's spin state,
+    /// and stores the PC of the lanes a divergence left waiting ([`Gen::diverge`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn jit_run(
         &mut self,
@@ -225,7 +252,7 @@ impl Cta<'_> {
         quantum: u64,
         stats: &mut Stats,
         mem: &AddressSpace,
-    ) -> Option<(u64, u32, u32)> {
+    ) -> Option<JitExit> {
         let wr = &mut self.wregs[w as usize];
         // The context is the CTA's, made once: an entry sets its fields, not its 512 bytes
         // of helper buffers (`addr`, `val`), which the code writes before a helper reads them.
@@ -255,6 +282,11 @@ impl Cta<'_> {
         ctx.kparams_len = self.launch.params.len() as u64;
         ctx.live = self.live.get(w as usize).copied().unwrap_or(0);
         ctx.aux = 0;
+        ctx.pend = 0;
+        let lo = (w as usize * 32).min(self.sched.len());
+        let hi = (lo + 32).min(self.sched.len());
+        ctx.sched = self.sched[lo..hi].as_mut_ptr();
+        ctx.sched_n = (hi - lo) as u32;
         // SAFETY: the code was compiled for this kernel; the context's pointers are this
         // warp's register banks (sized by the kernel's banks, which the code indexes within),
         // the CTA's shared memory and span cache, all alive and not otherwise used during the
@@ -270,10 +302,63 @@ impl Cta<'_> {
         spin.max = ctx.spin_max;
         spin.taken = ctx.spin_taken;
         spin.zeroed = ctx.spin_zeroed != 0;
-        let exit_pc = ctx.exit_pc;
+        let mut out = JitExit {
+            ran,
+            code: exit,
+            pc: ctx.exit_pc,
+            mask: ctx.act,
+            others: ctx.others,
+        };
+        if ctx.pend != 0 {
+            // Lanes a divergence left waiting at the branch target: one group with the
+            // group when it stops there without a backward branch since (as `select` would
+            // make them, see `Gen::merge`), else they wait there.
+            let (pend, pend_pc) = (ctx.pend, ctx.pend_pc);
+            if exit == EXIT_AT && out.pc == pend_pc && ctx.spin_taken == 0 {
+                out.mask |= pend;
+                out.others = ctx.orig_others;
+            } else {
+                self.set_pcs(w, pend, pend_pc);
+            }
+        }
         self.clock += ran;
-        Some((ran, exit, exit_pc))
+        Some(out)
     }
+}
+
+/// A divergent forward branch to `target` that the native code takes on itself
+/// ([`Gen::diverge`]): the group's spin counts are stored in its threads and the lanes of
+/// `taken` start afresh, as the warp engine's `branch` does; the lanes that fall through
+/// go on as the group (their highest count as its spin state), the others wait at
+/// `target`, and `others` is `target` until they merge.
+extern "C" fn jit_diverge(ctx: *mut JitCtx, taken: u32, target: u32) -> u32 {
+    // SAFETY: called by the native code with the context the warp engine passed it, whose
+    // `sched` points at the warp's `sched_n` scheduling records, not otherwise used during
+    // the call.
+    let ctx = unsafe { &mut *ctx };
+    let sched = if ctx.sched_n == 0 {
+        &mut [][..]
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(ctx.sched, ctx.sched_n as usize) }
+    };
+    let spin = super::fast::Spin {
+        max: ctx.spin_max,
+        taken: ctx.spin_taken,
+        zeroed: ctx.spin_zeroed != 0,
+    };
+    super::fast::diverge_spins(sched, 0, ctx.act, taken, &spin, false);
+    let rest = ctx.act & !taken;
+    let mut max = 0;
+    super::fast::each_sched(sched, 0, rest, |s| max = max.max(s.spins));
+    ctx.spin_max = max;
+    ctx.spin_taken = 0;
+    ctx.spin_zeroed = 0;
+    ctx.pend = taken;
+    ctx.pend_pc = target;
+    ctx.orig_others = ctx.others;
+    ctx.others = target;
+    ctx.act = rest;
+    0
 }
 
 // ---------------------------------------------------------------------------------------
@@ -527,6 +612,31 @@ struct Gen<'f, 'b> {
     lane_off: [Value; 2],
     /// A 256-byte stack slot, made when first needed ([`Gen::lane_scalar`]).
     scratch: Option<StackSlot>,
+    /// The block that loads the group's lanes and dispatches on a PC (its parameter).
+    dispatch: Block,
+    /// Targets of the forward branches whose divergence the code takes on itself
+    /// ([`merge_points`]): where the lanes that jumped merge again.
+    merges: HashSet<u32>,
+    diverge_fn: cranelift_codegen::ir::FuncRef,
+}
+
+/// The targets of forward `bra`s ending a compiled block whose next instruction starts one
+/// too: a divergence there runs the lanes that fall through in native code, the others
+/// waiting at the target, until both meet there ([`Gen::diverge`]): in native code when
+/// the target starts a compiled block ([`Gen::merge`]), else where the code leaves there
+/// (`jit_run`).
+fn merge_points(
+    f: &FuncCode,
+    blocks: &[(u32, u32)],
+    by_start: &HashMap<u32, usize>,
+) -> HashSet<u32> {
+    blocks
+        .iter()
+        .filter_map(|&(_, e)| match f.code.get(e as usize - 1)?.exec {
+            Exec::Bra { target } if target >= e && by_start.contains_key(&e) => Some(target),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A compiled block whose last instruction branches back to its start (a loop of one
@@ -1343,6 +1453,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
     jb.symbol("ptxvm_jit_shfl", jit_shfl as *const u8);
     jb.symbol("ptxvm_jit_run_span", jit_run_span as *const u8);
+    jb.symbol("ptxvm_jit_diverge", jit_diverge as *const u8);
     let mut module = JITModule::new(jb);
     let tcfg = module.target_config();
     let ptr = tcfg.pointer_type();
@@ -1360,6 +1471,9 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .map_err(|e| NoJit(e.to_string()))?;
     let shfl_id = module
         .declare_function("ptxvm_jit_shfl", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let diverge_id = module
+        .declare_function("ptxvm_jit_diverge", Linkage::Import, &helper_sig)
         .map_err(|e| NoJit(e.to_string()))?;
     let mut span_sig = module.make_signature();
     span_sig.params.push(AbiParam::new(ptr));
@@ -1388,8 +1502,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let ctx = b.block_params(entry)[0];
-        let start_pc = b.block_params(entry)[1];
-        let act = b.ins().load(I32, TRUSTED, ctx, off!(act));
+        let entry_pc = b.block_params(entry)[1];
         let thread_insts = b.declare_var(I64);
         let zero64 = b.ins().iconst(I64, 0);
         b.def_var(thread_insts, zero64);
@@ -1399,8 +1512,17 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let gather = module.declare_func_in_func(gather_id, b.func);
         let scatter = module.declare_func_in_func(scatter_id, b.func);
         let shfl = module.declare_func_in_func(shfl_id, b.func);
+        let diverge_fn = module.declare_func_in_func(diverge_id, b.func);
         let run_span = module.declare_func_in_func(run_span_id, b.func);
         let exit = b.create_block();
+        // The dispatch: the group's lanes and what is made of them, then on to the block
+        // starting at its PC. Entered from the entry, and again where the group's lanes
+        // change ([`Gen::diverge`], [`Gen::go_to`]'s merge).
+        let dispatch = b.create_block();
+        let start_pc = b.append_block_param(dispatch, I32);
+        b.ins().jump(dispatch, &[entry_pc.into()]);
+        b.switch_to_block(dispatch);
+        let act = b.ins().load(I32, TRUSTED, ctx, off!(act));
         let act32: [Value; 8] = std::array::from_fn(|k| lane_mask32(&mut b, act, k));
         let act64: [Value; 16] = std::array::from_fn(|k| lane_mask64(&mut b, act, k));
         let act_count = b.ins().popcnt(act);
@@ -1437,6 +1559,9 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             uniform: Uniform::of(f),
             lane_off,
             scratch: None,
+            dispatch,
+            merges: HashSet::new(),
+            diverge_fn,
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -1445,6 +1570,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             .enumerate()
             .map(|(k, &(s, _))| (s, k))
             .collect();
+        g.merges = merge_points(f, &blocks, &by_start);
         // Dispatch on the start PC; anything else leaves at once.
         let not_here = g.b.create_block();
         let default = g.b.func.dfg.block_call(not_here, &[]);
@@ -2225,10 +2351,77 @@ impl Gen<'_, '_> {
                 self.flush(pc);
                 self.b.ins().brif(below, out, &[], cblocks[k], &[]);
                 self.b.switch_to_block(out);
+                if self.merges.contains(&pc) {
+                    self.merge(pc);
+                }
                 self.leave_const(pc, EXIT_AT);
             }
             None => self.leave_const(pc, EXIT_AT),
         }
+    }
+
+    /// A divergent forward `bra` at `pc` to the merge point `target`, its registers stored:
+    /// what the warp engine's `branch` and `select` would do, done here when this is the
+    /// call's first divergence, no other group of the warp is at or before `target` and the
+    /// group is not spinning — the lanes that fall through run on from `pc + 1` as the
+    /// selected group, the others wait at `target` (`pend`, with `others` at `target`), and
+    /// the spin counts the warp engine would have stored are stored on the way out
+    /// (`JitCtx::div_mask`). Otherwise the code leaves at `pc` for the warp engine.
+    fn diverge(&mut self, pc: u32, target: u32, taken: Value) {
+        let c = self.ctx;
+        let pend = self.b.ins().load(I32, TRUSTED, c, off!(pend));
+        let first = self.b.ins().icmp_imm_s(IntCC::Equal, pend, 0);
+        let others = self.b.ins().load(I32, TRUSTED, c, off!(others));
+        let clear = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, others, target as i64);
+        let t = self.b.ins().load(I32, TRUSTED, c, off!(spin_taken));
+        let calm = self.spun(t);
+        let ok = self.b.ins().band(first, clear);
+        let go = self.b.create_block();
+        let out = self.b.create_block();
+        let ok = self.b.ins().band_not(ok, calm);
+        self.b.ins().brif(ok, go, &[], out, &[]);
+        self.b.switch_to_block(out);
+        self.give_back(1);
+        self.leave_const(pc, EXIT_AT);
+        self.b.switch_to_block(go);
+        self.count(taken);
+        self.settle();
+        let tpc = self.b.ins().iconst(I32, target as i64);
+        self.b.ins().call(self.diverge_fn, &[c, taken, tpc]);
+        let next = self.b.ins().iconst(I32, pc as i64 + 1);
+        self.b.ins().jump(self.dispatch, &[next.into()]);
+    }
+
+    /// At the merge point `pc`, where the group has to leave (another group is at or
+    /// before `pc`): when that is the lanes a divergence left waiting here and the group
+    /// took no backward branch since (its spin state then holds for them too), the two
+    /// become one group, as `select` would make them, and go on here.
+    fn merge(&mut self, pc: u32) {
+        let c = self.ctx;
+        let pend = self.b.ins().load(I32, TRUSTED, c, off!(pend));
+        let ppc = self.b.ins().load(I32, TRUSTED, c, off!(pend_pc));
+        let t = self.b.ins().load(I32, TRUSTED, c, off!(spin_taken));
+        let waiting = self.b.ins().icmp_imm_s(IntCC::NotEqual, pend, 0);
+        let here = self.b.ins().icmp_imm_s(IntCC::Equal, ppc, pc as i64);
+        let calm = self.b.ins().icmp_imm_s(IntCC::Equal, t, 0);
+        let ok = self.b.ins().band(waiting, here);
+        let ok = self.b.ins().band(ok, calm);
+        let go = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], out, &[]);
+        self.b.switch_to_block(go);
+        let all = self.b.ins().bor(self.act, pend);
+        self.b.ins().store(TRUSTED, all, c, off!(act));
+        let zero = self.b.ins().iconst(I32, 0);
+        self.b.ins().store(TRUSTED, zero, c, off!(pend));
+        let orig = self.b.ins().load(I32, TRUSTED, c, off!(orig_others));
+        self.b.ins().store(TRUSTED, orig, c, off!(others));
+        let at = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().jump(self.dispatch, &[at.into()]);
+        self.b.switch_to_block(out);
     }
 
     /// `bra` at `pc`: the whole group jumps, none does, or it diverges (the warp engine
@@ -2255,10 +2448,15 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(not_all);
         let is_none = self.b.ins().icmp_imm_s(IntCC::Equal, taken, 0);
         self.b.ins().brif(is_none, none, &[], diverged, &[]);
-        // Divergence: the branch is the warp engine's.
+        // Divergence: the branch is the warp engine's, or, forward to a merge point, the
+        // code's own.
         self.b.switch_to_block(diverged);
-        self.give_back(1);
-        self.leave_const(pc, EXIT_AT);
+        if target > pc && self.merges.contains(&target) {
+            self.diverge(pc, target, taken);
+        } else {
+            self.give_back(1);
+            self.leave_const(pc, EXIT_AT);
+        }
         // No lane jumps: the branch ran (counted, no spin change); on to pc + 1.
         self.b.switch_to_block(none);
         self.count(taken);
