@@ -400,6 +400,14 @@ fn sampler(t: &CUDA_TEXTURE_DESC, lay: &Layout) -> R<Sampler> {
         // Without CU_TRSF_READ_AS_INTEGER, 8- and 16-bit integers read as normalized floats.
         read_float: small_int && t.flags & TRSF_READ_AS_INTEGER == 0,
         border: t.border_color,
+        mip_filter: match t.mipmap_filter_mode {
+            0 => Filter::Point,
+            1 => Filter::Linear,
+            _ => return Err(invalid()),
+        },
+        lod_bias: t.mipmap_level_bias,
+        min_lod: t.min_mipmap_level_clamp,
+        max_lod: t.max_mipmap_level_clamp,
     })
 }
 
@@ -526,10 +534,10 @@ pub unsafe extern "C" fn cuTexObjectGetTextureDesc(p: *mut CUDA_TEXTURE_DESC, h:
             filter_mode: (s.filter == Filter::Linear) as u32,
             flags,
             max_anisotropy: 0,
-            mipmap_filter_mode: 0,
-            mipmap_level_bias: 0.0,
-            min_mipmap_level_clamp: 0.0,
-            max_mipmap_level_clamp: 0.0,
+            mipmap_filter_mode: (s.mip_filter == Filter::Linear) as u32,
+            mipmap_level_bias: s.lod_bias,
+            min_mipmap_level_clamp: s.min_lod,
+            max_mipmap_level_clamp: s.max_lod,
             border_color: s.border,
             reserved: [0; 12],
         };
