@@ -1296,16 +1296,62 @@ zero gradient is -inf: level 0), plus the bias, clamped, 8 fractional bits.""",
         regs = {"%c0": layer, "%c1": fb(x), "%c2": fb(y), "%c3": 0, "%l": fb(lod)}
         cases.append((regs, "tex.level.a2d.v4.f32.f32 D, [%rd5, {%c0, %c1, %c2, %c3}], %l",
                       words(ml[min(layer, 2)].sample((x, y, 0), lod=lod), 4), False))
+    # Cubemaps: each face's chain (faces 4x4, 2x2, 1x1), .level and .grad (the partials of the
+    # face coordinates, OpenGL's rule, scaled by the face size).
+    ac = (rng.integers(-16, 16, size=(6, 4, 4, 1)) / 4).astype(np.float32)
+    fch = [chain(ac[f], 3, 2) for f in range(6)]
+    mc = [Mip(fch[f], "linear", "clamp", True, mipfilter="linear") for f in range(6)]
+    axes = {0: ((2, -1), (1, -1), 0), 1: ((2, 1), (1, -1), 0), 2: ((0, 1), (2, 1), 1),
+            3: ((0, 1), (2, -1), 1), 4: ((0, 1), (1, -1), 2), 5: ((0, -1), (1, -1), 2)}
+
+    def cube_lod(c, dx, dy):
+        face, _, _ = cube_face(*c)
+        (i_s, ss), (i_t, st), im = axes[face]
+        c = [float(F(v)) for v in c]
+
+        def ln(g):
+            g = [float(F(v)) for v in g]
+            ma = c[im]
+            if ma == 0.0:
+                return 0.0
+            dma = math.copysign(1.0, ma) * g[im]
+            am = abs(ma)
+            d = lambda i, sg: (sg * g[i] * am - sg * c[i] * dma) / (2.0 * ma * ma) * 4.0
+            du, dv = d(i_s, ss), d(i_t, st)
+            return math.sqrt(du * du + dv * dv)
+        rho = max(ln(dx), ln(dy))
+        return F(math.log2(rho)) if rho > 0 else F(-np.inf)
+
+    for i in range(8):
+        d = [float(F(v)) for v in rng.uniform(-1, 1, size=3)]
+        face, u, v = cube_face(*d)
+        regs = {"%c0": fb(d[0]), "%c1": fb(d[1]), "%c2": fb(d[2]), "%c3": 0}
+        if i % 2 == 0:
+            lod = float(F(rng.uniform(-0.5, 2.5)))
+            regs["%l"] = fb(lod)
+            r = mc[face].sample((u, v, 0), lod=lod)
+            inst = "tex.level.cube.v4.f32.f32 D, [%rd6, {%c0, %c1, %c2, %c3}], %l"
+        else:
+            g = [float(F(x)) for x in rng.uniform(-0.6, 0.6, size=6)]
+            regs.update({"%g0": fb(g[0]), "%g1": fb(g[1]), "%g2": fb(g[2]), "%g3": 0,
+                         "%g4": fb(g[3]), "%g5": fb(g[4]), "%g6": fb(g[5]), "%g7": 0})
+            lam = cube_lod(d, g[0:3], g[3:6])
+            r = mc[face].sample((u, v, 0), lod=lam)
+            inst = "tex.grad.cube.v4.f32.f32 D, [%rd6, {%c0, %c1, %c2, %c3}], {%g0, %g1, %g2, %g3}, {%g4, %g5, %g6, %g7}"
+        cases.append((regs, inst, words(r, 4), False))
     seq_test("tex_mip_forms", """Mipmap forms: tex.level.1d with point mipmap filtering and unnormalized coordinates (in
 each level's own texels); tex.level.2d.v4.u32.s32 (integer coordinates: lod is the level
 number, clamped to the chain) on a u8 RGBA chain (box filter: floor((sum + 2) / 4)); the same
 chain read as normalized floats with linear mipmap filtering; tex.grad.3d (partials scaled by
-8x8x4; 2x2x2 box filter); tex.level.a2d on a layered chain (layers kept, index clamped).""",
-             ["t1", "tu", "tf", "t3", "tl"],
+8x8x4; 2x2x2 box filter); tex.level.a2d on a layered chain (layers kept, index clamped);
+tex.level.cube and tex.grad.cube on a 4x4 cubemap chain (each face its own chain; .grad from
+the partials of the face coordinates, OpenGL's rule, scaled by the face size).""",
+             ["t1", "tu", "tf", "t3", "tl", "tc"],
              [arg_spec("tex,levels=5", a1), arg_spec("tex,levels=3", au),
               arg_spec("tex,filter=linear,normalized,read=float,levels=3,mipfilter=linear", au),
               arg_spec("tex,filter=linear,normalized,levels=4,mipfilter=linear", a3),
-              arg_spec("tex,filter=linear,normalized,geom=layered,levels=3,mipfilter=linear", la)],
+              arg_spec("tex,filter=linear,normalized,geom=layered,levels=3,mipfilter=linear", la),
+              arg_spec("tex,filter=linear,geom=cube,levels=3,mipfilter=linear", ac)],
              cases)
 
     text = f"""// txq on a mipmapped 2D texture of 12x8 texels with 4 levels: num_mipmap_levels 4;
