@@ -17,7 +17,7 @@ use crate::abi::*;
 use crate::driver::{Error, R, api, current, drv, out};
 use crate::types::*;
 use ptxvm_vm::memory::AllocKind;
-use ptxvm_vm::ops::texture::{AddrMode, Elem, Filter, Geom, Layout, Sampler};
+use ptxvm_vm::ops::texture::{AddrMode, Elem, Filter, Geom, Layout, Sampler, max_levels};
 use ptxvm_vm::texobj::Object;
 use std::sync::{Arc, Mutex};
 
@@ -356,14 +356,16 @@ pub unsafe extern "C" fn cuMipmappedArrayCreate(
     levels: u32,
 ) -> CUresult {
     api("cuMipmappedArrayCreate", || {
-        if p.is_null() || d.is_null() || levels == 0 {
+        if p.is_null() || d.is_null() {
             return Err(invalid());
         }
         // SAFETY: the client's descriptor.
         let d = unsafe { d.read_unaligned() };
-        // Each level's extents are the previous one's halved (at least 1); at most
-        // floor(log2(largest extent)) + 1 levels.
-        let probe = array_layout(&d)?.with_levels(levels);
+        // Each level's extents are the previous one's halved (at least 1); the level count
+        // is clamped to [1, floor(log2(largest extent)) + 1], as cuda.h documents.
+        let one = array_layout(&d)?;
+        let most = max_levels(one.width.max(one.height).max(one.depth));
+        let probe = one.with_levels(levels.clamp(1, most));
         probe
             .validate()
             .map_err(|m| Error::quiet(CUDA_ERROR_INVALID_VALUE, m))?;
@@ -373,7 +375,7 @@ pub unsafe extern "C" fn cuMipmappedArrayCreate(
             layout,
             flags: d.flags,
             format: d.format,
-            level_arrays: Mutex::new(vec![None; levels as usize]),
+            level_arrays: Mutex::new(vec![None; probe.levels as usize]),
         }));
         // SAFETY: the client's out-pointer.
         unsafe { out(p, h as Handle) }

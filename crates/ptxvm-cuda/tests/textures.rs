@@ -277,20 +277,21 @@ fn mipmapped_arrays() {
             flags: f,
         };
         let mut mip: Handle = std::ptr::null_mut();
-        // At most floor(log2(4)) + 1 = 3 levels; 0 levels is invalid too.
+        // The level count is clamped to [1, floor(log2(4)) + 1 = 3] (cuda.h).
+        let mut one: Handle = std::ptr::null_mut();
+        let mut lv: Handle = std::ptr::null_mut();
+        assert_eq!(cuMipmappedArrayCreate(&mut one, &d(4, 4, 0), 0), 0);
+        assert_eq!(cuMipmappedArrayGetLevel(&mut lv, one, 0), 0);
         assert_eq!(
-            cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0), 4),
+            cuMipmappedArrayGetLevel(&mut lv, one, 1),
             CUDA_ERROR_INVALID_VALUE
         );
-        assert_eq!(
-            cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0), 0),
-            CUDA_ERROR_INVALID_VALUE
-        );
+        assert_eq!(cuMipmappedArrayDestroy(one), 0);
         assert_eq!(
             cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0x40), 2),
             CUDA_ERROR_NOT_SUPPORTED
         );
-        assert_eq!(cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0), 3), 0);
+        assert_eq!(cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0), 9), 0);
         let mut levels = [std::ptr::null_mut(); 3];
         for (i, (n, v)) in [(4usize, 1.0f32), (2, 2.0), (1, 4.0)]
             .into_iter()
