@@ -96,7 +96,7 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
                     .parse::<u32>()
                     .ok()
                     .filter(|&n| (1..=32).contains(&n))
-                    .ok_or_else(|| bad("1 to 32"))?
+                    .ok_or_else(|| format!("`{spec}`: `{opt}`: levels is 1 to 32"))?
             }
             "mipfilter" => {
                 s.mip_filter = match val {
@@ -110,7 +110,7 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
                     .parse::<f32>()
                     .ok()
                     .filter(|v| !v.is_nan())
-                    .ok_or_else(|| bad("a number"))?;
+                    .ok_or_else(|| format!("`{spec}`: `{opt}`: {key} is a number"))?;
                 match key {
                     "lodbias" => s.lod_bias = v,
                     "minlod" => s.min_lod = v,
