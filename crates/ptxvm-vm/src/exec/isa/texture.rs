@@ -415,18 +415,17 @@ impl Cta<'_> {
                 }
                 let cmp = cmp.then(|| f32::from_bits(data0() as u32));
                 let lv: Vec<u32> = x.lod.iter().map(|&s| self.src(t, s) as u32).collect();
+                let l0 = lv.first().copied().unwrap_or(0);
+                // `.grad`: dPdx's elements, then dPdy's (1, 2 or 4 each).
+                let (gx, gy) = lv.split_at(lv.len() / 2);
+                let g = |v: &[u32]| -> [f32; 3] {
+                    std::array::from_fn(|d| f32::from_bits(v.get(d).copied().unwrap_or(0)))
+                };
                 let lod = match lod {
                     LodMode::Base => Lod::Base,
-                    LodMode::Level if int_coords => Lod::Index(lv.first().map_or(0, |&v| v as i32)),
-                    LodMode::Level => Lod::Level(f32::from_bits(lv.first().copied().unwrap_or(0))),
-                    LodMode::Grad => {
-                        // dPdx's elements, then dPdy's (1, 2 or 4 each).
-                        let (gx, gy) = lv.split_at(lv.len() / 2);
-                        let g = |v: &[u32]| {
-                            std::array::from_fn(|d| f32::from_bits(v.get(d).copied().unwrap_or(0)))
-                        };
-                        Lod::Grad(g(gx), g(gy))
-                    }
+                    LodMode::Level if int_coords => Lod::Index(l0 as i32),
+                    LodMode::Level => Lod::Level(f32::from_bits(l0)),
+                    LodMode::Grad => Lod::Grad(g(gx), g(gy)),
                 };
                 let r = tx::lookup(
                     &lay,
