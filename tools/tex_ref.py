@@ -1077,9 +1077,323 @@ def surf_p_forms():
     write("surf_p_b64_forms", text)
 
 
+# ---------------------------------------------------------------------------------------
+# Mipmaps: level chains (`--arg tex:...,levels=N`: each level the previous one box-filtered),
+# .level (explicit LOD, point and linear mipmap filtering, bias and clamps), .grad (the LOD
+# of the partials), txq's level queries. The formulas are docs/textures.md's ("Mipmaps"),
+# written here from that text.
+# ---------------------------------------------------------------------------------------
+
+def box_level(a, dims):
+    """The next level of a (spatial dims in (d, h, w) order, channels last): each extent
+    halved (at least 1); texel (x, y, z) the mean of the texels (2x+i, 2y+j, 2z+k), each
+    index clamped to the level below, summed in f32 in the order x fastest, then y, then z,
+    times 1/n (f16 via f32, rounded to nearest even); integers floor((sum + n/2) / n)."""
+    sp = a.shape[:-1]
+    ch = a.shape[-1]
+    nsp = tuple(max(n // 2, 1) for n in sp)
+    out = np.zeros(nsp + (ch,), dtype=a.dtype)
+    n = 1 << dims
+    for idx in np.ndindex(*nsp):
+        # idx is (z, y, x) / (y, x) / (x,): children x fastest.
+        rev = idx[::-1]
+        kids = []
+        for k in range(2 if dims == 3 else 1):
+            for j in range(2 if dims >= 2 else 1):
+                for i in range(2):
+                    off = (i, j, k)[:dims]
+                    c = tuple(min(2 * rev[d] + off[d], sp[::-1][d] - 1) for d in range(dims))
+                    kids.append(c[::-1])
+        for cc in range(ch):
+            if a.dtype.kind == "f":
+                acc = None
+                for kid in kids:
+                    v = F(a[kid + (cc,)])
+                    acc = v if acc is None else F(acc + v)
+                m = F(acc * F(1.0 / n))
+                out[idx + (cc,)] = m  # f16: numpy rounds to nearest even
+            else:
+                tot = sum(int(a[kid + (cc,)]) for kid in kids)
+                out[idx + (cc,)] = (tot + n // 2) // n
+    return out
+
+
+def chain(a, levels, dims):
+    out = [a]
+    for _ in range(levels - 1):
+        out.append(box_level(out[-1], dims))
+    return out
+
+
+class Mip:
+    """A chain of Tex levels with the mipmap sampler fields."""
+
+    def __init__(self, levels, filt="point", mode="clamp", normalized=False, read_float=False,
+                 mipfilter="point", bias=0.0, minlod=0.0, maxlod=float("inf")):
+        self.lv = [Tex(a, filt, mode, normalized, read_float) for a in levels]
+        self.mipfilter, self.bias, self.minlod, self.maxlod = mipfilter, F(bias), F(minlod), F(maxlod)
+        self.norm = normalized
+
+    def grad_lod(self, dx, dy):
+        t0 = self.lv[0]
+
+        def ln(g):
+            s = 0.0
+            for d in range(t0.dims):
+                v = float(F(g[d])) * (float(t0.ext[d]) if self.norm else 1.0)
+                s += v * v
+            return math.sqrt(s)
+        rho = max(ln(dx), ln(dy))
+        return F(math.log2(rho)) if rho > 0 else F(-np.inf)
+
+    def select(self, lod, grad=None, index=None, blend=True):
+        top = len(self.lv) - 1
+        if top == 0:
+            return 0, 0
+        if index is not None:
+            return min(max(index, 0), top), 0
+        lam = self.grad_lod(*grad) if grad is not None else F(lod)
+        lam = F(lam + self.bias)
+        lam = min(max(lam, self.minlod), self.maxlod)
+        lam = min(max(lam, F(0)), F(top))
+        q = int(math.floor(float(lam) * 256 + 0.5))
+        if not blend or self.mipfilter == "point":
+            return min((q + 127) >> 8, top), 0
+        lvl, k = q >> 8, q & 255
+        return (top, 0) if lvl >= top else (lvl, k)
+
+    def sample(self, c, off=(0, 0, 0), lod=None, grad=None, cmp=None):
+        t0 = self.lv[0]
+        blend = t0.floats or cmp is not None
+        if lod is None and grad is None:
+            lvl, k = 0, 0
+        else:
+            lvl, k = self.select(lod, grad, blend=blend)
+        a = self.lv[lvl].sample(c, off, cmp)
+        if k == 0:
+            return a
+        b = self.lv[lvl + 1].sample(c, off, cmp)
+        wa, wb = F((256 - k) / 256), F(k / 256)
+        return [F(F(wa * x) + F(wb * y)) for x, y in zip(a, b)]
+
+    def fetch_int(self, c, off=(0, 0, 0), index=None, grad=None):
+        if index is not None:
+            lvl, _ = self.select(None, index=index)
+        elif grad is not None:
+            lvl, _ = self.select(None, grad=grad, blend=False)
+        else:
+            lvl = 0
+        return self.lv[lvl].fetch_int(c, off)
+
+
+def mip_forms():
+    rng = np.random.default_rng(81)
+    # A 2D f32 texture of 12x8 texels (4 levels: 12x8, 6x4, 3x2, 1x1), normalized, linear
+    # filtering within a level, clamp.
+    a = (rng.integers(-64, 64, size=(8, 12, 1)) / 8).astype(np.float32)
+    lv = chain(a, 4, 2)
+    c2 = lambda x, y: {"%c0": fb(x), "%c1": fb(y)}
+    A = "[%rd1, {%c0, %c1}]"
+    co = [(float(F(x)), float(F(y))) for x, y in rng.uniform(-0.1, 1.1, size=(64, 2))]
+    lods = [-1.0, 0.0, 0.25, 0.5, 0.49, 0.51, 1.0, 1.3, 1.5, 1.75, 2.2, 2.5, 2.9, 3.0, 3.4, 7.0]
+
+    def level_cases(m, rd, with_off=True, form="tex.level.2d.v4.f32.f32"):
+        cases = []
+        for i, lod in enumerate(lods):
+            x, y = co[i]
+            off = (int(rng.integers(-2, 3)), int(rng.integers(-2, 3)), 0) if with_off and i % 3 == 0 else (0, 0, 0)
+            regs = {**c2(x, y), "%l": fb(lod), "%o0": off[0], "%o1": off[1]}
+            ops = ", %l" + (", {%o0, %o1}" if off != (0, 0, 0) else "")
+            n = 2 if "f16x2" in form else 4
+            cases.append((regs, f"{form} D, [{rd}, {{%c0, %c1}}]{ops}", words(m.sample((x, y, 0), off, lod=lod), n), False))
+        return cases
+
+    # Point mipmap filtering (the nearest level; a tie goes to the lower level).
+    m = Mip(lv, "linear", "clamp", True, mipfilter="point")
+    cases = level_cases(m, "%rd1")
+    # .base and no mode: level 0; .level with d|p.
+    for i, form in enumerate(["tex.2d.v4.f32.f32", "tex.base.2d.v4.f32.f32"]):
+        x, y = co[40 + i]
+        cases.append((c2(x, y), f"{form} D, {A}", words(m.sample((x, y, 0)), 4), False))
+    x, y = co[42]
+    cases.append(({**c2(x, y), "%l": fb(1.6)}, f"tex.level.2d.v4.f32.f32 D, {A}, %l",
+                  words(m.sample((x, y, 0), lod=1.6), 4), True))
+    seq_test("tex_mip_level_point", """tex.level on a 12x8 f32 mipmapped texture (levels=4: 12x8, 6x4, 3x2, 1x1, each level the
+previous one 2x2 box-filtered), linear filtering within a level, normalized coordinates,
+point mipmap filtering: the LOD (clamped to [0, 3], 8 fractional bits) picks the nearest
+level, a tie (0.5, 1.5, 2.5) the lower one; offsets in the level's texels; tex and tex.base
+read level 0.""",
+             ["t"], [arg_spec("tex,filter=linear,normalized,levels=4", a)], cases)
+
+    # Linear mipmap filtering, with bias and clamps.
+    cases = []
+    m = Mip(lv, "linear", "clamp", True, mipfilter="linear")
+    cases += level_cases(m, "%rd1")
+    mb = Mip(lv, "linear", "clamp", True, mipfilter="linear", bias=0.375, minlod=0.5, maxlod=2.25)
+    cases += level_cases(mb, "%rd2", with_off=False)
+    cases += level_cases(mb, "%rd2", with_off=False, form="tex.level.2d.v2.f16x2.f32")[:6]
+    seq_test("tex_mip_level_linear", """tex.level with linear mipmap filtering on the 12x8 chain of tex_mip_level_point: the
+LOD's 8 fractional bits k blend level floor(LOD) and the next as (1 - k/256)*A + (k/256)*B
+(each term rounded to f32); a second object adds lodbias=0.375, minlod=0.5, maxlod=2.25
+(LOD + bias clamped to [0.5, 2.25], then to the chain); .f16x2 results rounded.""",
+             ["t", "tb"], [arg_spec("tex,filter=linear,normalized,levels=4,mipfilter=linear", a),
+                           arg_spec("tex,filter=linear,normalized,levels=4,mipfilter=linear,lodbias=0.375,minlod=0.5,maxlod=2.25", a)],
+             cases)
+
+    # .grad: the LOD of the partials scaled by the level-0 extent.
+    cases = []
+    mg = Mip(lv, "linear", "clamp", True, mipfilter="linear", bias=-0.25)
+    G = "{%g0, %g1}, {%g2, %g3}"
+    for i in range(24):
+        x, y = co[i + 16]
+        scale = float(2.0 ** rng.uniform(-5, 1))
+        g = [float(F(v * scale)) for v in rng.uniform(-1, 1, size=4)]
+        if i == 0:
+            g = [0.0, 0.0, 0.0, 0.0]
+        regs = {**c2(x, y), "%g0": fb(g[0]), "%g1": fb(g[1]), "%g2": fb(g[2]), "%g3": fb(g[3])}
+        r = mg.sample((x, y, 0), grad=((g[0], g[1], 0), (g[2], g[3], 0)))
+        cases.append((regs, f"tex.grad.2d.v4.f32.f32 D, {A}, {G}", words(r, 4), False))
+    seq_test("tex_mip_grad", """tex.grad on the 12x8 chain of tex_mip_level_point with linear mipmap filtering and
+lodbias=-0.25: LOD = log2(max(|dPdx * (12, 8)|, |dPdy * (12, 8)|)) (f64, rounded to f32; a
+zero gradient is -inf: level 0), plus the bias, clamped, 8 fractional bits.""",
+             ["t"], [arg_spec("tex,filter=linear,normalized,levels=4,mipfilter=linear,lodbias=-0.25", a)], cases)
+
+    # 1D point, unnormalized coordinates (each level's own texels), integer LODs with
+    # integer coordinates, u8 read as float with the box filter's integer rounding, 3D .grad,
+    # layered .level, txq.
+    cases = []
+    a1 = np.arange(16, dtype=np.float32).reshape(16, 1) * F(1.5)
+    l1 = chain(a1, 5, 1)
+    m1 = Mip(l1, "point", "clamp", False, mipfilter="point")
+    for x, lod in [(0.5, 0.0), (3.7, 1.0), (3.7, 2.0), (9.2, 1.0), (1.2, 3.0), (0.3, 4.0), (5.0, 9.0)]:
+        cases.append(({"%c0": fb(x), "%l": fb(lod)}, "tex.level.1d.v4.f32.f32 D, [%rd1, {%c0}], %l",
+                      words(m1.sample((x, 0, 0), lod=lod), 4), False))
+    au = rng.integers(0, 256, size=(6, 7, 4)).astype(np.uint8)
+    lu = chain(au, 3, 2)
+    mu = Mip(lu, "point", "clamp", False)
+    for (x, y), lvl in [((1, 2), 0), ((2, 1), 1), ((5, 0), 1), ((0, 0), 2), ((3, 3), -1), ((1, 1), 7)]:
+        cases.append(({"%c4": x, "%c5": y, "%l": lvl}, "tex.level.2d.v4.u32.s32 D, [%rd2, {%c4, %c5}], %l",
+                      words(mu.fetch_int((x, y, 0), index=lvl), 4), False))
+    mf = Mip(lu, "linear", "clamp", True, read_float=True, mipfilter="linear")
+    for x, y, lod in [(0.3, 0.6, 0.5), (0.8, 0.1, 1.25), (0.5, 0.5, 1.9)]:
+        cases.append(({**c2(x, y), "%l": fb(lod)}, "tex.level.2d.v4.f32.f32 D, [%rd3, {%c0, %c1}], %l",
+                      words(mf.sample((x, y, 0), lod=lod), 4), False))
+    a3 = (rng.integers(-32, 32, size=(4, 8, 8, 1)) / 4).astype(np.float32)
+    l3 = chain(a3, 4, 3)
+    m3 = Mip(l3, "linear", "clamp", True, mipfilter="linear")
+    for i in range(6):
+        c = [float(F(v)) for v in rng.uniform(0, 1, size=3)]
+        g = [float(F(v)) for v in rng.uniform(-0.3, 0.3, size=6)]
+        regs = {"%c0": fb(c[0]), "%c1": fb(c[1]), "%c2": fb(c[2]), "%c3": 0}
+        inst = "tex.grad.3d.v4.f32.f32 D, [%rd4, {%c0, %c1, %c2, %c3}], {%g0, %g1, %g2, %g3}, {%g4, %g5, %g6, %g7}"
+        regs.update({"%g0": fb(g[0]), "%g1": fb(g[1]), "%g2": fb(g[2]), "%g3": 0,
+                     "%g4": fb(g[3]), "%g5": fb(g[4]), "%g6": fb(g[5]), "%g7": 0})
+        cases.append((regs, inst, words(m3.sample(c, grad=(g[0:3], g[3:6])), 4), False))
+    la = (rng.integers(-16, 16, size=(3, 4, 6, 2)) / 4).astype(np.float32)
+    lchains = [chain(la[i], 3, 2) for i in range(3)]
+    ml = [Mip(lchains[i], "linear", "clamp", True, mipfilter="linear") for i in range(3)]
+    for layer, x, y, lod in [(0, 0.3, 0.4, 0.7), (2, 0.9, 0.2, 1.5), (5, 0.5, 0.5, 2.0)]:
+        regs = {"%c0": layer, "%c1": fb(x), "%c2": fb(y), "%c3": 0, "%l": fb(lod)}
+        cases.append((regs, "tex.level.a2d.v4.f32.f32 D, [%rd5, {%c0, %c1, %c2, %c3}], %l",
+                      words(ml[min(layer, 2)].sample((x, y, 0), lod=lod), 4), False))
+    # Cubemaps: each face's chain (faces 4x4, 2x2, 1x1), .level and .grad (the partials of the
+    # face coordinates, OpenGL's rule, scaled by the face size).
+    ac = (rng.integers(-16, 16, size=(6, 4, 4, 1)) / 4).astype(np.float32)
+    fch = [chain(ac[f], 3, 2) for f in range(6)]
+    mc = [Mip(fch[f], "linear", "clamp", True, mipfilter="linear") for f in range(6)]
+    axes = {0: ((2, -1), (1, -1), 0), 1: ((2, 1), (1, -1), 0), 2: ((0, 1), (2, 1), 1),
+            3: ((0, 1), (2, -1), 1), 4: ((0, 1), (1, -1), 2), 5: ((0, -1), (1, -1), 2)}
+
+    def cube_lod(c, dx, dy):
+        face, _, _ = cube_face(*c)
+        (i_s, ss), (i_t, st), im = axes[face]
+        c = [float(F(v)) for v in c]
+
+        def ln(g):
+            g = [float(F(v)) for v in g]
+            ma = c[im]
+            if ma == 0.0:
+                return 0.0
+            dma = math.copysign(1.0, ma) * g[im]
+            am = abs(ma)
+            d = lambda i, sg: (sg * g[i] * am - sg * c[i] * dma) / (2.0 * ma * ma) * 4.0
+            du, dv = d(i_s, ss), d(i_t, st)
+            return math.sqrt(du * du + dv * dv)
+        rho = max(ln(dx), ln(dy))
+        return F(math.log2(rho)) if rho > 0 else F(-np.inf)
+
+    for i in range(8):
+        d = [float(F(v)) for v in rng.uniform(-1, 1, size=3)]
+        face, u, v = cube_face(*d)
+        regs = {"%c0": fb(d[0]), "%c1": fb(d[1]), "%c2": fb(d[2]), "%c3": 0}
+        if i % 2 == 0:
+            lod = float(F(rng.uniform(-0.5, 2.5)))
+            regs["%l"] = fb(lod)
+            r = mc[face].sample((u, v, 0), lod=lod)
+            inst = "tex.level.cube.v4.f32.f32 D, [%rd6, {%c0, %c1, %c2, %c3}], %l"
+        else:
+            g = [float(F(x)) for x in rng.uniform(-0.6, 0.6, size=6)]
+            regs.update({"%g0": fb(g[0]), "%g1": fb(g[1]), "%g2": fb(g[2]), "%g3": 0,
+                         "%g4": fb(g[3]), "%g5": fb(g[4]), "%g6": fb(g[5]), "%g7": 0})
+            lam = cube_lod(d, g[0:3], g[3:6])
+            r = mc[face].sample((u, v, 0), lod=lam)
+            inst = "tex.grad.cube.v4.f32.f32 D, [%rd6, {%c0, %c1, %c2, %c3}], {%g0, %g1, %g2, %g3}, {%g4, %g5, %g6, %g7}"
+        cases.append((regs, inst, words(r, 4), False))
+    seq_test("tex_mip_forms", """Mipmap forms: tex.level.1d with point mipmap filtering and unnormalized coordinates (in
+each level's own texels); tex.level.2d.v4.u32.s32 (integer coordinates: lod is the level
+number, clamped to the chain) on a u8 RGBA chain (box filter: floor((sum + 2) / 4)); the same
+chain read as normalized floats with linear mipmap filtering; tex.grad.3d (partials scaled by
+8x8x4; 2x2x2 box filter); tex.level.a2d on a layered chain (layers kept, index clamped);
+tex.level.cube and tex.grad.cube on a 4x4 cubemap chain (each face its own chain; .grad from
+the partials of the face coordinates, OpenGL's rule, scaled by the face size).""",
+             ["t1", "tu", "tf", "t3", "tl", "tc"],
+             [arg_spec("tex,levels=5", a1), arg_spec("tex,levels=3", au),
+              arg_spec("tex,filter=linear,normalized,read=float,levels=3,mipfilter=linear", au),
+              arg_spec("tex,filter=linear,normalized,levels=4,mipfilter=linear", a3),
+              arg_spec("tex,filter=linear,normalized,geom=layered,levels=3,mipfilter=linear", la),
+              arg_spec("tex,filter=linear,geom=cube,levels=3,mipfilter=linear", ac)],
+             cases)
+
+    text = f"""// txq on a mipmapped 2D texture of 12x8 texels with 4 levels: num_mipmap_levels 4;
+// txq.level.width/height at levels 0..4: 12x8, 6x4, 3x2, 1x1, and (past the chain: the
+// extents keep halving, at least 1) 1x1.
+// run: --grid 1 --block 1
+// arg: tex,normalized,levels=4:f32[8,12,1] = 0
+// arg: zeros:u32:11
+// expect arg1: u32 [4, 12, 8, 6, 4, 3, 2, 1, 1, 1, 1]
+
+{HEAD}
+.visible .entry mip_queries(.param .u64 t, .param .u64 o)
+{{
+  .reg .b64 %rd<4>;
+  .reg .b32 %r<12>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [o];
+  txq.num_mipmap_levels.b32 %r0, [%rd1];
+  txq.level.width.b32 %r1, [%rd1], 0;
+  txq.level.height.b32 %r2, [%rd1], 0;
+  txq.level.width.b32 %r3, [%rd1], 1;
+  txq.level.height.b32 %r4, [%rd1], 1;
+  txq.level.width.b32 %r5, [%rd1], 2;
+  txq.level.height.b32 %r6, [%rd1], 2;
+  txq.level.width.b32 %r7, [%rd1], 3;
+  txq.level.height.b32 %r8, [%rd1], 3;
+  txq.level.width.b32 %r9, [%rd1], 4;
+  txq.level.height.b32 %r10, [%rd1], 4;
+  st.global.v4.b32 [%rd2], {{%r0, %r1, %r2, %r3}};
+  st.global.v4.b32 [%rd2+16], {{%r4, %r5, %r6, %r7}};
+  st.global.v2.b32 [%rd2+32], {{%r8, %r9}};
+  st.global.b32 [%rd2+40], %r10;
+  ret;
+}}
+"""
+    write("tex_mip_queries", text)
+
+
 if __name__ == "__main__":
     depth_forms()
     cube_forms()
     ms_forms()
     sampler_forms()
     surf_p_forms()
+    mip_forms()

@@ -67,6 +67,7 @@ RUNTIME_PROGRAMS=(
     "cooperative_groups||static13 shared13"
     "thrust_sort||static13"
     "textures||static13 shared13"
+    "mipmaps||static13 shared13"
 )
 
 # ---------------------------------------------------------------- driver API programs

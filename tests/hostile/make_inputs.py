@@ -575,6 +575,52 @@ case(d + "wrong_geometry", "tex.2d of a 1D texture faults, naming both geometrie
 case(d + "surface_as_texture", "A surface handle given to tex faults.",
      TX % ("surf:{dir}/f32_2d.npy", "surf:{dir}/u32_2d.npy"), 1, stderr="is a surface object, not a texture one")
 
+MIPK = HDR + """.visible .entry k(.param .u64 t, .param .u64 s)
+{
+.reg .b64 %rd<3>;
+.reg .f32 %f<12>;
+.reg .b32 %r<8>;
+ld.param.u64 %rd1, [t];
+mov.b32 %f1, 0x7fc00000;
+mov.b32 %f2, 0x7f800000;
+mov.b32 %f3, 0xff800000;
+mov.b32 %f4, 0x7effffff;
+mov.b32 %f9, 0x00000001;
+mov.f32 %f10, 0f00000000;
+mov.u32 %r1, -2147483648;
+mov.u32 %r2, 2147483647;
+tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f4, %f1}], %f1;
+tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f4}], %f2, {%r1, %r2};
+tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f3, %f2}], %f3;
+tex.level.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f9, %f9}], %f4;
+tex.level.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r2}], %r1;
+tex.level.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r2, %r1}], %r2, {%r2, %r1};
+tex.grad.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f9, %f1}], {%f1, %f2}, {%f3, %f4};
+tex.grad.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f4, %f4}], {%f4, %f4}, {%f9, %f9};
+tex.grad.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f10, %f10}], {%f10, %f10}, {%f10, %f10};
+tex.grad.2d.v4.f32.s32 {%f5, %f6, %f7, %f8}, [%rd1, {%r1, %r1}], {%f2, %f3}, {%f1, %f1};
+txq.level.height.b32 %r3, [%rd1], %r1;
+ret;
+}
+"""
+put(d + "mip_extremes.ptx", MIPK)
+MX = "run {dir}/mip_extremes.ptx --grid 1 --block 1 --arg %s --arg u64:0"
+for name, opts, what in [
+        ("mip_extremes_linear", "filter=linear,address=mirror,normalized,levels=3,mipfilter=linear,lodbias=-1e30,maxlod=inf",
+         "NaN, infinite, huge and subnormal LODs and partials, extreme integer levels and coordinates\non a mipmapped texture with linear mipmap filtering: no panic, no overflow."),
+        ("mip_extremes_point", "address=border,levels=2,lodbias=3.5,minlod=2,maxlod=-1",
+         "The same with point mipmap filtering, a bias, and a minimum clamp above the maximum.")]:
+    case(d + name, what, MX % ("tex:{dir}/f32_2d.npy," + opts), 0)
+mip_specs = {
+    "mip_too_many_levels": ("tex:{dir}/f32_2d.npy,levels=4", "mipmap levels for a 5x3x1 resource", "More mipmap levels than floor(log2(5)) + 1."),
+    "mip_levels_range": ("tex:{dir}/f32_2d.npy,levels=99", "levels is 1 to 32", "levels=99."),
+    "mip_options_without_levels": ("tex:{dir}/f32_2d.npy,lodbias=1", "needs levels=N", "A mipmap option on a one-level texture."),
+    "mip_linear_of_ints": ("tex:{dir}/u8.npy,levels=2,mipfilter=linear", "linear mipmap filtering returns floats", "Linear mipmap filtering of integers read as integers."),
+    "mip_bad_number": ("tex:{dir}/f32_2d.npy,levels=2,maxlod=nan", "maxlod is a number", "A NaN clamp."),
+}
+for name, (spec, msg, what) in mip_specs.items():
+    case(d + name, what + " A usage error: exit 2.", MX % spec, 2, stderr=msg)
+
 d = "scale/"
 H = HDR.replace("\n", "\\n")
 scale = {

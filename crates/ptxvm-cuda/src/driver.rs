@@ -223,6 +223,7 @@ pub struct Driver {
     pub pools: Table<Pool>,
     pub phys: Table<crate::vmm::PhysMem>,
     pub arrays: Table<crate::texture::CuArray>,
+    pub mipmaps: Table<crate::texture::CuMipmap>,
     pub multicast: Table<crate::multicast::Multicast>,
     /// Checked modules by content hash: a program that loads the same PTX many times
     /// parses and checks it once.
@@ -269,6 +270,7 @@ fn build() -> Result<Driver, String> {
         pools,
         phys: Table::new(Kind::PhysMem),
         arrays: Table::new(Kind::Array),
+        mipmaps: Table::new(Kind::Mipmap),
         multicast: Table::new(Kind::Multicast),
         module_cache: Mutex::new(HashMap::new()),
     })

@@ -28,6 +28,8 @@ pub enum Kind {
     Array = 0xcb,
     /// A multicast object (`cuMulticastCreate`, also a `CUmemGenericAllocationHandle`).
     Multicast = 0xcc,
+    /// A mipmapped CUDA array (`CUmipmappedArray`, `crate::texture`).
+    Mipmap = 0xcd,
 }
 
 /// The kind of a raw handle value, if it is one of ours.
@@ -46,6 +48,7 @@ pub fn kind_of(h: usize) -> Option<Kind> {
         Kind::PhysMem,
         Kind::Array,
         Kind::Multicast,
+        Kind::Mipmap,
     ]
     .into_iter()
     .find(|k| *k as u8 == tag)

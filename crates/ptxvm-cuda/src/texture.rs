@@ -7,17 +7,19 @@
 //! table; `cuMemcpy2D`/`cuMemcpy3D` copy to and from it as pitched memory of that layout
 //! (`memory.rs`). Texture and surface objects are the device's objects
 //! (`ptxvm_vm::texobj`): the `CUtexObject`/`CUsurfObject` value is the handle the kernel's
-//! `tex`/`suld` instructions take. Not supported (each `CUDA_ERROR_NOT_SUPPORTED`, said on
-//! stderr): mipmapped arrays, sparse and deferred-mapping arrays, resource
-//! views, sRGB reads.
+//! `tex`/`suld` instructions take. A mipmapped array (`cuMipmappedArrayCreate`) is one
+//! device allocation holding its levels one after another (`Layout::levels`); each level
+//! `cuMipmappedArrayGetLevel` returns is a `CUarray` over its part of that allocation, owned
+//! by the mipmapped array. Not supported (each `CUDA_ERROR_NOT_SUPPORTED`, said on stderr):
+//! sparse and deferred-mapping arrays, resource views, sRGB reads.
 
 use crate::abi::*;
 use crate::driver::{Error, R, api, current, drv, out};
 use crate::types::*;
 use ptxvm_vm::memory::AllocKind;
-use ptxvm_vm::ops::texture::{AddrMode, Elem, Filter, Geom, Layout, Sampler};
+use ptxvm_vm::ops::texture::{AddrMode, Elem, Filter, Geom, Layout, Sampler, max_levels};
 use ptxvm_vm::texobj::Object;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A CUDA array: its device, its texels' layout, its `CUDA_ARRAY3D_*` flags.
 pub struct CuArray {
@@ -25,6 +27,19 @@ pub struct CuArray {
     pub layout: Layout,
     pub flags: u32,
     pub format: u32,
+    /// The mipmapped array this is a level of (its memory is that array's; it is destroyed
+    /// with it, not by `cuArrayDestroy`).
+    pub level_of: Option<usize>,
+}
+
+/// A mipmapped CUDA array: its device, the layout of its chain of levels (one allocation),
+/// its flags, and the `CUarray` handle of each level `cuMipmappedArrayGetLevel` returned.
+pub struct CuMipmap {
+    pub dev: i32,
+    pub layout: Layout,
+    pub flags: u32,
+    pub format: u32,
+    pub level_arrays: Mutex<Vec<Option<usize>>>,
 }
 
 // CUarray_format.
@@ -126,10 +141,8 @@ fn invalid() -> Error {
     Error::code(CUDA_ERROR_INVALID_VALUE)
 }
 
-fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
-    if p.is_null() {
-        return Err(invalid());
-    }
+/// The layout (at base 0) an array descriptor describes.
+fn array_layout(d: &CUDA_ARRAY3D_DESCRIPTOR) -> R<Layout> {
     let known = ARRAY3D_LAYERED | ARRAY3D_SURFACE_LDST | ARRAY3D_CUBEMAP | ARRAY3D_TEXTURE_GATHER;
     if d.flags & !known != 0 {
         return Err(Error::loud(
@@ -160,10 +173,6 @@ fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
         (true, 0, l) => (Geom::Layered1, 1, 1, l),
         (true, h, l) => (Geom::Layered2, h, 1, l),
     };
-    let d2 = drv()?;
-    let (_, ctx) = current()?;
-    ctx.check()?;
-    let dev = d2.dev(ctx.dev)?;
     let probe = Layout::packed(
         0,
         elem,
@@ -176,18 +185,36 @@ fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
     )
     .ok_or_else(invalid)?;
     probe.validate().map_err(|_| invalid())?;
+    Ok(probe)
+}
+
+/// Allocates the memory of a layout (at base 0) on the current context's device: its
+/// device ordinal and the layout at its base.
+fn alloc_layout(probe: Layout, what: &str) -> R<(i32, Layout)> {
+    let d2 = drv()?;
+    let (_, ctx) = current()?;
+    ctx.check()?;
+    let dev = d2.dev(ctx.dev)?;
     let bytes = probe.span().ok_or_else(invalid)?;
     let base = dev
         .vm
         .mem
-        .alloc(bytes, AllocKind::Device, "CUDA array")
+        .alloc(bytes, AllocKind::Device, what)
         .map_err(|e| Error::quiet(CUDA_ERROR_OUT_OF_MEMORY, e.to_string()))?;
-    let layout = Layout { base, ..probe };
-    let h = d2.arrays.insert(Arc::new(CuArray {
-        dev: ctx.dev,
+    Ok((ctx.dev, Layout { base, ..probe }))
+}
+
+fn create_array(p: *mut Handle, d: CUDA_ARRAY3D_DESCRIPTOR) -> R {
+    if p.is_null() {
+        return Err(invalid());
+    }
+    let (dev, layout) = alloc_layout(array_layout(&d)?, "CUDA array")?;
+    let h = drv()?.arrays.insert(Arc::new(CuArray {
+        dev,
         layout,
         flags: d.flags,
         format: d.format,
+        level_of: None,
     }));
     // SAFETY: the client's out-pointer.
     unsafe { out(p, h as Handle) }
@@ -244,6 +271,14 @@ pub unsafe extern "C" fn cuArray3DCreate_v2(
 pub unsafe extern "C" fn cuArrayDestroy(h: Handle) -> CUresult {
     api("cuArrayDestroy", || {
         let d = drv()?;
+        let a = array(h)?;
+        if a.level_of.is_some() {
+            // A level is freed with its mipmapped array (cuMipmappedArrayDestroy).
+            return Err(Error::quiet(
+                CUDA_ERROR_INVALID_VALUE,
+                "a level of a mipmapped array is destroyed with the mipmapped array",
+            ));
+        }
         let a = d
             .arrays
             .remove(h as usize)
@@ -306,6 +341,110 @@ pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(
     })
 }
 
+/// The mipmapped array of a handle.
+pub fn mipmap(h: Handle) -> R<Arc<CuMipmap>> {
+    drv()?
+        .mipmaps
+        .get(h as usize)
+        .ok_or_else(|| Error::code(CUDA_ERROR_INVALID_HANDLE))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMipmappedArrayCreate(
+    p: *mut Handle,
+    d: *const CUDA_ARRAY3D_DESCRIPTOR,
+    levels: u32,
+) -> CUresult {
+    api("cuMipmappedArrayCreate", || {
+        if p.is_null() || d.is_null() {
+            return Err(invalid());
+        }
+        // SAFETY: the client's descriptor.
+        let d = unsafe { d.read_unaligned() };
+        // Each level's extents are the previous one's halved (at least 1); the level count
+        // is clamped to [1, floor(log2(largest extent)) + 1], as cuda.h documents.
+        let one = array_layout(&d)?;
+        let most = max_levels(one.width.max(one.height).max(one.depth));
+        let probe = one.with_levels(levels.clamp(1, most));
+        probe
+            .validate()
+            .map_err(|m| Error::quiet(CUDA_ERROR_INVALID_VALUE, m))?;
+        let (dev, layout) = alloc_layout(probe, "CUDA mipmapped array")?;
+        let h = drv()?.mipmaps.insert(Arc::new(CuMipmap {
+            dev,
+            layout,
+            flags: d.flags,
+            format: d.format,
+            level_arrays: Mutex::new(vec![None; probe.levels as usize]),
+        }));
+        // SAFETY: the client's out-pointer.
+        unsafe { out(p, h as Handle) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMipmappedArrayGetLevel(
+    p: *mut Handle,
+    h: Handle,
+    level: u32,
+) -> CUresult {
+    api("cuMipmappedArrayGetLevel", || {
+        if p.is_null() {
+            return Err(invalid());
+        }
+        let m = mipmap(h)?;
+        let lay = m.layout.level(level).ok_or_else(|| {
+            Error::quiet(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "level {level} of a mipmapped array of {} levels",
+                    m.layout.levels
+                ),
+            )
+        })?;
+        let mut cached = m.level_arrays.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = cached.get_mut(level as usize).ok_or_else(invalid)?;
+        let a = match *slot {
+            Some(a) => a,
+            None => {
+                let a = drv()?.arrays.insert(Arc::new(CuArray {
+                    dev: m.dev,
+                    layout: lay,
+                    flags: m.flags,
+                    format: m.format,
+                    level_of: Some(h as usize),
+                }));
+                *slot = Some(a);
+                a
+            }
+        };
+        // SAFETY: the client's out-pointer.
+        unsafe { out(p, a as Handle) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMipmappedArrayDestroy(h: Handle) -> CUresult {
+    api("cuMipmappedArrayDestroy", || {
+        let d = drv()?;
+        let m = d
+            .mipmaps
+            .remove(h as usize)
+            .ok_or_else(|| Error::code(CUDA_ERROR_INVALID_HANDLE))?;
+        for a in m
+            .level_arrays
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .flatten()
+        {
+            d.arrays.remove(*a);
+        }
+        let _ = d.dev(m.dev)?.vm.mem.free(m.layout.base);
+        Ok(())
+    })
+}
+
 /// The layout a resource descriptor names, on the current context's device.
 fn resource(r: &CUDA_RESOURCE_DESC) -> R<(Arc<ptxvm_vm::Device>, Layout)> {
     let d = drv()?;
@@ -337,12 +476,7 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> R<(Arc<ptxvm_vm::Device>, Layout)> {
             l.linear = true;
             l
         }
-        RESOURCE_MIPMAPPED => {
-            return Err(Error::loud(
-                CUDA_ERROR_NOT_SUPPORTED,
-                "mipmapped arrays are not supported",
-            ));
-        }
+        RESOURCE_MIPMAPPED => mipmap(r.res[0] as usize as Handle)?.layout,
         _ => return Err(invalid()),
     };
     Ok((vm, lay))
@@ -350,11 +484,18 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> R<(Arc<ptxvm_vm::Device>, Layout)> {
 
 /// The resource descriptor of a layout (what `cuTexObjectGetResourceDesc` returns; arrays
 /// are described as the pitched memory they are, since the object does not keep the
-/// `CUarray` handle).
+/// `CUarray` handle; a chain of levels is the live mipmapped array whose memory it is).
 fn resource_desc(l: &Layout) -> CUDA_RESOURCE_DESC {
     let fc = format_of(l.elem) as u64 | (l.channels as u64) << 32;
     let mut res = [0u64; 16];
-    let res_type = if l.geom == Geom::D1 && l.linear {
+    let mip = (l.levels > 1)
+        .then(|| drv().ok())
+        .flatten()
+        .and_then(|d| d.mipmaps.all().into_iter().find(|(_, m)| m.layout == *l));
+    let res_type = if let Some((h, _)) = mip {
+        res[0] = h as u64;
+        RESOURCE_MIPMAPPED
+    } else if l.geom == Geom::D1 && l.linear {
         res[..3].copy_from_slice(&[l.base, fc, l.width * l.texel_bytes()]);
         RESOURCE_LINEAR
     } else {
@@ -400,6 +541,14 @@ fn sampler(t: &CUDA_TEXTURE_DESC, lay: &Layout) -> R<Sampler> {
         // Without CU_TRSF_READ_AS_INTEGER, 8- and 16-bit integers read as normalized floats.
         read_float: small_int && t.flags & TRSF_READ_AS_INTEGER == 0,
         border: t.border_color,
+        mip_filter: match t.mipmap_filter_mode {
+            0 => Filter::Point,
+            1 => Filter::Linear,
+            _ => return Err(invalid()),
+        },
+        lod_bias: t.mipmap_level_bias,
+        min_lod: t.min_mipmap_level_clamp,
+        max_lod: t.max_mipmap_level_clamp,
     })
 }
 
@@ -526,10 +675,10 @@ pub unsafe extern "C" fn cuTexObjectGetTextureDesc(p: *mut CUDA_TEXTURE_DESC, h:
             filter_mode: (s.filter == Filter::Linear) as u32,
             flags,
             max_anisotropy: 0,
-            mipmap_filter_mode: 0,
-            mipmap_level_bias: 0.0,
-            min_mipmap_level_clamp: 0.0,
-            max_mipmap_level_clamp: 0.0,
+            mipmap_filter_mode: (s.mip_filter == Filter::Linear) as u32,
+            mipmap_level_bias: s.lod_bias,
+            min_mipmap_level_clamp: s.min_lod,
+            max_mipmap_level_clamp: s.max_lod,
             border_color: s.border,
             reserved: [0; 12],
         };

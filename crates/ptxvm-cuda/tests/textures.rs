@@ -1,7 +1,8 @@
 //! CUDA arrays, texture and surface objects through the driver's entry points, as a C client
 //! calls them: an array filled with `cuMemcpy2D`, a linear-filtered texture sampled by a
 //! kernel (expected values worked out by hand from the fixed-point formula), a surface
-//! written by a kernel and copied back, descriptors, and destroyed handles.
+//! written by a kernel and copied back, descriptors, and destroyed handles; a mipmapped array
+//! (levels through `cuMipmappedArrayGetLevel`) sampled with `.level`/`.grad`.
 
 use cuda::abi::*;
 use cuda::context::*;
@@ -240,5 +241,176 @@ fn arrays_textures_and_surfaces() {
             num_channels: 3,
         };
         assert_eq!(cuArrayCreate_v2(&mut sarr, &bad), CUDA_ERROR_INVALID_VALUE);
+    }
+}
+
+const MIP_PTX: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.visible .entry mip(.param .u64 t, .param .u64 o)\n{\n .reg .b64 %rd<4>;\n .reg .f32 %f<12>;\n .reg .b32 %r<2>;\n\
+ ld.param.u64 %rd1, [t];\n ld.param.u64 %rd2, [o];\n mov.f32 %f1, 0f3F000000;\n\
+ mov.f32 %f2, 0f3F000000;\n tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}], %f2;\n st.global.f32 [%rd2], %f3;\n\
+ mov.f32 %f2, 0f3FA00000;\n tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}], %f2;\n st.global.f32 [%rd2+4], %f3;\n\
+ mov.f32 %f7, 0f00000000;\n tex.grad.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}], {%f1, %f7}, {%f7, %f7};\n st.global.f32 [%rd2+8], %f3;\n\
+ tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}];\n st.global.f32 [%rd2+12], %f3;\n\
+ txq.num_mipmap_levels.b32 %r1, [%rd1];\n st.global.u32 [%rd2+16], %r1;\n ret;\n}\n\0";
+
+#[test]
+fn mipmapped_arrays() {
+    // SAFETY: driver entry points as documented in cuda.h, with valid pointers.
+    unsafe {
+        assert_eq!(cuInit(0), 0);
+        let mut ctx: Handle = std::ptr::null_mut();
+        assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), 0);
+        assert_eq!(cuCtxSetCurrent(ctx), 0);
+        let mut m: Handle = std::ptr::null_mut();
+        assert_eq!(cuModuleLoadData(&mut m, MIP_PTX.as_ptr().cast()), 0);
+        let mut f: Handle = std::ptr::null_mut();
+        assert_eq!(cuModuleGetFunction(&mut f, m, c"mip".as_ptr()), 0);
+
+        // A 4x4 float array of 3 levels (4x4, 2x2, 1x1); each level filled with one value
+        // (1, 2, 4) through the CUarray cuMipmappedArrayGetLevel returns.
+        let d = |w, h, f| CUDA_ARRAY3D_DESCRIPTOR {
+            width: w,
+            height: h,
+            depth: 0,
+            format: 0x20,
+            num_channels: 1,
+            flags: f,
+        };
+        let mut mip: Handle = std::ptr::null_mut();
+        // The level count is clamped to [1, floor(log2(4)) + 1 = 3] (cuda.h).
+        let mut one: Handle = std::ptr::null_mut();
+        let mut lv: Handle = std::ptr::null_mut();
+        assert_eq!(cuMipmappedArrayCreate(&mut one, &d(4, 4, 0), 0), 0);
+        assert_eq!(cuMipmappedArrayGetLevel(&mut lv, one, 0), 0);
+        assert_eq!(
+            cuMipmappedArrayGetLevel(&mut lv, one, 1),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(cuMipmappedArrayDestroy(one), 0);
+        assert_eq!(
+            cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0x40), 2),
+            CUDA_ERROR_NOT_SUPPORTED
+        );
+        assert_eq!(cuMipmappedArrayCreate(&mut mip, &d(4, 4, 0), 9), 0);
+        let mut levels = [std::ptr::null_mut(); 3];
+        for (i, (n, v)) in [(4usize, 1.0f32), (2, 2.0), (1, 4.0)]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(cuMipmappedArrayGetLevel(&mut levels[i], mip, i as u32), 0);
+            let mut back = d(0, 0, 0);
+            assert_eq!(cuArray3DGetDescriptor_v2(&mut back, levels[i]), 0);
+            assert_eq!((back.width, back.height), (n, n));
+            let vals = vec![v; n * n];
+            let r = copy2d(
+                levels[i],
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                vals.as_ptr().cast(),
+                4 * n,
+                n,
+            );
+            assert_eq!(r, 0);
+        }
+        let mut again: Handle = std::ptr::null_mut();
+        assert_eq!(cuMipmappedArrayGetLevel(&mut again, mip, 1), 0);
+        assert_eq!(again, levels[1]);
+        assert_eq!(
+            cuMipmappedArrayGetLevel(&mut again, mip, 3),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        // A level belongs to its mipmapped array.
+        assert_eq!(cuArrayDestroy(levels[1]), CUDA_ERROR_INVALID_VALUE);
+
+        // Normalized, point filtering, linear mipmap filtering, levels [0, 2].
+        let mut res = CUDA_RESOURCE_DESC {
+            res_type: 1,
+            res: [0; 16],
+            flags: 0,
+        };
+        res.res[0] = mip as u64;
+        let td = CUDA_TEXTURE_DESC {
+            address_mode: [1, 1, 1],
+            filter_mode: 0,
+            flags: 2,
+            max_anisotropy: 0,
+            mipmap_filter_mode: 1,
+            mipmap_level_bias: 0.0,
+            min_mipmap_level_clamp: 0.0,
+            max_mipmap_level_clamp: 2.0,
+            border_color: [0.0; 4],
+            reserved: [0; 12],
+        };
+        let mut tex = 0u64;
+        assert_eq!(cuTexObjectCreate(&mut tex, &res, &td, std::ptr::null()), 0);
+        let mut out: CUdeviceptr = 0;
+        assert_eq!(cuMemAlloc_v2(&mut out, 20), 0);
+        let run = |tex: &mut u64, out: &mut CUdeviceptr| {
+            let mut params = [(tex as *mut u64).cast::<c_void>(), (out as *mut u64).cast()];
+            launch(f, (1, 1), &mut params);
+            let mut got = [0u32; 5];
+            assert_eq!(cuMemcpyDtoH_v2(got.as_mut_ptr().cast(), *out, 20), 0);
+            got
+        };
+        let got = run(&mut tex, &mut out);
+        // LOD 0.5: k = 128, 0.5·1 + 0.5·2 = 1.5; LOD 1.25: 0.75·2 + 0.25·4 = 2.5; the
+        // gradient (0.5, 0)·4 = 2 → LOD 1: 2; tex without a LOD: level 0; 3 levels.
+        let f32s = |g: [u32; 5]| [g[0], g[1], g[2], g[3]].map(f32::from_bits);
+        assert_eq!(f32s(got), [1.5, 2.5, 2.0, 1.0]);
+        assert_eq!(got[4], 3);
+        // The descriptors round trip: the mipmapped array and the mipmap fields.
+        let mut rd = CUDA_RESOURCE_DESC {
+            res_type: 9,
+            res: [0; 16],
+            flags: 0,
+        };
+        assert_eq!(cuTexObjectGetResourceDesc(&mut rd, tex), 0);
+        assert_eq!((rd.res_type, rd.res[0]), (1, mip as u64));
+        let mut tdb = td;
+        tdb.mipmap_filter_mode = 0;
+        tdb.max_mipmap_level_clamp = 0.0;
+        assert_eq!(cuTexObjectGetTextureDesc(&mut tdb, tex), 0);
+        assert_eq!(
+            (tdb.mipmap_filter_mode, tdb.max_mipmap_level_clamp),
+            (1, 2.0)
+        );
+        assert_eq!(cuTexObjectDestroy(tex), 0);
+        // CUDA's zeroed descriptor clamps the LOD to [0, 0]: level 0 only; a bias of 1 with
+        // max 1 and point mipmap filtering reads level 1.
+        let mut t0 = 0u64;
+        let td0 = CUDA_TEXTURE_DESC {
+            max_mipmap_level_clamp: 0.0,
+            ..td
+        };
+        assert_eq!(cuTexObjectCreate(&mut t0, &res, &td0, std::ptr::null()), 0);
+        assert_eq!(f32s(run(&mut t0, &mut out)), [1.0; 4]);
+        let td1 = CUDA_TEXTURE_DESC {
+            mipmap_filter_mode: 0,
+            mipmap_level_bias: 1.0,
+            max_mipmap_level_clamp: 1.0,
+            ..td
+        };
+        let mut t1 = 0u64;
+        assert_eq!(cuTexObjectCreate(&mut t1, &res, &td1, std::ptr::null()), 0);
+        assert_eq!(f32s(run(&mut t1, &mut out)), [2.0, 2.0, 2.0, 1.0]);
+        let bad = CUDA_TEXTURE_DESC {
+            mipmap_filter_mode: 2,
+            ..td
+        };
+        assert_eq!(
+            cuTexObjectCreate(&mut t1, &res, &bad, std::ptr::null()),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(cuMipmappedArrayDestroy(mip), 0);
+        assert_eq!(cuMipmappedArrayDestroy(mip), CUDA_ERROR_INVALID_HANDLE);
+        assert_eq!(
+            cuMipmappedArrayGetLevel(&mut again, mip, 0),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        let mut back = d(0, 0, 0);
+        assert_eq!(
+            cuArray3DGetDescriptor_v2(&mut back, levels[0]),
+            CUDA_ERROR_INVALID_HANDLE
+        );
     }
 }

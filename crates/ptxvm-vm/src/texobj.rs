@@ -95,7 +95,9 @@ impl Device {
         Ok(())
     }
 
-    /// Creates a texture object (`cuTexObjectCreate`) over texels in device memory.
+    /// Creates a texture object (`cuTexObjectCreate`) over texels in device memory: one
+    /// level, or a chain of mipmap levels (`Layout::levels`, sampled by the sampler's mipmap
+    /// fields).
     pub fn create_texture(&self, lay: Layout, smp: Sampler) -> Result<u64, VmError> {
         self.check_layout(&lay)?;
         smp.validate(&lay).map_err(VmError::Usage)?;
@@ -105,8 +107,15 @@ impl Device {
             .map_err(VmError::Usage)
     }
 
-    /// Creates a surface object (`cuSurfObjectCreate`).
+    /// Creates a surface object (`cuSurfObjectCreate`): over one level (a mipmapped
+    /// resource's level is [`Layout::level`]).
     pub fn create_surface(&self, lay: Layout) -> Result<u64, VmError> {
+        if lay.levels != 1 {
+            return Err(VmError::usage(format!(
+                "a surface is one mipmap level, not {} (take one with Layout::level)",
+                lay.levels
+            )));
+        }
         self.check_layout(&lay)?;
         self.mem
             .objects()

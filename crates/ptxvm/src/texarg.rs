@@ -1,5 +1,5 @@
 //! `ptxvm run`'s texture and surface arguments:
-//! `tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube]`
+//! `tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube][,levels=N[,mipfilter=point|linear][,lodbias=F][,minlod=F][,maxlod=F]]`
 //! and `surf:PATH.npy`. The array's shape gives the resource: a last dimension of 1, 2 or 4
 //! (in an array of two or more dimensions) is the channels, the others are (width),
 //! (height, width) or (depth, height, width); with `geom=layered` the first of them is the
@@ -22,10 +22,13 @@ pub struct ObjSpec {
     pub sampler: Option<Sampler>,
     /// `geom=`: the array is layered, a cubemap or an array of cubemaps.
     pub geom: Option<Geom>,
+    /// `levels=N`: a chain of N mipmap levels, each the previous one box-filtered
+    /// ([`box_level`]).
+    pub levels: u32,
 }
 
 /// The grammar, for messages and `--help`.
-pub const GRAMMAR: &str = "tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube] or surf:PATH.npy";
+pub const GRAMMAR: &str = "tex:PATH.npy[,filter=point|linear][,address=clamp|wrap|mirror|border][,normalized][,read=element|float][,geom=layered|cube|acube][,levels=N[,mipfilter=point|linear][,lodbias=F][,minlod=F][,maxlod=F]] or surf:PATH.npy";
 
 /// Parses `tex:…`/`surf:…` (`None` when the spec is neither).
 pub fn parse(spec: &str) -> Option<Result<ObjSpec, String>> {
@@ -35,6 +38,7 @@ pub fn parse(spec: &str) -> Option<Result<ObjSpec, String>> {
                 path: PathBuf::from(rest),
                 sampler: None,
                 geom: None,
+                levels: 1,
             })
         } else {
             Err(format!("`{spec}`: expected surf:PATH.npy (no options)"))
@@ -52,6 +56,7 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
         .ok_or_else(|| format!("`{spec}`: expected {GRAMMAR}"))?;
     let mut s = Sampler::default();
     let mut geom = None;
+    let mut levels = 1;
     let mut seen: Vec<&str> = Vec::new();
     for opt in rest[end..].split(',').skip(1) {
         let (key, val) = opt.split_once('=').unwrap_or((opt, ""));
@@ -86,6 +91,32 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
                     _ => return Err(bad("layered, cube, acube")),
                 })
             }
+            "levels" => {
+                levels = val
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&n| (1..=32).contains(&n))
+                    .ok_or_else(|| format!("`{spec}`: `{opt}`: levels is 1 to 32"))?
+            }
+            "mipfilter" => {
+                s.mip_filter = match val {
+                    "point" => Filter::Point,
+                    "linear" => Filter::Linear,
+                    _ => return Err(bad("point, linear")),
+                }
+            }
+            "lodbias" | "minlod" | "maxlod" => {
+                let v = val
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|v| !v.is_nan())
+                    .ok_or_else(|| format!("`{spec}`: `{opt}`: {key} is a number"))?;
+                match key {
+                    "lodbias" => s.lod_bias = v,
+                    "minlod" => s.min_lod = v,
+                    _ => s.max_lod = v,
+                }
+            }
             "normalized" if val.is_empty() && !opt.contains('=') => s.normalized = true,
             "read" => {
                 s.read_float = match val {
@@ -101,10 +132,17 @@ fn parse_tex(spec: &str, rest: &str) -> Result<ObjSpec, String> {
             }
         }
     }
+    let mip = ["mipfilter", "lodbias", "minlod", "maxlod"];
+    if levels == 1
+        && let Some(k) = seen.iter().find(|k| mip.contains(k))
+    {
+        return Err(format!("`{spec}`: `{k}` needs levels=N (N > 1)"));
+    }
     Ok(ObjSpec {
         path: PathBuf::from(&rest[..end]),
         sampler: Some(s),
         geom,
+        levels,
     })
 }
 
@@ -185,11 +223,139 @@ pub fn create(dev: &Device, o: &ObjSpec, a: &Array, addr: u64) -> Result<u64, St
     let (elem, channels, geom, [w, h, d], layers) = shape_as(a, o.geom)?;
     let lay = Layout::packed(addr, elem, channels, geom, w, h, d, layers)
         .ok_or_else(|| "the array's size overflows".to_string())?;
+    let lay = if o.levels > 1 {
+        mip_chain(dev, lay, o.levels)?
+    } else {
+        lay
+    };
     match &o.sampler {
         Some(s) => dev.create_texture(lay, *s),
         None => dev.create_surface(lay),
     }
     .map_err(|e| e.to_string())
+}
+
+/// Copies level 0 (at `lay.base`) into a new allocation followed by `levels − 1` levels,
+/// each [`box_level`] of the one before; the chain's layout.
+fn mip_chain(dev: &Device, lay: Layout, levels: u32) -> Result<Layout, String> {
+    let chain = lay.with_levels(levels);
+    chain.validate()?;
+    let total = chain.span().ok_or("the mipmap chain's size overflows")?;
+    let size0 = lay.span().ok_or("the array's size overflows")?;
+    let mut bytes = dev.read(lay.base, size0).map_err(|e| e.to_string())?;
+    let at0 = |l: &Layout| Layout { base: 0, ..*l };
+    for i in 1..levels {
+        let (p, n) = (chain.level(i - 1), chain.level(i));
+        let (Some(p), Some(n)) = (p, n) else {
+            return Err("the mipmap chain's size overflows".into());
+        };
+        let off = (p.base - chain.base) as usize;
+        let next = box_level(&at0(&p), &bytes[off..], &at0(&n));
+        bytes.extend(next);
+    }
+    let base = dev.malloc(total).map_err(|e| e.to_string())?;
+    dev.write(base, &bytes).map_err(|e| e.to_string())?;
+    Ok(Layout { base, ..chain })
+}
+
+/// One mipmap level from the one below (both packed, based at 0): texel `(x, y, z)` is the
+/// mean of the 2, 4 or 8 texels `(2x + i, 2y + j, 2z + k)` (i, j, k in 0..2, each clamped to
+/// the level below, so an odd extent drops its last texel and an extent of 1 repeats it),
+/// per layer and channel. Floats: summed in f32 in the order x fastest, then y, then z, and
+/// multiplied by 1/n (f16 through f32, rounded to nearest even); integers:
+/// `floor((sum + n/2) / n)`. `tools/tex_ref.py` computes the same.
+pub fn box_level(prev: &Layout, src: &[u8], next: &Layout) -> Vec<u8> {
+    let dims = next.geom.dims();
+    let n = 1usize << dims;
+    let eb = next.elem.bytes() as usize;
+    let mut out = vec![0u8; next.span().unwrap_or(0) as usize];
+    let rd = |off: usize| -> [u8; 4] {
+        let mut w = [0u8; 4];
+        if let Some(b) = src.get(off..off + eb) {
+            w[..eb].copy_from_slice(b);
+        }
+        w
+    };
+    for layer in 0..next.layers {
+        for z in 0..next.depth {
+            for y in 0..next.height {
+                for x in 0..next.width {
+                    let Some(dst) = next.texel_addr(layer, [x, y, z]) else {
+                        continue;
+                    };
+                    let mut kids = Vec::with_capacity(n);
+                    for k in 0..if dims == 3 { 2 } else { 1 } {
+                        for j in 0..if dims >= 2 { 2 } else { 1 } {
+                            for i in 0..2 {
+                                let c = [
+                                    (2 * x + i).min(prev.width - 1),
+                                    (2 * y + j).min(prev.height - 1),
+                                    (2 * z + k).min(prev.depth - 1),
+                                ];
+                                kids.extend(prev.texel_addr(layer, c));
+                            }
+                        }
+                    }
+                    for ch in 0..next.channels as usize {
+                        let vals = kids.iter().map(|&a| rd(a as usize + ch * eb));
+                        let v: [u8; 4] = match next.elem {
+                            Elem::F32 | Elem::F16 => {
+                                let f = |w: [u8; 4]| {
+                                    if next.elem == Elem::F32 {
+                                        f32::from_le_bytes(w)
+                                    } else {
+                                        ptxvm_fp::convert::cvt_f16_to_f32(
+                                            u16::from_le_bytes([w[0], w[1]]),
+                                            false,
+                                            false,
+                                        )
+                                    }
+                                };
+                                let mut sum = 0.0f32;
+                                for (i, w) in vals.enumerate() {
+                                    sum = if i == 0 { f(w) } else { sum + f(w) };
+                                }
+                                let m = sum * (1.0 / n as f32);
+                                if next.elem == Elem::F32 {
+                                    m.to_le_bytes()
+                                } else {
+                                    let h = ptxvm_fp::convert::cvt_f32_to_f16(
+                                        m,
+                                        ptxvm_fp::Rnd::Rn,
+                                        false,
+                                        false,
+                                        false,
+                                        false,
+                                    );
+                                    let b = h.to_le_bytes();
+                                    [b[0], b[1], 0, 0]
+                                }
+                            }
+                            e => {
+                                let sum: i64 = vals
+                                    .map(|w| {
+                                        let v = u32::from_le_bytes(w);
+                                        match e {
+                                            Elem::S8 => v as u8 as i8 as i64,
+                                            Elem::S16 => v as u16 as i16 as i64,
+                                            Elem::S32 => v as i32 as i64,
+                                            _ => v as i64,
+                                        }
+                                    })
+                                    .sum();
+                                ((sum + (n as i64) / 2).div_euclid(n as i64) as u32).to_le_bytes()
+                            }
+                        };
+                        let o = dst as usize + ch * eb;
+                        if let Some(d) = out.get_mut(o..o + eb) {
+                            d.copy_from_slice(&v[..eb]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -210,12 +376,23 @@ mod tests {
         let o = parse("tex:a.npy,geom=cube").unwrap().unwrap();
         assert_eq!(o.geom, Some(Geom::Cube));
         assert!(parse("u32:5").is_none());
+        let o = parse("tex:a.npy,levels=3,mipfilter=linear,lodbias=0.5,maxlod=1.5")
+            .unwrap()
+            .unwrap();
+        let s = o.sampler.unwrap();
+        assert_eq!(o.levels, 3);
+        assert_eq!(s.mip_filter, Filter::Linear);
+        assert_eq!((s.lod_bias, s.min_lod, s.max_lod), (0.5, 0.0, 1.5));
         for bad in [
             "tex:a.npy,filter=cubic",
             "tex:a.npy,normalized=1",
             "tex:a.npy,filter=point,filter=linear",
             "tex:a.npy,bogus",
             "tex:a.npy,geom=3d",
+            "tex:a.npy,levels=0",
+            "tex:a.npy,levels=33",
+            "tex:a.npy,mipfilter=linear",
+            "tex:a.npy,levels=2,lodbias=nan",
             "tex:a.npyx",
             "tex:.npy",
             "tex:a.txt",

@@ -307,9 +307,6 @@ crate::procaddr::driver_stubs! {
     cuMemsetD2D8,
     cuMemsetD32,
     cuMemsetD8,
-    cuMipmappedArrayCreate,
-    cuMipmappedArrayDestroy,
-    cuMipmappedArrayGetLevel,
     cuMipmappedArrayGetMemoryRequirements,
     cuMipmappedArrayGetSparseProperties,
     cuModuleGetGlobal,
@@ -416,7 +413,7 @@ pub static ALWAYS_IMPLEMENTED: &[&str] = &[
     "cuInit",
 ];
 
-/// The driver symbols the crate implements (328), sorted (as found when
+/// The driver symbols the crate implements (331), sorted (as found when
 /// this file was generated).
 pub static IMPLEMENTED: &[&str] = &[
     "cuArray3DCreate_v2",
@@ -661,6 +658,9 @@ pub static IMPLEMENTED: &[&str] = &[
     "cuMemsetD8Async_ptsz",
     "cuMemsetD8_v2",
     "cuMemsetD8_v2_ptds",
+    "cuMipmappedArrayCreate",
+    "cuMipmappedArrayDestroy",
+    "cuMipmappedArrayGetLevel",
     "cuModuleEnumerateFunctions",
     "cuModuleGetFunction",
     "cuModuleGetFunctionCount",
@@ -749,7 +749,7 @@ pub static IMPLEMENTED: &[&str] = &[
     "cuTexObjectGetTextureDesc",
 ];
 
-/// The stubbed symbols (395), sorted.
+/// The stubbed symbols (392), sorted.
 pub static STUBBED: &[&str] = &[
     "cuArray3DCreate",
     "cuArray3DGetDescriptor",
@@ -1050,9 +1050,6 @@ pub static STUBBED: &[&str] = &[
     "cuMemsetD2D8",
     "cuMemsetD32",
     "cuMemsetD8",
-    "cuMipmappedArrayCreate",
-    "cuMipmappedArrayDestroy",
-    "cuMipmappedArrayGetLevel",
     "cuMipmappedArrayGetMemoryRequirements",
     "cuMipmappedArrayGetSparseProperties",
     "cuModuleGetGlobal",

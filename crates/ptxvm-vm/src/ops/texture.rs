@@ -181,6 +181,16 @@ pub struct Layout {
     pub layer_stride: u64,
     /// Pitched linear memory rather than an array (`suq.memory_layout`).
     pub linear: bool,
+    /// Mipmap levels (1: a plain resource). Level 0 is this layout; level `i + 1` follows
+    /// level `i` densely packed, each extent halved and at least 1 (layers kept), as
+    /// `cudaMallocMipmappedArray` makes them ([`Layout::level`]).
+    pub levels: u32,
+}
+
+/// Most mipmap levels of a resource whose largest extent is `n`: `floor(log2(n)) + 1`
+/// (CUDA's rule for `cudaMallocMipmappedArray`).
+pub fn max_levels(n: u64) -> u32 {
+    64 - n.max(1).leading_zeros()
 }
 
 /// Largest extent of a dimension (CUDA's 3D texture limit is 16384; arrays may be larger
@@ -218,7 +228,52 @@ impl Layout {
             slice,
             layer_stride,
             linear: false,
+            levels: 1,
         })
+    }
+
+    /// A densely packed chain of `levels` mipmap levels over this packed layout (level 0).
+    pub fn with_levels(self, levels: u32) -> Layout {
+        Layout { levels, ..self }
+    }
+
+    /// Level `i` of the chain as a one-level packed layout (`None`: no such level, or the
+    /// offset overflows). Level 0 is the layout itself.
+    pub fn level(&self, i: u32) -> Option<Layout> {
+        let one = Layout { levels: 1, ..*self };
+        if i == 0 {
+            return (self.levels >= 1).then_some(one);
+        }
+        if i >= self.levels || self.linear {
+            return None;
+        }
+        let mut base = self.base;
+        let mut lv = one;
+        for _ in 0..i {
+            base = base.checked_add(lv.span()?)?;
+            let half = |n: u64| (n >> 1).max(1);
+            let depth = if self.geom == Geom::D3 {
+                half(lv.depth)
+            } else {
+                1
+            };
+            let height = if self.geom.dims() >= 2 {
+                half(lv.height)
+            } else {
+                1
+            };
+            lv = Layout::packed(
+                base,
+                self.elem,
+                self.channels,
+                self.geom,
+                half(lv.width),
+                height,
+                depth,
+                self.layers,
+            )?;
+        }
+        Some(lv)
     }
 
     pub fn texel_bytes(&self) -> u64 {
@@ -234,8 +289,13 @@ impl Layout {
         }
     }
 
-    /// Bytes from the base to the end of the last texel, `None` on overflow.
+    /// Bytes from the base to the end of the last texel (of the last mipmap level), `None`
+    /// on overflow.
     pub fn span(&self) -> Option<u64> {
+        if self.levels > 1 {
+            let top = self.level(self.levels - 1)?;
+            return (top.base - self.base).checked_add(top.span()?);
+        }
         let last = self.texel_offset(
             self.layers.checked_sub(1)?,
             [
@@ -307,6 +367,16 @@ impl Layout {
         {
             return Err(format!("slice pitch {} is too small", self.slice));
         }
+        let most = max_levels(self.width.max(self.height).max(self.depth));
+        if self.levels == 0 || self.levels > most {
+            return Err(format!(
+                "{} mipmap levels for a {}x{}x{} resource (1 to {most}: floor(log2(largest extent)) + 1)",
+                self.levels, self.width, self.height, self.depth
+            ));
+        }
+        if self.levels > 1 && self.linear {
+            return Err("pitched linear memory has one mipmap level".into());
+        }
         if self.span().is_none() {
             return Err("the resource's size overflows 64 bits".into());
         }
@@ -364,9 +434,20 @@ pub struct Sampler {
     /// Read 8/16-bit integers as normalized floats.
     pub read_float: bool,
     pub border: [f32; 4],
+    /// Between mipmap levels: the nearest level, or a blend of the two around the LOD
+    /// (`mipmapFilterMode`).
+    pub mip_filter: Filter,
+    /// Added to an explicit or gradient LOD (`mipmapLevelBias`).
+    pub lod_bias: f32,
+    /// The LOD is clamped to `[min_lod, max_lod]` (`min/maxMipmapLevelClamp`), then to the
+    /// levels the resource has.
+    pub min_lod: f32,
+    pub max_lod: f32,
 }
 
 impl Default for Sampler {
+    /// Point filtering, clamp, unnormalized coordinates, element reads, a zero border, and
+    /// every mipmap level reachable (no bias, clamps `[0, +inf]`).
     fn default() -> Sampler {
         Sampler {
             filter: Filter::Point,
@@ -374,6 +455,10 @@ impl Default for Sampler {
             normalized: false,
             read_float: false,
             border: [0.0; 4],
+            mip_filter: Filter::Point,
+            lod_bias: 0.0,
+            min_lod: 0.0,
+            max_lod: f32::INFINITY,
         }
     }
 }
@@ -390,6 +475,16 @@ impl Sampler {
         if self.filter == Filter::Linear && !lay.elem.is_float() && !self.read_float {
             return Err(format!(
                 "linear filtering returns floats: {} elements need read=float",
+                lay.elem.name()
+            ));
+        }
+        if lay.levels > 1
+            && self.mip_filter == Filter::Linear
+            && !lay.elem.is_float()
+            && !self.read_float
+        {
+            return Err(format!(
+                "linear mipmap filtering returns floats: {} elements need read=float",
                 lay.elem.name()
             ));
         }
@@ -694,27 +789,38 @@ pub fn gather(
 /// cubemap table (OpenGL's convention): +X (−z, −y), −X (+z, −y), +Y (+x, +z), −Y (+x, −z),
 /// +Z (+x, −y), −Z (−x, −y). Returns the face (0..6) and (u, v) in [0, 1].
 pub fn cube_face(x: f32, y: f32, z: f32) -> (u64, f32, f32) {
-    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
-    let (face, sc, tc, ma) = if ax >= ay && ax >= az {
-        if x >= 0.0 {
-            (0, -z, -y, ax)
-        } else {
-            (1, z, -y, ax)
-        }
-    } else if ay >= az {
-        if y >= 0.0 {
-            (2, x, z, ay)
-        } else {
-            (3, x, -z, ay)
-        }
-    } else if z >= 0.0 {
-        (4, x, -y, az)
-    } else {
-        (5, -x, -y, az)
-    };
+    let (face, [(is, ss), (it, st)], im) = cube_axes(x, y, z);
+    let p = [x, y, z];
+    let (sc, tc) = (ss * p[is], st * p[it]);
+    let ma = p[im].abs();
     // A zero (or NaN) direction reads face +X at its centre.
     let ma = if ma > 0.0 { ma } else { 1.0 };
     (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+}
+
+/// The face a direction selects (ties: x before y before z) and how its face coordinates
+/// are made: `sc = ss·p[is]`, `tc = st·p[it]`, the major axis `p[im]` (CUDA's cubemap
+/// table, OpenGL's convention).
+#[allow(clippy::type_complexity)]
+fn cube_axes(x: f32, y: f32, z: f32) -> (u64, [(usize, f32); 2], usize) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    if ax >= ay && ax >= az {
+        if x >= 0.0 {
+            (0, [(2, -1.0), (1, -1.0)], 0)
+        } else {
+            (1, [(2, 1.0), (1, -1.0)], 0)
+        }
+    } else if ay >= az {
+        if y >= 0.0 {
+            (2, [(0, 1.0), (2, 1.0)], 1)
+        } else {
+            (3, [(0, 1.0), (2, -1.0)], 1)
+        }
+    } else if z >= 0.0 {
+        (4, [(0, 1.0), (1, -1.0)], 2)
+    } else {
+        (5, [(0, -1.0), (1, -1.0)], 2)
+    }
 }
 
 /// The face of a cubemap as a 2D layout, its layer, and the sampler that reads it: the face
@@ -738,6 +844,142 @@ pub fn cube_view(
         ..*s
     };
     (face_lay, smp, layer, [u, v])
+}
+
+/// How `tex` picks its mipmap level: the PTX modes `.base`, `.level` and `.grad`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lod {
+    /// Level 0 (`.base`, or no mipmap mode).
+    Base,
+    /// An explicit level of detail (`.level` with `.f32` coordinates).
+    Level(f32),
+    /// An explicit level number (`.level` with `.s32` coordinates: the type of `lod`
+    /// follows `.ctype`).
+    Index(i32),
+    /// The partials of the coordinates, dP/dx and dP/dy (`.grad`; x, y, z, or the
+    /// direction of a cubemap lookup).
+    Grad([f32; 3], [f32; 3]),
+}
+
+/// The level of detail of `.grad`'s partials, before bias and clamps:
+/// `log2(max(|dP/dx·size|, |dP/dy·size|))`, each partial scaled by the level-0 extent of
+/// its dimension when coordinates are normalized (unnormalized ones are in texels already),
+/// the lengths Euclidean over the resource's dimensions; computed in f64 and rounded to f32.
+/// A cubemap's partials are those of the face coordinates the direction projects to
+/// (OpenGL's rule: `∂s/∂x = (∂sc/∂x·|ma| − sc·∂|ma|/∂x) / (2·ma²)`), scaled by the face size.
+pub fn grad_lod(lay: &Layout, s: &Sampler, c: [f32; 3], dx: [f32; 3], dy: [f32; 3]) -> f32 {
+    let len = |g: [f32; 3]| -> f64 {
+        if lay.geom.is_cube() {
+            let (_, [(is, ss), (it, st)], im) = cube_axes(c[0], c[1], c[2]);
+            let ma = c[im] as f64;
+            if ma == 0.0 || ma.is_nan() {
+                return 0.0;
+            }
+            let dma = ma.signum() * g[im] as f64;
+            let am = ma.abs();
+            let n = lay.width as f64;
+            let d = |i: usize, sg: f32| {
+                let (sc, dsc) = (sg as f64 * c[i] as f64, sg as f64 * g[i] as f64);
+                (dsc * am - sc * dma) / (2.0 * ma * ma) * n
+            };
+            let (du, dv) = (d(is, ss), d(it, st));
+            return (du * du + dv * dv).sqrt();
+        }
+        let mut sum = 0.0f64;
+        for (d, &v) in g.iter().enumerate().take(lay.geom.dims()) {
+            let scale = if s.normalized {
+                lay.extent(d) as f64
+            } else {
+                1.0
+            };
+            let v = v as f64 * scale;
+            sum += v * v;
+        }
+        sum.sqrt()
+    };
+    len(dx).max(len(dy)).log2() as f32
+}
+
+/// The mipmap level a lookup reads and the weight `k/256` of the next level (0: that level
+/// alone). The LOD (`.level`'s operand, or [`grad_lod`]) plus `lod_bias` (f32) is clamped to
+/// `[min_lod, max_lod]` and then to `[0, levels − 1]` (NaN reads as the lower clamp), and
+/// held, like the filter weights, with 8 fractional bits: `q = floor(λ·256 + 0.5)`. Point
+/// mipmap filtering takes the nearest level, `(q + 127) >> 8` (a tie goes to the lower
+/// level, OpenGL's `⌈λ + ½⌉ − 1`); linear takes level `q >> 8` and `k = q & 255`. Integer
+/// coordinates (no filtering) and integer results take the nearest level; an integer LOD
+/// (`.level` with `.s32` coordinates) is the level number, clamped to the chain.
+pub fn select_level(lay: &Layout, s: &Sampler, c: [f32; 3], lod: Lod, blend: bool) -> (u32, u32) {
+    let top = lay.levels.saturating_sub(1);
+    let lambda = match lod {
+        _ if top == 0 => return (0, 0),
+        Lod::Base => return (0, 0),
+        Lod::Index(i) => return (i.clamp(0, top as i32) as u32, 0),
+        Lod::Level(l) => l + s.lod_bias,
+        Lod::Grad(dx, dy) => grad_lod(lay, s, c, dx, dy) + s.lod_bias,
+    };
+    let lo = s.min_lod.max(0.0);
+    let lambda = if lambda.is_nan() {
+        lo
+    } else {
+        lambda.max(s.min_lod).min(s.max_lod)
+    };
+    let lambda = if lambda.is_nan() { 0.0 } else { lambda };
+    let lambda = lambda.clamp(0.0, top as f32);
+    let q = (lambda as f64 * 256.0 + 0.5).floor() as u32;
+    if !blend || s.mip_filter == Filter::Point {
+        return (((q + 127) >> 8).min(top), 0);
+    }
+    let (l, k) = (q >> 8, q & 255);
+    if l >= top { (top, 0) } else { (l, k) }
+}
+
+/// One `tex` lookup: the mipmap level (or the two levels) [`select_level`] picks, each read
+/// as a one-level resource (cubemap faces through [`cube_view`], integer coordinates through
+/// [`fetch_int`], float ones through [`sample`]; coordinates and offsets in the level's own
+/// texels), and two levels blended per channel as `(1 − k/256)·A + (k/256)·B` (each term
+/// rounded to f32, then summed in f32). `c` holds the coordinates' bits (the layer index
+/// first for a layered geometry is `layer_raw`).
+#[allow(clippy::too_many_arguments)]
+pub fn lookup(
+    lay: &Layout,
+    s: &Sampler,
+    layer_raw: u32,
+    c: [u32; 3],
+    off: [i32; 3],
+    int_coords: bool,
+    cmp: Option<f32>,
+    lod: Lod,
+    read: &mut Read,
+) -> Result<[u32; 4], String> {
+    let fc = c.map(f32::from_bits);
+    let one = |lv: &Layout, read: &mut Read| {
+        if lv.geom.is_cube() {
+            let (fl, fs, layer, [u, v]) = cube_view(lv, s, layer_raw, fc);
+            sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], cmp, read)
+        } else if int_coords {
+            let ci = c.map(|v| v as i32);
+            fetch_int(lv, s, layer_of(lv, layer_raw), ci, off, cmp, read)
+        } else {
+            sample(lv, s, layer_of(lv, layer_raw), fc, off, cmp, read)
+        }
+    };
+    let blend = !int_coords && (s.float_result(lay) || cmp.is_some());
+    let (l, k) = select_level(lay, s, fc, lod, blend);
+    let level = |i: u32| {
+        lay.level(i)
+            .ok_or_else(|| format!("mipmap level {i} of {} is out of range", lay.levels))
+    };
+    let a = one(&level(l)?, read)?;
+    if k == 0 {
+        return Ok(a);
+    }
+    let b = one(&level(l + 1)?, read)?;
+    let (wa, wb) = ((256 - k) as f32 / 256.0, k as f32 / 256.0);
+    let mut r = [0u32; 4];
+    for i in 0..4 {
+        r[i] = (wa * f32::from_bits(a[i]) + wb * f32::from_bits(b[i])).to_bits();
+    }
+    Ok(r)
 }
 
 /// How a surface instruction treats coordinates outside the surface.
@@ -924,7 +1166,8 @@ impl Query {
 
 /// The value of a query on a resource with (for textures) its sampler. Extents are in
 /// texels; `array_size` is the layer count of a layered resource and 0 otherwise; a
-/// texture has one mipmap level and no samples; filter modes are CUDA's
+/// texture has no samples (`num_mipmap_levels` is the resource's level count; `.level`
+/// extents halve per level, at least 1, also past the last level); filter modes are CUDA's
 /// `cudaTextureFilterMode` values (point 0, linear 1) and address modes its
 /// `cudaTextureAddressMode` values (wrap 0, clamp 1, mirror 2, border 3).
 pub fn query(lay: &Layout, s: Option<&Sampler>, q: Query, level: u32) -> u32 {
@@ -945,7 +1188,7 @@ pub fn query(lay: &Layout, s: Option<&Sampler>, q: Query, level: u32) -> u32 {
                 0
             }
         }
-        Query::NumMipmapLevels => 1,
+        Query::NumMipmapLevels => lay.levels,
         Query::NumSamples => 0,
         Query::ForceUnnormalizedCoords => 0,
         Query::FilterMode => s.is_some_and(|s| s.filter == Filter::Linear) as u32,
@@ -975,6 +1218,19 @@ pub struct TexInst {
     /// The explicit sampler of `[a, b, c]` (independent texturing mode): a texture object
     /// (or a `.samplerref` variable holding one) whose sampling state is used.
     pub sampler: Option<crate::program::Src>,
+    /// `tex.level`'s `lod`, or `tex.grad`'s `dPdx` elements followed by `dPdy`'s.
+    pub lod: Vec<crate::program::Src>,
+}
+
+/// `tex`'s mipmap mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LodMode {
+    /// `.base` or none: level 0.
+    Base,
+    /// `.level`: an explicit LOD.
+    Level,
+    /// `.grad`: the LOD of two partials.
+    Grad,
 }
 
 /// How `tex` returns its results.
@@ -999,6 +1255,8 @@ pub enum TexOp {
         ms: bool,
         /// Depth compare: `data[0]` is the reference value.
         cmp: bool,
+        /// The mipmap mode (its operands are `lod`).
+        lod: LodMode,
     },
     Tld4 {
         geom: Geom,
@@ -1049,6 +1307,7 @@ impl TexInst {
         self.coords.iter().for_each(&mut s);
         self.offs.iter().for_each(&mut s);
         self.data.iter().for_each(&mut s);
+        self.lod.iter().for_each(&mut s);
         for d in self.ds.iter().chain(&self.resident) {
             if let Dst::Reg(r) = d {
                 visit(*r);
@@ -1121,5 +1380,101 @@ mod tests {
             Ok(0x1000)
         );
         assert!(surf_addr(&lay, 0, [i32::MIN, i32::MAX, 0], true, 16, Oob::Trap).is_err());
+    }
+
+    #[test]
+    fn mip_chain_levels() {
+        // 5x3 f32 with 3 levels: 5x3 (15 texels), 2x1 (2), 1x1 (1).
+        let l = Layout::packed(0x100, Elem::F32, 1, Geom::D2, 5, 3, 1, 1)
+            .unwrap()
+            .with_levels(3);
+        assert!(l.validate().is_ok());
+        let l1 = l.level(1).unwrap();
+        assert_eq!(
+            (l1.base, l1.width, l1.height, l1.levels),
+            (0x100 + 60, 2, 1, 1)
+        );
+        let l2 = l.level(2).unwrap();
+        assert_eq!((l2.base, l2.width, l2.height), (0x100 + 68, 1, 1));
+        assert_eq!(l.span(), Some(72));
+        assert!(l.level(3).is_none());
+        assert_eq!(max_levels(5), 3);
+        assert_eq!(max_levels(1), 1);
+        assert_eq!(max_levels(1 << 31), 32);
+        assert!(l.with_levels(4).validate().is_err());
+        assert!(l.with_levels(0).validate().is_err());
+        assert_eq!(query(&l, None, Query::NumMipmapLevels, 0), 3);
+    }
+
+    #[test]
+    fn level_selection() {
+        let l = Layout::packed(0, Elem::F32, 1, Geom::D2, 16, 16, 1, 1)
+            .unwrap()
+            .with_levels(5);
+        let mut s = Sampler {
+            normalized: true,
+            ..Sampler::default()
+        };
+        let c = [0.5; 3];
+        let sel = |s: &Sampler, lod| select_level(&l, s, c, lod, true);
+        assert_eq!(sel(&s, Lod::Base), (0, 0));
+        // Point: nearest, a tie to the lower level.
+        assert_eq!(sel(&s, Lod::Level(1.5)), (1, 0));
+        assert_eq!(sel(&s, Lod::Level(1.51)), (2, 0));
+        assert_eq!(sel(&s, Lod::Level(9.0)), (4, 0));
+        assert_eq!(sel(&s, Lod::Level(f32::NAN)), (0, 0));
+        assert_eq!(sel(&s, Lod::Index(-3)), (0, 0));
+        assert_eq!(sel(&s, Lod::Index(3)), (3, 0));
+        s.mip_filter = Filter::Linear;
+        // 1.3 → q = floor(332.8 + 0.5) = 333 → level 1, k = 77.
+        assert_eq!(sel(&s, Lod::Level(1.3)), (1, 77));
+        assert_eq!(sel(&s, Lod::Level(4.0)), (4, 0));
+        s.lod_bias = 0.5;
+        s.max_lod = 1.25;
+        assert_eq!(sel(&s, Lod::Level(0.5)), (1, 0));
+        assert_eq!(sel(&s, Lod::Level(2.0)), (1, 64));
+        // Gradients: |(0.25, 0)·16| = 4 → λ = 2 (bias 0.5, clamp 1.25 → k = 64).
+        assert_eq!(
+            sel(&s, Lod::Grad([0.25, 0.0, 0.0], [0.0, 0.0625, 0.0])),
+            (1, 64)
+        );
+        s.lod_bias = 0.0;
+        s.max_lod = f32::INFINITY;
+        assert_eq!(
+            sel(&s, Lod::Grad([0.25, 0.0, 0.0], [0.0, 0.0625, 0.0])),
+            (2, 0)
+        );
+        // A zero gradient is level 0.
+        assert_eq!(sel(&s, Lod::Grad([0.0; 3], [0.0; 3])), (0, 0));
+    }
+
+    #[test]
+    fn linear_mip_blend() {
+        // 1D, 4 texels of 1.0 then 2 texels of 3.0 (level 1) and 1 of 7.0 (level 2).
+        let l = lay1(4).with_levels(3);
+        let s = Sampler {
+            normalized: true,
+            mip_filter: Filter::Linear,
+            ..Sampler::default()
+        };
+        let mut r = reader(vec![1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 7.0]);
+        let at = |lod, r: &mut Read| {
+            let v = lookup(
+                &l,
+                &s,
+                0,
+                [0.3f32.to_bits(), 0, 0],
+                [0; 3],
+                false,
+                None,
+                lod,
+                r,
+            );
+            f32::from_bits(v.unwrap()[0])
+        };
+        assert_eq!(at(Lod::Level(0.25), &mut r), 0.75 + 0.25 * 3.0);
+        assert_eq!(at(Lod::Level(1.5), &mut r), 5.0);
+        assert_eq!(at(Lod::Level(2.0), &mut r), 7.0);
+        assert_eq!(at(Lod::Base, &mut r), 1.0);
     }
 }

@@ -279,3 +279,90 @@ fn independent_mode_samplerref_bound_through_the_api() {
     let e = run_all(ptx, 2, &setup(true)).unwrap_err();
     assert!(e.contains("is a surface object, not a texture one"), "{e}");
 }
+
+#[test]
+fn mipmapped_textures_through_the_api() {
+    // A 1D f32 chain of 3 levels over one allocation: level 0 = [1, 1, 1, 1], level 1 = [3, 3],
+    // level 2 = [7] (Layout::level places them one after another). Normalized, point,
+    // linear mipmap filtering, levels [0, +inf) (the library's default sampler):
+    // `tex.level` 0.75 → q = 192: 0.25·1 + 0.75·3 = 2.5; 1.5 → 0.5·3 + 0.5·7 = 5; 9 → level 2 = 7;
+    // `tex.grad` with dPdx = 0.5 (·4 = 2 → LOD 1) → 3; `tex` → level 0 = 1; txq: 3 levels.
+    let ptx = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 t)\n{{\n .reg .b64 %rd<4>;\n .reg .f32 %f<12>;\n .reg .b32 %r<2>;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [t];\n mov.f32 %f1, 0f3F000000;\n mov.f32 %f6, 0f3F400000;\n tex.level.1d.v4.f32.f32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%f1}}], %f6;\n st.global.f32 [%rd1], %f2;\n mov.f32 %f6, 0f3FC00000;\n tex.level.1d.v4.f32.f32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%f1}}], %f6;\n st.global.f32 [%rd1+4], %f2;\n mov.f32 %f6, 0f41100000;\n tex.level.1d.v4.f32.f32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%f1}}], %f6;\n st.global.f32 [%rd1+8], %f2;\n mov.f32 %f7, 0f00000000;\n tex.grad.1d.v4.f32.f32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%f1}}], {{%f1}}, {{%f7}};\n st.global.f32 [%rd1+12], %f2;\n tex.1d.v4.f32.f32 {{%f2, %f3, %f4, %f5}}, [%rd2, {{%f1}}];\n st.global.f32 [%rd1+16], %f2;\n txq.num_mipmap_levels.b32 %r1, [%rd2];\n st.global.u32 [%rd1+20], %r1;\n ret;\n}}\n"
+    );
+    let got = run_all(&ptx, 6, &|dev, _| {
+        let base = f32_buf(dev, &[1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 7.0]);
+        let lay = Layout::packed(base, Elem::F32, 1, Geom::D1, 4, 1, 1, 1)
+            .unwrap()
+            .with_levels(3);
+        let s = Sampler {
+            normalized: true,
+            mip_filter: Filter::Linear,
+            ..Sampler::default()
+        };
+        vec![dev.create_texture(lay, s).unwrap()]
+    })
+    .unwrap();
+    let f = |i: usize| f32::from_bits(got[i]);
+    assert_eq!([f(0), f(1), f(2), f(3), f(4)], [2.5, 5.0, 7.0, 3.0, 1.0]);
+    assert_eq!(got[5], 3);
+}
+
+#[test]
+fn mipmapped_creation_is_checked() {
+    let dev = Device::new();
+    let base = dev.malloc(4 * 7).unwrap();
+    let lay = |levels| {
+        Layout::packed(base, Elem::F32, 1, Geom::D1, 4, 1, 1, 1)
+            .unwrap()
+            .with_levels(levels)
+    };
+    let s = Sampler::default();
+    // 4 texels have at most 3 levels; the chain must fit its allocation (7 floats do).
+    assert!(dev.create_texture(lay(3), s).is_ok());
+    assert!(dev.create_texture(lay(4), s).is_err());
+    assert!(dev.create_texture(lay(0), s).is_err());
+    let small = dev.malloc(4 * 6).unwrap();
+    assert!(
+        dev.create_texture(
+            Layout {
+                base: small,
+                ..lay(3)
+            },
+            s
+        )
+        .is_err()
+    );
+    // A surface is one level; pitched linear memory has one level.
+    assert!(dev.create_surface(lay(2)).is_err());
+    assert!(dev.create_surface(lay(2).level(1).unwrap()).is_ok());
+    assert!(
+        dev.create_texture(
+            Layout {
+                linear: true,
+                ..lay(2)
+            },
+            s
+        )
+        .is_err()
+    );
+    // Linear mipmap filtering of integers needs read=float.
+    let u8s = Layout::packed(base, Elem::U8, 1, Geom::D1, 4, 1, 1, 1)
+        .unwrap()
+        .with_levels(3);
+    let lin = Sampler {
+        mip_filter: Filter::Linear,
+        ..s
+    };
+    assert!(dev.create_texture(u8s, lin).is_err());
+    assert!(
+        dev.create_texture(
+            u8s,
+            Sampler {
+                read_float: true,
+                ..lin
+            }
+        )
+        .is_ok()
+    );
+}

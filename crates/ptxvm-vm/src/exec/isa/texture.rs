@@ -3,14 +3,16 @@
 //!
 //! Decoding (`Dx::decode_texture`, called by `program.rs`) and the reference engine's
 //! execution (`Cta::exec_texture`); the sampling and surface addressing themselves are
-//! `crate::ops::texture`. The mipmap forms (`.base`, `.level`, `.grad`) read level 0, the
-//! only level an object has; `.2dms`/`.a2dms` read sample 0, the only sample; the `d|p`
+//! `crate::ops::texture`. The mipmap forms (`.base`, `.level`, `.grad`) select levels with
+//! `ops::texture::lookup`; `.2dms`/`.a2dms` read sample 0, the only sample; the `d|p`
 //! residency predicate is always true; an explicit sampler (`[a, b, c]`) is a texture
 //! object whose sampling state is used; depth compare is `ops::texture`'s
 //! (`docs/textures.md`).
 
 use crate::exec::*;
-use crate::ops::texture::{self as tx, Geom, Oob, Query, SurfMiss, TexInst, TexOp, TexOut};
+use crate::ops::texture::{
+    self as tx, Geom, Lod, LodMode, Oob, Query, SurfMiss, TexInst, TexOp, TexOut,
+};
 use crate::texobj::Object;
 use ptxvm_ir::ir::{self, Base, Op};
 
@@ -109,6 +111,7 @@ impl Dx<'_> {
             data: Vec::new(),
             resident: None,
             sampler: None,
+            lod: Vec::new(),
         };
         match inst.opcode {
             "tex" => {
@@ -131,13 +134,16 @@ impl Dx<'_> {
                 (x.handle, x.sampler, x.coords) = self.tex_addr_sampler(op(1)?)?;
                 // Operands after the address: the level or the two gradients, then the
                 // offset vector and the depth-compare value.
-                let skip = if has(".level") {
-                    1
+                let (lod, skip) = if has(".level") {
+                    (LodMode::Level, 1)
                 } else if has(".grad") {
-                    2
+                    (LodMode::Grad, 2)
                 } else {
-                    0
+                    (LodMode::Base, 0)
                 };
+                for k in 0..skip {
+                    x.lod.extend(self.tex_vec(op(2 + k)?)?);
+                }
                 let f;
                 (x.offs, f) = self.tex_tail(ops.get(2 + skip..)?)?;
                 if ms {
@@ -163,6 +169,7 @@ impl Dx<'_> {
                     out,
                     ms,
                     cmp: f.is_some(),
+                    lod,
                 };
             }
             "tld4" => {
@@ -388,6 +395,7 @@ impl Cta<'_> {
                 out,
                 ms,
                 cmp,
+                lod,
                 ..
             } => {
                 let Object::Texture(_, smp) = obj else {
@@ -406,37 +414,30 @@ impl Cta<'_> {
                     ));
                 }
                 let cmp = cmp.then(|| f32::from_bits(data0() as u32));
-                let layer = tx::layer_of(&lay, layer_raw);
-                let fc = |d: usize| f32::from_bits(c(d));
-                let r = if lay.geom.is_cube() {
-                    let (fl, fs, layer, [u, v]) =
-                        tx::cube_view(&lay, &smp, layer_raw, [fc(0), fc(1), fc(2)]);
-                    tx::sample(&fl, &fs, layer, [u, v, 0.0], [0; 3], cmp, &mut read)
-                } else if int_coords {
-                    tx::fetch_int(
-                        &lay,
-                        &smp,
-                        layer,
-                        [c(0) as i32, c(1) as i32, c(2) as i32],
-                        [off(0), off(1), off(2)],
-                        cmp,
-                        &mut read,
-                    )
-                } else {
-                    tx::sample(
-                        &lay,
-                        &smp,
-                        layer,
-                        [
-                            f32::from_bits(c(0)),
-                            f32::from_bits(c(1)),
-                            f32::from_bits(c(2)),
-                        ],
-                        [off(0), off(1), off(2)],
-                        cmp,
-                        &mut read,
-                    )
-                }
+                let lv: Vec<u32> = x.lod.iter().map(|&s| self.src(t, s) as u32).collect();
+                let l0 = lv.first().copied().unwrap_or(0);
+                // `.grad`: dPdx's elements, then dPdy's (1, 2 or 4 each).
+                let (gx, gy) = lv.split_at(lv.len() / 2);
+                let g = |v: &[u32]| -> [f32; 3] {
+                    std::array::from_fn(|d| f32::from_bits(v.get(d).copied().unwrap_or(0)))
+                };
+                let lod = match lod {
+                    LodMode::Base => Lod::Base,
+                    LodMode::Level if int_coords => Lod::Index(l0 as i32),
+                    LodMode::Level => Lod::Level(f32::from_bits(l0)),
+                    LodMode::Grad => Lod::Grad(g(gx), g(gy)),
+                };
+                let r = tx::lookup(
+                    &lay,
+                    &smp,
+                    layer_raw,
+                    [c(0), c(1), c(2)],
+                    [off(0), off(1), off(2)],
+                    int_coords,
+                    cmp,
+                    lod,
+                    &mut read,
+                )
                 .map_err(|m| fail(self, m))?;
                 let h = |v: u32| {
                     ptxvm_fp::convert::cvt_f32_to_f16(
