@@ -67,7 +67,7 @@ pub(super) struct Spin {
 
 impl Spin {
     /// The largest count of any thread of the group.
-    fn highest(&self) -> u32 {
+    pub(super) fn highest(&self) -> u32 {
         if self.zeroed {
             self.taken
         } else {
@@ -151,7 +151,7 @@ impl SpanCache {
 
 /// Stores group `mask`'s spin state in its threads of warp `w`.
 #[inline(always)]
-fn apply_spins(sched: &mut [Sched], w: usize, mask: u32, spin: &Spin) {
+pub(super) fn apply_spins(sched: &mut [Sched], w: usize, mask: u32, spin: &Spin) {
     if spin.taken == 0 && !spin.zeroed {
         return;
     }

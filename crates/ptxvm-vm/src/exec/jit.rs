@@ -299,66 +299,129 @@ impl Cta<'_> {
         stats.warp_insts += ran;
         stats.thread_insts += ctx.thread_insts;
         stats.tiers[3] += ran;
+        // Lanes a divergence left waiting: one group with the group when it stopped where
+        // they wait (`jit_merge`), else they wait there.
+        let waiting = if ctx.pend != 0 && !(exit == EXIT_AT && merge_waiting(ctx, ctx.exit_pc)) {
+            std::mem::take(&mut ctx.pend)
+        } else {
+            0
+        };
         spin.max = ctx.spin_max;
         spin.taken = ctx.spin_taken;
         spin.zeroed = ctx.spin_zeroed != 0;
-        let mut out = JitExit {
+        let out = JitExit {
             ran,
             code: exit,
             pc: ctx.exit_pc,
             mask: ctx.act,
             others: ctx.others,
         };
-        if ctx.pend != 0 {
-            // Lanes a divergence left waiting at the branch target: one group with the
-            // group when it stops there without a backward branch since (as `select` would
-            // make them, see `Gen::merge`), else they wait there.
-            let (pend, pend_pc) = (ctx.pend, ctx.pend_pc);
-            if exit == EXIT_AT && out.pc == pend_pc && ctx.spin_taken == 0 {
-                out.mask |= pend;
-                out.others = ctx.orig_others;
-            } else {
-                self.set_pcs(w, pend, pend_pc);
-            }
+        if waiting != 0 {
+            let pend_pc = ctx.pend_pc;
+            self.set_pcs(w, waiting, pend_pc);
         }
         self.clock += ran;
         Some(out)
     }
 }
 
-/// A divergent forward branch to `target` that the native code takes on itself
-/// ([`Gen::diverge`]): the group's spin counts are stored in its threads and the lanes of
-/// `taken` start afresh, as the warp engine's `branch` does; the lanes that fall through
-/// go on as the group (their highest count as its spin state), the others wait at
-/// `target`, and `others` is `target` until they merge.
-extern "C" fn jit_diverge(ctx: *mut JitCtx, taken: u32, target: u32) -> u32 {
-    // SAFETY: called by the native code with the context the warp engine passed it, whose
-    // `sched` points at the warp's `sched_n` scheduling records, not otherwise used during
-    // the call.
-    let ctx = unsafe { &mut *ctx };
-    let sched = if ctx.sched_n == 0 {
+/// The warp's scheduling records from the context (see `JitCtx::sched`).
+///
+/// # Safety
+/// `ctx.sched` points at `ctx.sched_n` records not otherwise used during the call.
+unsafe fn ctx_sched<'x>(ctx: &JitCtx) -> &'x mut [Sched] {
+    if ctx.sched_n == 0 {
         &mut [][..]
     } else {
         unsafe { std::slice::from_raw_parts_mut(ctx.sched, ctx.sched_n as usize) }
+    }
+}
+
+/// A divergent `bra` at `pc` to `target` of the group `ctx.act`, the lanes of `taken`
+/// jumping: taken on by the native code (1) when the warp engine would go on with the
+/// lanes at the branch's lower PC — those that fall through a forward branch, those that
+/// jump back — as the selected group: they are below every other group of the warp, and no
+/// lane is spinning; and when the lanes left behind are the first to wait in this call, or
+/// wait where those waiting already do (a loop's lanes leaving one by one). The spin counts
+/// are stored as the warp engine's `branch` stores them; the group goes on with its lanes'
+/// highest count; `others` becomes the waiting lanes' PC while they wait (`pend`,
+/// `pend_pc`). Otherwise nothing changes (0) and the code leaves for the warp engine.
+extern "C" fn jit_diverge(ctx: *mut JitCtx, taken: u32, pc: u32, target: u32) -> u32 {
+    // SAFETY: called by the native code with the context the warp engine passed it.
+    let ctx = unsafe { &mut *ctx };
+    let back = target <= pc;
+    let (act, next) = (ctx.act, pc.saturating_add(1));
+    let (run, run_pc, wait, wait_pc) = if back {
+        (taken, target, act & !taken, next)
+    } else {
+        (act & !taken, next, taken, target)
+    };
+    let orig = if ctx.pend != 0 {
+        if ctx.pend_pc != wait_pc {
+            return 0;
+        }
+        ctx.orig_others
+    } else {
+        ctx.others
     };
     let spin = super::fast::Spin {
         max: ctx.spin_max,
         taken: ctx.spin_taken,
         zeroed: ctx.spin_zeroed != 0,
     };
-    super::fast::diverge_spins(sched, 0, ctx.act, taken, &spin, false);
-    let rest = ctx.act & !taken;
+    // After the branch no lane's count exceeds this: all below the yield, none spins.
+    let highest = u64::from(spin.highest()) + u64::from(back);
+    if run_pc >= orig || highest >= u64::from(SPIN_YIELD) {
+        return 0;
+    }
+    // SAFETY: `sched` is the warp's records, as `jit_run` set it.
+    let sched = unsafe { ctx_sched(ctx) };
+    super::fast::diverge_spins(sched, 0, act, taken, &spin, back);
     let mut max = 0;
-    super::fast::each_sched(sched, 0, rest, |s| max = max.max(s.spins));
+    super::fast::each_sched(sched, 0, run, |s| max = max.max(s.spins));
     ctx.spin_max = max;
     ctx.spin_taken = 0;
     ctx.spin_zeroed = 0;
-    ctx.pend = taken;
-    ctx.pend_pc = target;
-    ctx.orig_others = ctx.others;
-    ctx.others = target;
-    ctx.act = rest;
-    0
+    ctx.orig_others = orig;
+    ctx.pend |= wait;
+    ctx.pend_pc = wait_pc;
+    ctx.others = orig.min(wait_pc);
+    ctx.act = run;
+    1
+}
+
+/// The group at `pc`, where lanes a divergence left wait ([`jit_diverge`]): when no other
+/// group is there and the group is not spinning, both become one group as `select` would
+/// make them (the group's spin counts stored, the merged group going on with its lanes'
+/// highest count), 1; else 0.
+extern "C" fn jit_merge(ctx: *mut JitCtx, pc: u32, _: u32) -> u32 {
+    // SAFETY: called by the native code (or `jit_run`) with the warp engine's context.
+    let ctx = unsafe { &mut *ctx };
+    merge_waiting(ctx, pc) as u32
+}
+
+fn merge_waiting(ctx: &mut JitCtx, pc: u32) -> bool {
+    let spin = super::fast::Spin {
+        max: ctx.spin_max,
+        taken: ctx.spin_taken,
+        zeroed: ctx.spin_zeroed != 0,
+    };
+    if ctx.pend == 0 || ctx.pend_pc != pc || ctx.orig_others <= pc || spin.highest() >= SPIN_YIELD {
+        return false;
+    }
+    // SAFETY: `sched` is the warp's records, as `jit_run` set it.
+    let sched = unsafe { ctx_sched(ctx) };
+    super::fast::apply_spins(sched, 0, ctx.act, &spin);
+    let all = ctx.act | ctx.pend;
+    let mut max = 0;
+    super::fast::each_sched(sched, 0, all, |s| max = max.max(s.spins));
+    ctx.spin_max = max;
+    ctx.spin_taken = 0;
+    ctx.spin_zeroed = 0;
+    ctx.act = all;
+    ctx.pend = 0;
+    ctx.others = ctx.orig_others;
+    true
 }
 
 // ---------------------------------------------------------------------------------------
@@ -618,13 +681,21 @@ struct Gen<'f, 'b> {
     /// ([`merge_points`]): where the lanes that jumped merge again.
     merges: HashSet<u32>,
     diverge_fn: cranelift_codegen::ir::FuncRef,
+    merge_fn: cranelift_codegen::ir::FuncRef,
 }
 
-/// The targets of forward `bra`s ending a compiled block whose next instruction starts one
-/// too: a divergence there runs the lanes that fall through in native code, the others
-/// waiting at the target, until both meet there ([`Gen::diverge`]): in native code when
-/// the target starts a compiled block ([`Gen::merge`]), else where the code leaves there
-/// (`jit_run`).
+/// Where the lanes of a divergent `bra` at `pc` to `target` that do not go on wait: at
+/// the target of a forward branch (the lanes that fall through go on), after a backward
+/// one (the lanes that jump go on, round the loop).
+fn wait_pc(pc: u32, target: u32) -> u32 {
+    if target > pc { target } else { pc + 1 }
+}
+
+/// The PCs where lanes wait after a divergent `bra` ending a compiled block whose lanes
+/// that go on continue at a compiled block ([`wait_pc`]): the code takes such a divergence
+/// on itself ([`Gen::diverge`], [`jit_diverge`]) and the lanes merge again where they
+/// meet — in the code when that PC starts a compiled block ([`Gen::merge`]), else where
+/// the code leaves there (`jit_run`).
 fn merge_points(
     f: &FuncCode,
     blocks: &[(u32, u32)],
@@ -632,9 +703,16 @@ fn merge_points(
 ) -> HashSet<u32> {
     blocks
         .iter()
-        .filter_map(|&(_, e)| match f.code.get(e as usize - 1)?.exec {
-            Exec::Bra { target } if target >= e && by_start.contains_key(&e) => Some(target),
-            _ => None,
+        .filter_map(|&(_, e)| {
+            let pc = e - 1;
+            let inst = f.code.get(pc as usize)?;
+            match inst.exec {
+                Exec::Bra { target } if inst.guard.is_some() => {
+                    let run = if target <= pc { target } else { pc + 1 };
+                    by_start.contains_key(&run).then(|| wait_pc(pc, target))
+                }
+                _ => None,
+            }
         })
         .collect()
 }
@@ -1454,6 +1532,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     jb.symbol("ptxvm_jit_shfl", jit_shfl as *const u8);
     jb.symbol("ptxvm_jit_run_span", jit_run_span as *const u8);
     jb.symbol("ptxvm_jit_diverge", jit_diverge as *const u8);
+    jb.symbol("ptxvm_jit_merge", jit_merge as *const u8);
     let mut module = JITModule::new(jb);
     let tcfg = module.target_config();
     let ptr = tcfg.pointer_type();
@@ -1472,8 +1551,13 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     let shfl_id = module
         .declare_function("ptxvm_jit_shfl", Linkage::Import, &helper_sig)
         .map_err(|e| NoJit(e.to_string()))?;
+    let merge_id = module
+        .declare_function("ptxvm_jit_merge", Linkage::Import, &helper_sig)
+        .map_err(|e| NoJit(e.to_string()))?;
+    let mut diverge_sig = helper_sig.clone();
+    diverge_sig.params.push(AbiParam::new(I32));
     let diverge_id = module
-        .declare_function("ptxvm_jit_diverge", Linkage::Import, &helper_sig)
+        .declare_function("ptxvm_jit_diverge", Linkage::Import, &diverge_sig)
         .map_err(|e| NoJit(e.to_string()))?;
     let mut span_sig = module.make_signature();
     span_sig.params.push(AbiParam::new(ptr));
@@ -1513,6 +1597,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let scatter = module.declare_func_in_func(scatter_id, b.func);
         let shfl = module.declare_func_in_func(shfl_id, b.func);
         let diverge_fn = module.declare_func_in_func(diverge_id, b.func);
+        let merge_fn = module.declare_func_in_func(merge_id, b.func);
         let run_span = module.declare_func_in_func(run_span_id, b.func);
         let exit = b.create_block();
         // The dispatch: the group's lanes and what is made of them, then on to the block
@@ -1562,6 +1647,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             dispatch,
             merges: HashSet::new(),
             diverge_fn,
+            merge_fn,
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -2360,66 +2446,41 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// A divergent forward `bra` at `pc` to the merge point `target`, its registers stored:
-    /// what the warp engine's `branch` and `select` would do, done here when this is the
-    /// call's first divergence, no other group of the warp is at or before `target` and the
-    /// group is not spinning — the lanes that fall through run on from `pc + 1` as the
-    /// selected group, the others wait at `target` (`pend`, with `others` at `target`), and
-    /// the spin counts the warp engine would have stored are stored on the way out
-    /// (`JitCtx::div_mask`). Otherwise the code leaves at `pc` for the warp engine.
+    /// A divergent `bra` at `pc` to `target`, its registers stored and its lanes `taken`:
+    /// [`jit_diverge`] decides whether the code takes it on itself (the lanes that go on
+    /// continue here as the group from the branch's lower PC, the others wait), else the
+    /// code leaves at `pc` for the warp engine.
     fn diverge(&mut self, pc: u32, target: u32, taken: Value) {
         let c = self.ctx;
-        let pend = self.b.ins().load(I32, TRUSTED, c, off!(pend));
-        let first = self.b.ins().icmp_imm_s(IntCC::Equal, pend, 0);
-        let others = self.b.ins().load(I32, TRUSTED, c, off!(others));
-        let clear = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThan, others, target as i64);
-        let t = self.b.ins().load(I32, TRUSTED, c, off!(spin_taken));
-        let calm = self.spun(t);
-        let ok = self.b.ins().band(first, clear);
+        let ppc = self.b.ins().iconst(I32, pc as i64);
+        let tpc = self.b.ins().iconst(I32, target as i64);
+        let call = self.b.ins().call(self.diverge_fn, &[c, taken, ppc, tpc]);
+        let ok = self.b.inst_results(call)[0];
         let go = self.b.create_block();
         let out = self.b.create_block();
-        let ok = self.b.ins().band_not(ok, calm);
         self.b.ins().brif(ok, go, &[], out, &[]);
         self.b.switch_to_block(out);
         self.give_back(1);
         self.leave_const(pc, EXIT_AT);
         self.b.switch_to_block(go);
         self.count(taken);
-        self.settle();
-        let tpc = self.b.ins().iconst(I32, target as i64);
-        self.b.ins().call(self.diverge_fn, &[c, taken, tpc]);
-        let next = self.b.ins().iconst(I32, pc as i64 + 1);
+        let run = if target <= pc { target } else { pc + 1 };
+        let next = self.b.ins().iconst(I32, run as i64);
         self.b.ins().jump(self.dispatch, &[next.into()]);
     }
 
     /// At the merge point `pc`, where the group has to leave (another group is at or
-    /// before `pc`): when that is the lanes a divergence left waiting here and the group
-    /// took no backward branch since (its spin state then holds for them too), the two
-    /// become one group, as `select` would make them, and go on here.
+    /// before `pc`): when that is the lanes a divergence left waiting here, [`jit_merge`]
+    /// makes the two one group, as `select` would, and it goes on here.
     fn merge(&mut self, pc: u32) {
         let c = self.ctx;
-        let pend = self.b.ins().load(I32, TRUSTED, c, off!(pend));
-        let ppc = self.b.ins().load(I32, TRUSTED, c, off!(pend_pc));
-        let t = self.b.ins().load(I32, TRUSTED, c, off!(spin_taken));
-        let waiting = self.b.ins().icmp_imm_s(IntCC::NotEqual, pend, 0);
-        let here = self.b.ins().icmp_imm_s(IntCC::Equal, ppc, pc as i64);
-        let calm = self.b.ins().icmp_imm_s(IntCC::Equal, t, 0);
-        let ok = self.b.ins().band(waiting, here);
-        let ok = self.b.ins().band(ok, calm);
+        let at = self.b.ins().iconst(I32, pc as i64);
+        let call = self.b.ins().call(self.merge_fn, &[c, at, at]);
+        let ok = self.b.inst_results(call)[0];
         let go = self.b.create_block();
         let out = self.b.create_block();
         self.b.ins().brif(ok, go, &[], out, &[]);
         self.b.switch_to_block(go);
-        let all = self.b.ins().bor(self.act, pend);
-        self.b.ins().store(TRUSTED, all, c, off!(act));
-        let zero = self.b.ins().iconst(I32, 0);
-        self.b.ins().store(TRUSTED, zero, c, off!(pend));
-        let orig = self.b.ins().load(I32, TRUSTED, c, off!(orig_others));
-        self.b.ins().store(TRUSTED, orig, c, off!(others));
-        let at = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().jump(self.dispatch, &[at.into()]);
         self.b.switch_to_block(out);
     }
@@ -2451,7 +2512,7 @@ impl Gen<'_, '_> {
         // Divergence: the branch is the warp engine's, or, forward to a merge point, the
         // code's own.
         self.b.switch_to_block(diverged);
-        if target > pc && self.merges.contains(&target) {
+        if self.merges.contains(&wait_pc(pc, target)) {
             self.diverge(pc, target, taken);
         } else {
             self.give_back(1);
@@ -2565,9 +2626,14 @@ impl Gen<'_, '_> {
         self.b.ins().brif(is_none, none, &[], diverged, &[]);
         self.b.switch_to_block(diverged);
         self.b.def_var(self.thread_insts, uncounted);
-        self.give_back(1);
         let regs = self.regs.clone();
-        self.leave_const(pc, EXIT_AT);
+        if self.merges.contains(&wait_pc(pc, target)) {
+            self.flush(pc);
+            self.diverge(pc, target, taken);
+        } else {
+            self.give_back(1);
+            self.leave_const(pc, EXIT_AT);
+        }
         self.regs = regs.clone();
         self.b.switch_to_block(none);
         self.go_to(pc + 1, cblocks, by_start);
