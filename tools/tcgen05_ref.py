@@ -333,8 +333,39 @@ MMA_CASES += [
     ("tcgen05_mma_f16_f32_sw32_sw128_disable", "f16", "f32", "f16", "f16", 16,
      ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 0, 0, 0, 0),
 ]
-TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1}
+TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1,
+             "e2m3": 3, "e3m2": 4, "e2m1": 5}
 SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6}
+# The fp6/fp4 types of kind::f8f6f4 / mxf8f6f4 and their widths: in shared memory each takes
+# the place of an 8-bit element of the canonical layout, and each 16-byte unit of 16 places
+# holds its 16 elements packed from bit 0 up (element j at bits w*j .. w*j+w-1 of the unit,
+# little-endian), then 8 (fp4) or 4 (fp6) bytes of padding: the image TMA's
+# CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B loads write (cuda.h: "16 x U4 packed
+# values ... 8 byte gaps between every 8 byte chunk", "16 x U6 ... 4 byte gaps between every
+# 12 byte chunk"), which CUTLASS's SM100 f8f6f4 MMAs read (float_e2m1_unpacksmem_t & co.,
+# K = 32, shared memory allocated as uint8_t, sub-byte arrays packed lowest element first).
+PADDED = {"e2m3": 6, "e3m2": 6, "e2m1": 4}
+
+
+def place_padded(img, base, major, swz, T, lbo, sbo, mn, k, w, val):
+    """An fp6/fp4 element (width w) at the 8-bit place (mn, k) of the canonical layout, packed
+    in its 16-byte unit; T = 16 (8-bit places per 16 bytes). Returns the unit's end."""
+    sw = wgmma_ref.SW[swz][0]
+    shape, stride = wgmma_ref.canonical(major, sw, T, lbo, sbo)
+    bit = base * 8 + wgmma_ref.evaluate(shape, stride, (mn, k))
+    unit = wgmma_ref.swizzle(bit // 8 & ~15, sw)
+    j = bit // 8 & 15
+    v = int.from_bytes(img[unit:unit + 16], "little") | (val << (w * j))
+    img[unit:unit + 16] = v.to_bytes(16, "little")
+    return unit + 16
+
+
+def place_elem(img, base, src, T, mn, k, bits, t, val):
+    """wgmma_ref.place, or place_padded for the fp6/fp4 types."""
+    major, swz, off, lbo, sbo = src
+    if t in PADDED:
+        return place_padded(img, base + off, major, swz, T, lbo, sbo, mn, k, PADDED[t], val)
+    return wgmma_ref.place(img, base + off, major, swz, T, lbo, sbo, mn, k, bits, val)
 
 
 def sm100_desc(lbo, sbo, swz):
@@ -367,6 +398,22 @@ MMA_CASES += [
      "tmem", ("K", "64", 0, 0, 512), 1, 0, 1, 0),
 ]
 MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
+# kind::f8f6f4 with fp6/fp4 operands (PADDED: packed 16 to a 16-byte unit in shared memory),
+# alone and mixed with 8-bit ones, K- and MN-major, every swizzle.
+MMA_M64["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (16, 0)
+MMA_DISABLE["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (0x00FF00FF, 0, 0x80000001, 0)
+MMA_CASES += [
+    ("tcgen05_mma_e2m1_e3m2_f32_sw128_none", "f8f6f4", "f32", "e2m1", "e3m2", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_e2m3_e2m1_f16_trans_sw64_sw32_neg", "f8f6f4", "f16", "e2m3", "e2m1", 16,
+     ("MN", "64", 0, 512, 1024), ("MN", "32", 0, 0, 256), 1, 1, 1, 0),
+    ("tcgen05_mma_e2m1_e2m1_f32_sw32_sw128_nod", "f8f6f4", "f32", "e2m1", "e2m1", 24,
+     ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 0, 0, 0, 0),
+    ("tcgen05_mma_e4m3_e2m3_f32_none_trans_sw128", "f8f6f4", "f32", "e4m3", "e2m3", 32,
+     ("K", "none", 0, 128, 256), ("MN", "128", 0, 0, 1024), 1, 0, 1, 0),
+    ("tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable", "f8f6f4", "f32", "e3m2", "e4m3", 8,
+     ("K", "none", 0, 128, 256), ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+]
 
 
 # tcgen05.mma.sp cases (M = 128): name -> the MMA's k-step within the metadata tile (the
@@ -577,7 +624,7 @@ def mma_file(case):
     M = MMA_WS[name][0] if ws else 64 if name in MMA_M64 else 128
     dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    bits = wgmma_ref.BITS[at]
+    bits = 8 if at in PADDED else wgmma_ref.BITS[at]
     sp = name in MMA_SP
     ashift = name in MMA_ASHIFT
     scale = MMA_SCALE.get(name, 0)
@@ -638,15 +685,13 @@ def mma_file(case):
     img = bytearray(65536)
     end = 0
     if asrc != "tmem":
-        major, swz, off, lbo, sbo = asrc
         for m in range(M):
             for kk in range(ka):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
+                end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
         for kk in range(k):
-            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+            end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt, B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
     neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
@@ -865,6 +910,10 @@ def mma_file(case):
         f"// negate A {na}, negate B {nb}, saturate {sat}"
         + (f", disable-output-lane {{{', '.join(hex(x) for x in dis)}}} (those lanes keep C)" if dis else "")
         + "; issued by thread 0, completed through",
+        *(["// fp6/fp4 operands: each in the place of an 8-bit element of the layout, the 16 elements of",
+           "// each 16-byte unit packed from bit 0 up, then 8 (fp4) or 4 (fp6) bytes of padding (the",
+           "// CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B image; see PADDED),"]
+          if at in PADDED or bt in PADDED else []),
         "// tcgen05.commit on an mbarrier. Generated by tools/tcgen05_ref.py: the shared-memory image",
         "// from tools/wgmma_ref.py's canonical layouts (tcgen05 descriptor: version 1, swizzle codes",
         "// 0/2/4/6), D row m in lane m from D's column, A in Tensor Memory row m in lane m (elements",
@@ -1475,6 +1524,8 @@ MMA_BS_CASES = [
      "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1),
 ]
 BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
+# mxf8f6f4's codes (the f8f6f4 ones; e2m1 is 1 only for mxf4/mxf4nvf4).
+BS_CODE_MXF8 = {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1": 5}
 # Block-scaled .sp cases: name -> the MMA's k-step in the metadata tile.
 MMA_BS_SP = {
     "tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2": 1,
@@ -1497,6 +1548,11 @@ MMA_BS_CASES += [
      ("K", "none", 0, 128, 256), ("K", "64", 0, 0, 512), 1, 0, 0),
     ("tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
      "tmem", ("K", "none", 0, 128, 512), 0, 0, 0),
+    # mxf8f6f4 with fp6/fp4 operands (padded in shared memory, as kind::f8f6f4's).
+    ("tcgen05_mma_bs_mxf8f6f4_e2m1_e3m2_nega", "mxf8f6f4", ".scale_vec::1X", "e2m1", "e3m2", "ue8m0", (1, 2), 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 1, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_block32_e2m3_e4m3_mn_negb", "mxf8f6f4", ".block32", "e2m3", "e4m3", "ue8m0", (0, 3), 16,
+     ("MN", "128", 0, 0, 1024), ("K", "32", 0, 0, 256), 1, 0, 1),
     # e2m1 A (dense) in Tensor Memory.
     ("tcgen05_mma_bs_mxf4_tmem", "mxf4", ".block32", "e2m1", "e2m1", "ue8m0", (0, 0), 16,
      "tmem", ("K", "none", 0, 128, 256), 1, 1, 0),
@@ -1525,7 +1581,7 @@ def mma_bs_file(case):
     def code(t):
         if t == "e2m1":
             return rng.next() & 0xF
-        return tc_ref.gen_bits(t, rng.next(), 1, center) & 0xFF
+        return tc_ref.gen_bits(t, rng.next(), 1, center) & ((1 << tc_ref.width(t)) - 1)
 
     if sp:
         # Structured-sparse A (ISA "Sparse matrices"): 2:4 for mxf8f6f4, pair-wise 4:8 for
@@ -1566,24 +1622,25 @@ def mma_bs_file(case):
     CL = [[tc_ref.rand_c(rng, 4 if mxf4 else 0) for _ in range(n)] for _ in range(128)]
     img = bytearray(65536)
     end = 0
+    # (mxf8f6f4's fp6/fp4 operands padded in shared memory: place_padded.)
+    pa, pb = ({}, {}) if mxf4 else (PADDED, PADDED)
     if asrc != "tmem":
-        major, swz, off, lbo, sbo = asrc
         for m in range(128):
             for kk in range(ka):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
+                end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at if at in pa else "", AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
         for kk in range(k):
-            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+            end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt if bt in pb else "", B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
-    sign = 1 << (bits - 1)
+    sign_a = 1 << (pa.get(at, bits) - 1)
+    sign_b = 1 << (pb.get(bt, bits) - 1)
     D = [[0] * n for _ in range(128)]
     for m in range(128):
-        arow = [x ^ sign if na else x for x in A[m]]
+        arow = [x ^ sign_a if na else x for x in A[m]]
         for nn in range(n):
-            bcol = [x ^ sign if nb else x for x in B[nn]]
+            bcol = [x ^ sign_b if nb else x for x in B[nn]]
             c = CL[m][nn] if en else 0
             sas = [tc_ref.scale_decode(st, x) for x in SFA[m]]
             sbs = [tc_ref.scale_decode(st, x) for x in SFB[nn]]
@@ -1619,7 +1676,8 @@ def mma_bs_file(case):
         sfw += row
     nw = 24 if sp else 16 if asrc == "tmem" else 8
     trans_a = asrc != "tmem" and asrc[0] == "MN"
-    idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
+    codes = BS_CODE if mxf4 else BS_CODE_MXF8
+    idesc = (bid << 4) | (codes[at] << 7) | (codes[bt] << 10) | (na << 13) | (nb << 14) \
         | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
         | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29) | (int(sp) << 2)
     cflat = [CL[m][j] for m in range(128) for j in range(n)]
@@ -1743,6 +1801,9 @@ def mma_bs_file(case):
         "// 260..263 (B) of every lane: row m's factors in lane m % 32 of each 32-lane partition, column",
         "// m / 32, bytes ID + j (column n of B alike), the other bytes random; expected D from",
         "// tools/tc_ref.py's block-scale model (dot_mx8 / dot_mxf4).",
+        *(["// fp6/fp4 operands of mxf8f6f4 padded in shared memory as kind::f8f6f4's (16 elements",
+           "// packed from bit 0 of each 16-byte unit, then padding; PADDED)."]
+          if not mxf4 and (at in PADDED or bt in PADDED) else []),
         *([f"// sparse A: {ka} stored columns of a structured-sparse A ({'4:8 in pairs' if mxf4 else '2:4'}),",
            "// metadata tile at column 272 in the 8-bit layout of tcgen05.mma.sp (JAX Mosaic GPU's",
            f"// format), this MMA's at column {272 + 2 * MMA_BS_SP[name]}; D from the dense product of the decompressed A."]
@@ -2177,6 +2238,32 @@ ERRORS = {
             "\ttcgen05.mma.cta_group::1.kind::f16 [%r5], %rd1, %rd1, %r4, %q0;",
         ],
         ["must be at lane 0 or 16 for M = 64", "tcgen05.mma"],
+    ),
+    "tcgen05_mma_e2m1_tmem_a": (
+        "tcgen05.mma .kind::f8f6f4 with an e2m1 A in Tensor Memory (its packing there is only in the"
+        " ISA's Figures 199-201: not modelled)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | (5 << 7) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r3], [%r3], %rd1, %r4, %q0;",
+        ],
+        ["tcgen05.mma.cta_group::1.kind::f8f6f4", "A in Tensor Memory with 4-bit elements",
+         "only shown in figures"],
+    ),
+    "tcgen05_mma_sp_e3m2": (
+        "tcgen05.mma.sp .kind::f8f6f4 with e3m2 operands (the padded sparse A is not modelled)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 2) | (1 << 4) | (4 << 7) | (4 << 10) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.sp.cta_group::1.kind::f8f6f4 [%r3], %rd1, %rd1, [%r3], %r4, %q0;",
+        ],
+        ["tcgen05.mma.sp.cta_group::1.kind::f8f6f4", "fp6/fp4 operands are modelled for dense"],
     ),
     "tcgen05_shift_misaligned": (
         "tcgen05.shift at lane 16 (the ISA: the address's lane must be aligned to 32)",

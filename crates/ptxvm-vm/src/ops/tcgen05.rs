@@ -294,6 +294,19 @@ impl CpShape {
     }
 }
 
+/// The width (6 or 4) of an fp6/fp4 operand element of `tcgen05.mma .kind::f8f6f4` /
+/// `.kind::mxf8f6f4`, whose shared-memory image is padded (16 elements packed into the first 12
+/// or 8 bytes of each 16-byte unit, as `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` /
+/// `16U4_ALIGN16B` lay them out); 0 for every other type.
+pub fn padded_width(e: crate::ops::tensor::Elem) -> u32 {
+    use ptxvm_fp::tensor::TcType;
+    match e {
+        crate::ops::tensor::Elem::Float(TcType::E2m3 | TcType::E3m2) => 6,
+        crate::ops::tensor::Elem::Float(TcType::E2m1) => 4,
+        _ => 0,
+    }
+}
+
 /// `.kind` of `tcgen05.mma`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

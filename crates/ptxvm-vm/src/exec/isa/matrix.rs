@@ -1768,16 +1768,38 @@ impl Cta<'_> {
         desc: u64,
         mn_major: bool,
         bits: u32,
+        dims: [usize; 3],
+        name: &str,
+        what: &str,
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        self.smem_matrix_padded(t0, dsc, desc, mn_major, (bits, 0), dims, name, what)
+    }
+
+    /// `smem_matrix` with `(bits, pad)`: `pad` 0, or the width (4 or 6) of the fp4/fp6
+    /// elements of `tcgen05.mma .kind::f8f6f4`/`.kind::mxf8f6f4` in shared memory (`bits` = 8):
+    /// they take the places of 8-bit elements in the layout, and each 16-byte unit of 16 such
+    /// places holds its 16 elements packed from bit 0 up, `pad` bits each, followed by 8 (fp4)
+    /// or 4 (fp6) bytes of padding (the `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` /
+    /// `16U6_ALIGN16B` image that CUTLASS's TMA loads feed these MMAs; `docs/tensor-cores.md`).
+    #[allow(clippy::too_many_arguments)]
+    fn smem_matrix_padded(
+        &self,
+        t0: usize,
+        dsc: crate::ops::wgmma::Desc,
+        desc: u64,
+        mn_major: bool,
+        (bits, pad): (u32, u32),
         [row0, rows, k]: [usize; 3],
         name: &str,
         what: &str,
     ) -> Result<Vec<u64>, Box<Fault>> {
         let this = self;
         let mem = self.mem;
-        let mask = if bits == 32 {
+        let width = if pad != 0 { pad } else { bits };
+        let mask = if width == 32 {
             u64::MAX >> 32
         } else {
-            (1u64 << bits) - 1
+            (1u64 << width) - 1
         };
         if let Err((misaligned, m)) = dsc.check() {
             return Err(this.fault(
@@ -1795,6 +1817,8 @@ impl Cta<'_> {
         for r in 0..rows {
             for kk in 0..k {
                 let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
+                // The element's place in its 16-byte unit, `pad` bits a place when padded.
+                let bit = if pad != 0 { bit / 8 * pad } else { bit };
                 let chunk = match cache {
                     Some((a, c)) if a == addr => c,
                     _ => {
@@ -2052,9 +2076,14 @@ impl Cta<'_> {
                 ),
             ));
         }
+        // kind::f8f6f4's types (instruction descriptor bits 7-9 / 10-12): e4m3 0, e5m2 1,
+        // e2m3 3, e3m2 4, e2m1 5.
         let fl = |c: u32| match c {
             0 => Some(TcType::E4m3),
             1 => Some(TcType::E5m2),
+            3 => Some(TcType::E2m3),
+            4 => Some(TcType::E3m2),
+            5 => Some(TcType::E2m1),
             _ => None,
         };
         let (at, bt, dt_ok) = match kind {
@@ -2098,11 +2127,22 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (the f6/f4 types of kind::f8f6f4 are not modelled)",
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind",
                     id.dtype, id.atype, id.btype
                 ),
             ));
         };
+        // fp6/fp4 operands (kind::f8f6f4): 8-bit places in shared memory, packed within each
+        // 16-byte unit (`smem_matrix_padded`).
+        let pad = [at, bt].map(crate::ops::tcgen05::padded_width);
+        if pad != [0, 0] && (form.sp || form.pair) {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense `.cta_group::1` MMAs only"
+                ),
+            ));
+        }
         if (kind == Kind::I8) && (id.neg_a || id.neg_b) {
             return Err(bad(
                 self,
@@ -2240,7 +2280,7 @@ impl Cta<'_> {
                 ),
                 (sb, id.trans_b, g * ng),
                 se,
-                bits,
+                (bits, pad),
                 [m, ng, k],
                 form.sp,
                 (dlane + glane, dcol),
@@ -2602,7 +2642,7 @@ impl Cta<'_> {
         a: (bool, Src, i32, bool),
         b: (Src, bool, usize),
         enable: Src,
-        bits: u32,
+        (bits, pad): (u32, [u32; 2]),
         [m, n, k]: [usize; 3],
         sparse: bool,
         d: (u32, u32),
@@ -2629,6 +2669,18 @@ impl Cta<'_> {
         // A (with `sparse`, the compressed K/2 columns).
         let ka = if sparse { k / 2 } else { k };
         let a: Vec<u64> = if a_tmem {
+            if pad[0] != 0 {
+                // ISA Figures 199-201 only: no text gives where an fp6/fp4 A sits in Tensor
+                // Memory (CUTLASS's `tmem_frg_1sm<a_type>` would pack it at its own width,
+                // `tcgen05.cp`'s decompressing forms give 8-bit containers).
+                return Err(unsup(
+                    self,
+                    format!(
+                        "A in Tensor Memory with {}-bit elements: their packing there is only shown in figures of the PTX ISA",
+                        pad[0]
+                    ),
+                ));
+            }
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
             if !lane_ok(aa) {
                 return Err(bad(
@@ -2655,11 +2707,29 @@ impl Cta<'_> {
         } else {
             let raw_a = self.src(t, sa);
             let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, ka], name, "A")?
+            self.smem_matrix_padded(
+                t,
+                dsc,
+                raw_a,
+                trans_a,
+                (bits, pad[0]),
+                [0, m, ka],
+                name,
+                "A",
+            )?
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [b_row0, n, k], name, "B")?;
+        let b = self.smem_matrix_padded(
+            t,
+            dsc,
+            raw_b,
+            trans_b,
+            (bits, pad[1]),
+            [b_row0, n, k],
+            name,
+            "B",
+        )?;
         // C: D's cells, or 0.
         let enable = self.src(t, enable) != 0;
         let Some(tm) = self.tmem.as_deref() else {
@@ -2900,11 +2970,14 @@ impl Cta<'_> {
                 ),
             ));
         }
-        // Types: mxf8f6f4 e4m3 (0) / e5m2 (1) — the fp6/fp4 types' padded layouts are figures —
-        // and e2m1 (1) for mxf4/mxf4nvf4.
+        // Types: mxf8f6f4 e4m3 (0), e5m2 (1), e2m3 (3), e3m2 (4), e2m1 (5) — the fp6/fp4 ones
+        // padded in shared memory (`smem_matrix_padded`) — and e2m1 (1) for mxf4/mxf4nvf4.
         let ty = |c: u32| match (mxf4, c) {
             (false, 0) => Some(TcType::E4m3),
             (false, 1) => Some(TcType::E5m2),
+            (false, 3) => Some(TcType::E2m3),
+            (false, 4) => Some(TcType::E3m2),
+            (false, 5) => Some(TcType::E2m1),
             (true, 1) => Some(TcType::E2m1),
             _ => None,
         };
@@ -2912,10 +2985,23 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind (the fp6/fp4 types of kind::mxf8f6f4 are not modelled)"
+                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind"
                 ),
             ));
         };
+        let pad = if mxf4 {
+            [0, 0]
+        } else {
+            [at, bt].map(|x| crate::ops::tcgen05::padded_width(crate::ops::tensor::Elem::Float(x)))
+        };
+        if pad != [0, 0] && sp {
+            return Err(unsup(
+                self,
+                format!(
+                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense MMAs only"
+                ),
+            ));
+        }
         let stype = if ue8m0 {
             ScaleType::Ue8m0
         } else {
@@ -2981,7 +3067,7 @@ impl Cta<'_> {
             (a_tmem, sa, a_off, trans_a),
             (sb, trans_b, 0),
             se,
-            bits,
+            (bits, pad),
             [m, n, k],
             sp,
             (0, dcol),
@@ -3039,15 +3125,16 @@ impl Cta<'_> {
             }
             sf_b.push(part);
         }
-        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, bit 3 of e2m1).
-        let sign = 1u64 << (bits - 1);
+        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, 5 of e2m3/e3m2, 3 of e2m1).
+        let sign = |w: u32| 1u64 << ((if w != 0 { w } else { bits }) - 1);
+        let (sa_bit, sb_bit) = (sign(pad[0]), sign(pad[1]));
         let a: Vec<u32> = a
             .iter()
-            .map(|&x| (if neg_a { x ^ sign } else { x }) as u32)
+            .map(|&x| (if neg_a { x ^ sa_bit } else { x }) as u32)
             .collect();
         let b: Vec<u32> = b
             .iter()
-            .map(|&x| (if neg_b { x ^ sign } else { x }) as u32)
+            .map(|&x| (if neg_b { x ^ sb_bit } else { x }) as u32)
             .collect();
         let an: Vec<tc::Num> = a.iter().map(|&x| at.decode(x)).collect();
         let bn: Vec<tc::Num> = b.iter().map(|&x| bt.decode(x)).collect();
