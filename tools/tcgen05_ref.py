@@ -335,7 +335,7 @@ MMA_CASES += [
 ]
 TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1,
              "e2m3": 3, "e3m2": 4, "e2m1": 5}
-SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6}
+SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6, "128_32": 1}
 # The fp6/fp4 types of kind::f8f6f4 / mxf8f6f4 and their widths: in shared memory each takes
 # the place of an 8-bit element of the canonical layout, and each 16-byte unit of 16 places
 # holds its 16 elements packed from bit 0 up (element j at bits w*j .. w*j+w-1 of the unit,
@@ -360,9 +360,36 @@ def place_padded(img, base, major, swz, T, lbo, sbo, mn, k, w, val):
     return unit + 16
 
 
+def place_atom32(img, base, T, lbo, sbo, mn, k, bits, val):
+    """Descriptor swizzle mode 1, the 128-byte swizzle with 32-byte atoms, MN-major (CUTLASS's
+    SWIZZLE_128B_BASE32B, mma_sm100_desc.hpp make_umma_desc: in 16-byte units the canonical
+    layout ((8,n),(4,k)):((1,LBO),(8,SBO)) -- 128-byte rows along MN, LBO between groups of
+    8 x 16 bytes of MN, 4 such rows along K per SBO -- under Swizzle<2,5,2> on the byte
+    address: bits 5-6 ^= bits 7-8)."""
+    per_row = 8 * T
+    bit = (mn % per_row) * bits
+    a = base + (mn // per_row) * lbo + (k % 4) * 128 + (k // 4) * sbo + bit // 8
+    a ^= ((a >> 7) & 3) << 5
+    for j in range((bits + 7) // 8):
+        img[a + j] |= ((val >> (8 * j)) << (bit % 8)) & 0xFF
+    return a + (bits + 7) // 8
+
+
 def place_elem(img, base, src, T, mn, k, bits, t, val):
-    """wgmma_ref.place, or place_padded for the fp6/fp4 types."""
+    """wgmma_ref.place, or place_padded for the fp6/fp4 types, or place_atom32."""
     major, swz, off, lbo, sbo = src
+    if swz == "128_32" and t in PADDED:
+        # The fp6/fp4 element's 8-bit place, then packed in its 16-byte unit.
+        probe = bytearray(len(img))
+        end = place_atom32(probe, base + off, T, lbo, sbo, mn, k, bits, 0xFF)
+        a = end - 1
+        unit, j, w = a & ~15, a & 15, PADDED[t]
+        v = int.from_bytes(img[unit:unit + 16], "little") | (val << (w * j))
+        img[unit:unit + 16] = v.to_bytes(16, "little")
+        return unit + 16
+    if swz == "128_32":
+        assert major == "MN"
+        return place_atom32(img, base + off, T, lbo, sbo, mn, k, bits, val)
     if t in PADDED:
         return place_padded(img, base + off, major, swz, T, lbo, sbo, mn, k, PADDED[t], val)
     return wgmma_ref.place(img, base + off, major, swz, T, lbo, sbo, mn, k, bits, val)
@@ -403,6 +430,13 @@ MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0
 MMA_M64["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (16, 0)
 MMA_DISABLE["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (0x00FF00FF, 0, 0x80000001, 0)
 MMA_CASES += [
+    # Descriptor swizzle mode 1 (128-byte swizzle with 32-byte atoms; MN-major: place_atom32).
+    ("tcgen05_mma_tf32_f32_mn_sw128a32", "tf32", "f32", "tf32", "tf32", 16,
+     ("MN", "128_32", 0, 512, 2048), ("MN", "128_32", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_f16_f32_mn_sw128a32_none", "f16", "f32", "f16", "f16", 32,
+     ("MN", "128_32", 0, 2048, 512), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_e2m1_e2m1_f32_mn_sw128a32", "f8f6f4", "f32", "e2m1", "e2m1", 16,
+     ("MN", "128_32", 0, 2048, 512), ("MN", "128_32", 0, 0, 512), 1, 0, 0, 0),
     ("tcgen05_mma_e2m1_e3m2_f32_sw128_none", "f8f6f4", "f32", "e2m1", "e3m2", 16,
      ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
     ("tcgen05_mma_e2m3_e2m1_f16_trans_sw64_sw32_neg", "f8f6f4", "f16", "e2m3", "e2m1", 16,
@@ -2264,6 +2298,19 @@ ERRORS = {
             "\ttcgen05.mma.sp.cta_group::1.kind::f8f6f4 [%r3], %rd1, %rd1, [%r3], %r4, %q0;",
         ],
         ["tcgen05.mma.sp.cta_group::1.kind::f8f6f4", "fp6/fp4 operands are modelled for dense"],
+    ),
+    "tcgen05_mma_sw128a32_kmajor": (
+        "tcgen05.mma with a K-major A in descriptor swizzle mode 1 (128-byte swizzle with 32-byte"
+        " atoms: CUTLASS's make_umma_desc says it is invalid for K-major; the ISA's layouts are figures)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x2000400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["tcgen05.mma.cta_group::1.kind::f16", "32-byte atoms", "MN-major operands only"],
     ),
     "tcgen05_shift_misaligned": (
         "tcgen05.shift at lane 16 (the ISA: the address's lane must be aligned to 32)",

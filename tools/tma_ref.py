@@ -39,10 +39,16 @@ TYPES = {
     "f32": ("f32", "f32", 4),
     "s32": ("s32", "i32", 4),
 }
-SW = {"none": 1, "32": 2, "64": 4, "128": 8}
+SW = {"none": 1, "32": 2, "64": 4, "128": 8, "128_atom32": "a32"}
 
 
-def swz(a: int, w: int) -> int:
+def swz(a: int, w) -> int:
+    """The swizzled shared address. "a32": CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B ("Swizzle 32B
+    chunks within 128B span", cuda.h), with CUTLASS's pattern for it, Swizzle<2,5,2>: the
+    32-byte chunk index (bits 5-6) XOR the row index within 4 rows of 128 bytes (bits 7-8)
+    (cute/atom/copy_traits_sm90_tma_swizzle.hpp maps Swizzle<2,5,2> to this mode)."""
+    if w == "a32":
+        return a ^ (((a >> 7) & 3) << 5)
     return a ^ (((a >> 7) & (w - 1)) << 4) if w > 1 else a
 
 
@@ -317,6 +323,10 @@ LOADS = {
                               interleave="16",
                               doc=["16-byte interleave (rank 3, 8 .u16 channels = 16 bytes per pixel): the box is traversed",
                                    "and stored as without interleave; rows 2..5 of the 5 hang past the edge."]),
+    "load_swz128_atom32": dict(ty="u32", dims=[32, 12], strides=[128], box=[32, 12], est=[1, 1], coords=[0, -2],
+                               swizzle="128_atom32",
+                               doc=["CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B: 32-byte chunks (address bits 5-6) ^= bits 7-8;",
+                                    "rows -2, -1 out of bounds."]),
     "load_fill_nan": dict(ty="f32", dims=[6, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[2, 1], fill="nan",
                           doc=["OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds f32 elements are loaded as NaN."]),
 }
@@ -332,6 +342,11 @@ STORES = {
                              swizzle="128",
                              doc=["Tensor store from a 128-byte swizzled shared box: columns 40.. and rows 5.. are skipped."]),
                         "store"),
+    "store_2d_swz128_atom32": (dict(ty="u32", dims=[40, 5], strides=[160], box=[32, 8], est=[1, 1], coords=[8, -1],
+                                    swizzle="128_atom32",
+                                    doc=["Tensor store from a shared box swizzled with 128B_ATOM_32B (32-byte chunks);",
+                                         "columns 40.., row -1 and rows 5.. are skipped."]),
+                               "store"),
     "reduce_add": (dict(ty="u32", dims=[8, 4], strides=[32], box=[4, 4], est=[1, 1], coords=[6, -1],
                         doc=["cp.reduce.async.bulk.tensor.2d .add.u32 (tile): each in-bounds element += shared."]),
                    "add"),
@@ -723,6 +738,9 @@ PACKED_LOADS = {
         ty="b6x16_p32", dims=[128, 3, 2], strides=[96, 288], box=[128, 2, 2], coords=[-64, 2, 1],
         doc=["3D 16U6_ALIGN16B load at a negative coordinate: the first 4 units of each row out of",
              "bounds (zero), row 3 of 3 too."]),
+    "packed_load_b6x16_p32_atom32": dict(
+        ty="b6x16_p32", dims=[256, 4], strides=[192], box=[128, 4], coords=[0, 0], swizzle="128_atom32",
+        doc=["16U6_ALIGN16B load with CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (one of its allowed swizzles)."]),
     "packed_load_b4x16_swz32": dict(
         ty="b4x16", dims=[96, 5], strides=[48], box=[64, 4], coords=[64, 2], swizzle="32",
         doc=["16U4_ALIGN8B tile load (no gaps: two 4-bit values a byte) with the 32-byte swizzle;",
@@ -740,11 +758,18 @@ PACKED_STORES = {
 }
 
 
+def sm100(c, text):
+    """The 128B_ATOM_* swizzles are Blackwell's (CUDA 12.8): such cases target sm_100a."""
+    if c.get("swizzle", "").startswith("128_atom"):
+        return text.replace(HEADER, HEADER_SM100).replace("--arch sm_90\n", "--arch sm_100a\n")
+    return text
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, c in LOADS.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
-            f.write(gen_load(c))
+            f.write(sm100(c, gen_load(c)))
     for name, c in IM2COL.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
             f.write(gen_im2col(name, c))
@@ -753,7 +778,7 @@ def main():
             f.write(gen_im2col_wide(name, c))
     for name, (c, op) in STORES.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
-            f.write(gen_store(c, op))
+            f.write(sm100(c, gen_store(c, op)))
     for name, c in PACKED_LOADS.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
             f.write(gen_packed_load(c))

@@ -415,6 +415,9 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
                     "32" | "32B" => 1,
                     "64" | "64B" => 2,
                     "128" | "128B" => 3,
+                    "128_atom32" => 4,
+                    "128_atom32_flip8" => 5,
+                    "128_atom64" => 6,
                     _ => return Err(bad()),
                 }
             }

@@ -352,8 +352,9 @@ impl Idesc {
 }
 
 /// A `tcgen05` shared-memory matrix descriptor as the `wgmma` one it extends: the same start,
-/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 2 128-byte,
-/// 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model or an invalid one (the message).
+/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 1 128-byte
+/// with 32-byte atoms, 2 128-byte, 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model
+/// or an invalid one (the message).
 pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     if d >> 46 & 7 != 1 {
         return Err(format!(
@@ -367,14 +368,9 @@ pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     }
     let w = match d >> 61 {
         0 => 1,
-        2 => 8,
+        1 | 2 => 8,
         4 => 4,
         6 => 2,
-        1 => {
-            return Err(format!(
-                "shared memory descriptor {d:#018x}: the 128-byte swizzle with 32-byte atoms (mode 1) is not supported"
-            ));
-        }
         m => {
             return Err(format!(
                 "shared memory descriptor {d:#018x}: swizzle mode {m} is invalid"
@@ -383,6 +379,9 @@ pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     };
     let mut x = crate::ops::wgmma::Desc::decode(d & ((1 << 62) - 1));
     x.w = w;
+    // Mode 1: CUTLASS's SWIZZLE_128B_BASE32B (`Swizzle<2,5,2>`, MN-major, 4 rows of 128
+    // bytes along K per SBO step; `mma_sm100_desc.hpp` `make_umma_desc`).
+    x.atom32 = d >> 61 == 1;
     Ok(x)
 }
 

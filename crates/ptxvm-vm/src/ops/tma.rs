@@ -392,6 +392,9 @@ pub struct TensorMap {
     pub elem: Elem,
     pub interleave: u8,
     pub swizzle: u8,
+    /// The swizzle atomicity: 0 16-byte chunks, 1 32-byte chunks (with the 128-byte swizzle,
+    /// `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`).
+    pub atom: u8,
     pub fill_nan: bool,
     /// The im2col fields of an im2col map (`None`: a tiled map).
     pub im2col: Option<Im2colBox>,
@@ -599,10 +602,17 @@ impl TensorMap {
     /// W 16-byte units, address bits 4.. (log2 W of them) are exchanged with bits 7.. (the
     /// pattern `wgmma`'s matrix descriptors read; it repeats every 8 rows of W × 16 bytes
     /// and is a function of the absolute shared address).
+    ///
+    /// `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B` (atomicity 1; cuda.h: "Swizzle 32B chunks within
+    /// 128B span"): address bits 5-6 (the 32-byte chunk of a 128-byte row) are exchanged with
+    /// bits 7-8 (the row within 4 rows), CUTLASS's `Swizzle<2,5,2>`, the layout it loads with
+    /// this mode and `tcgen05.mma` reads with descriptor swizzle mode 1 (`docs/tma.md`).
     pub fn shared_addr(&self, base: u64, off: u64) -> u64 {
         let a = base.wrapping_add(off);
         let w = self.swizzle_units();
-        if w > 1 {
+        if self.atom == 1 {
+            a ^ (((a >> 7) & 3) << 5)
+        } else if w > 1 {
             a ^ (((a >> 7) & (w - 1)) << 4)
         } else {
             a
@@ -683,9 +693,16 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     }
     match atom {
         0 => {}
-        1..=3 => {
+        // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (`shared_addr`).
+        1 if swizzle == 3 => {}
+        1 => {
             return Err(format!(
-                "swizzle atomicity {} is not supported by ptxvm (only 16-byte atoms)",
+                "swizzle atomicity 32B needs the 128-byte swizzle, not mode {swizzle}"
+            ));
+        }
+        2 | 3 => {
+            return Err(format!(
+                "swizzle atomicity {} is not supported by ptxvm (16-byte and 32-byte atoms are)",
                 ["16B", "32B", "32B with 8B flip", "64B"][usize::from(atom)]
             ));
         }
@@ -897,6 +914,7 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
         elem,
         interleave,
         swizzle,
+        atom,
         fill_nan: fill == 1,
         im2col,
     })
@@ -1473,5 +1491,38 @@ mod tests {
         // Row 1 (offset 128), chunk 0 -> chunk 1.
         assert_eq!(m.shared_addr(0x400, 128), 0x400 + 128 + 16);
         assert_eq!(m.shared_addr(0x400, 7 * 128 + 16), 0x400 + 7 * 128 + 6 * 16);
+        // 128B_ATOM_32B: 32-byte chunk index ^= row % 4 (row 3, chunk 1 -> chunk 2).
+        let b = encode_tiled(&tiled(&[64, 32], &[256], &[32, 8], 4)).unwrap();
+        let m = decode(&b).unwrap();
+        assert_eq!(
+            m.shared_addr(0x400, 3 * 128 + 32 + 5),
+            0x400 + 3 * 128 + 64 + 5
+        );
+        assert_eq!(m.shared_addr(0x400, 4 * 128 + 32), 0x400 + 4 * 128 + 32);
+    }
+
+    #[test]
+    fn packed_units_and_rules() {
+        let t = |dt: u32, dims: &[u64], strides: &[u64], boxdim: &[u32], addr: u64| Tiled {
+            data_type: dt,
+            addr,
+            ..tiled(dims, strides, boxdim, 0)
+        };
+        // 16U6_ALIGN16B: 16 values = 12 global bytes in a 16-byte shared slot.
+        let m =
+            decode(&encode_tiled(&t(15, &[256, 4], &[192], &[128, 2], 0x1000)).unwrap()).unwrap();
+        assert_eq!(m.elem, Elem::B6x16P32);
+        assert_eq!(m.box_bytes(), 2 * 8 * 12);
+        assert_eq!(m.global_addr(&[32, 1, 0, 0, 0]), Some(0x1000 + 192 + 24));
+        assert_eq!(m.global_addr(&[256, 1, 0, 0, 0]), None);
+        // 16U4_ALIGN8B: two values a byte.
+        let m = decode(&encode_tiled(&t(13, &[64, 2], &[32], &[32, 2], 0x1000)).unwrap()).unwrap();
+        assert_eq!(m.box_bytes(), 32);
+        assert_eq!(m.global_addr(&[6, 1, 0, 0, 0]), Some(0x1000 + 32 + 3));
+        // The driver's rules.
+        assert!(encode_tiled(&t(14, &[256, 4], &[128], &[64, 2], 0x1000)).is_err());
+        assert!(encode_tiled(&t(14, &[256, 4], &[128], &[128, 2], 0x1010)).is_err());
+        assert!(encode_tiled(&t(15, &[256, 4], &[208], &[128, 2], 0x1000)).is_err());
+        assert!(encode_tiled(&t(13, &[65, 2], &[48], &[32, 2], 0x1000)).is_err());
     }
 }

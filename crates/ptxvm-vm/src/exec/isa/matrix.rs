@@ -1812,6 +1812,17 @@ impl Cta<'_> {
                 format!("`{name}`: {what}: {m}"),
             ));
         }
+        if dsc.atom32 && !mn_major {
+            // CUTLASS's make_umma_desc: "SWIZZLE_128B_BASE32B is invalid for Major-K"; the
+            // ISA shows this mode's layouts only as figures.
+            return Err(this.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}`: {what}: the 128-byte swizzle with 32-byte atoms (descriptor {desc:#018x}) is modelled for MN-major operands only"
+                ),
+            ));
+        }
         let mut out = vec![0u64; rows * k];
         let mut cache: Option<(u64, [u8; 16])> = None;
         for r in 0..rows {
