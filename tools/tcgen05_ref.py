@@ -2153,6 +2153,152 @@ def shift_pair_file():
     write(os.path.join(ROOT, "tests/run/warp", "tcgen05_shift_pair.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
 
 
+def tma_mma_file():
+    """A CUTLASS-style fp4 x fp6 pipeline: TMA loads A (e2m1, 128 x 128, CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
+    and B (e3m2, 16 x 128, 16U6_ALIGN16B) with the 128-byte swizzle into shared memory, then four
+    tcgen05.mma .kind::f8f6f4 (K = 32 each, the descriptors' start advanced by 32 bytes, the first
+    without enable-input-d) accumulate D = A.B. Global rows are packed (element j of a group of 16 at
+    bit w j of its 8 or 12 bytes, CUTLASS's sub-byte order); shared memory gets each group in a
+    16-byte slot (tools/tma_ref.py's PACKED rule), which tcgen05.mma reads as in place_padded."""
+    name = "tcgen05_mma_tma_e2m1_e3m2"
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    M, N, K = 128, 16, 128
+    center = rng.next()
+    A = [[rng.next() & 0xF for _ in range(K)] for _ in range(M)]
+    B = [[tc_ref.gen_bits("e3m2", rng.next(), 1, center) & 0x3F for _ in range(K)] for _ in range(N)]
+
+    def pack(row, w):
+        out = b""
+        for g in range(0, len(row), 16):
+            v = sum(x << (w * j) for j, x in enumerate(row[g:g + 16]))
+            out += v.to_bytes(2 * w, "little")
+        return out
+
+    ga = b"".join(pack(r, 4) for r in A)  # 64 bytes a row
+    gb = b"".join(pack(r, 6) for r in B)  # 96 bytes a row
+    D = [[0] * N for _ in range(M)]
+    for m in range(M):
+        for n in range(N):
+            c = 0
+            for ks in range(4):
+                c = tc_ref.dot("rtx-blackwell", "mma", "e2m1", "e3m2", "f32", "f32",
+                               A[m][32 * ks:32 * ks + 32], B[n][32 * ks:32 * ks + 32], c)
+            D[m][n] = c
+    idesc = (1 << 4) | (TYPE_CODE["e2m1"] << 7) | (TYPE_CODE["e3m2"] << 10) | ((N >> 3) << 17) | ((M >> 4) << 24)
+    desc = sm100_desc(0, 1024, "128")
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 ga, .param .u64 gb, .param .align 64 .b8 ta[128],"
+        " .param .align 64 .b8 tb[128], .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<16>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 sa[16384];",
+        "\t.shared .align 1024 .b8 sb[2048];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 8 .b64 mbar2;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tsetp.ne.u32 %p0, %r1, 0;",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p0 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        "SKIP_ALLOC:",
+        "\t@%p1 bra SKIP_LOAD;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "\tmbarrier.init.shared::cta.b64 [mbar2], 1;",
+        "\tfence.proxy.async.shared::cta;",
+        f"\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [mbar], {len(ga) + len(gb)};",
+        "\tmov.u64 %rd1, ta;",
+        "\tcvta.param.u64 %rd2, %rd1;",
+        "\tmov.u64 %rd3, tb;",
+        "\tcvta.param.u64 %rd4, %rd3;",
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [sa], [%rd2, {0, 0}], [mbar];",
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [sb], [%rd4, {0, 0}], [mbar];",
+        "WAIT_TMA:",
+        "\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [mbar], 0;",
+        "\t@!%p2 bra WAIT_TMA;",
+        "SKIP_LOAD:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\t@%p1 bra SKIP_MMA;",
+        "\t// K-major, 128-byte swizzle, SBO 1024: row m at 128 m, as the TMA box lays it out",
+    ]
+    for reg, var in (("%rd5", "sa"), ("%rd6", "sb")):
+        L += [
+            f"\tmov.u32 %r2, {var};",
+            "\tshr.u32 %r2, %r2, 4;",
+            "\tand.b32 %r2, %r2, 0x3fff;",
+            f"\tcvt.u64.u32 {reg}, %r2;",
+            f"\tor.b64 {reg}, {reg}, {desc:#x};",
+        ]
+    L += [
+        f"\tmov.u32 %r13, {idesc:#x};",
+        "\tsetp.ne.u32 %p3, %r0, %r0;",
+        "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r7], %rd5, %rd6, %r13, %p3;",
+        "\tsetp.eq.u32 %p3, %r0, %r0;",
+    ]
+    for ks in range(1, 4):
+        L += [
+            f"\tadd.u64 %rd7, %rd5, {2 * ks};",
+            f"\tadd.u64 %rd8, %rd6, {2 * ks};",
+            "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r7], %rd7, %rd8, %r13, %p3;",
+        ]
+    L += [
+        "\tmov.u32 %r15, mbar2;",
+        "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+        "SKIP_MMA:",
+        "WAIT:",
+        "\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [mbar2], 0;",
+        "\t@!%p2 bra WAIT;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\ttcgen05.ld.sync.aligned.32x32b.x16.b32 {" + ", ".join(f"%v{j}" for j in range(16)) + "}, [%r9];",
+        "\ttcgen05.wait::ld.sync.aligned;",
+        "\tld.param.u64 %rd10, [out];",
+        "\tcvta.to.global.u64 %rd10, %rd10;",
+        "\tmul.wide.u32 %rd11, %r0, 64;",
+        "\tadd.u64 %rd12, %rd10, %rd11;",
+    ]
+    L += [f"\tst.global.u32 [%rd12+{4 * j}], %v{j};" for j in range(16)]
+    L += [
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\t@%p0 bra DONE;",
+        "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+        "DONE:",
+        "\tret;",
+        "}",
+    ]
+    dflat = [D[m][n] for m in range(M) for n in range(N)]
+    head = [
+        "// TMA feeding tcgen05.mma with fp4 x fp6 operands, as CUTLASS's SM100 f8f6f4 GEMMs do: A (e2m1,",
+        "// 128 x 128) through a .b4x16_p64 (16U4_ALIGN16B) map and B (e3m2, 16 x 128) through a",
+        "// .b6x16_p32 (16U6_ALIGN16B) map, both with the 128-byte swizzle, into shared memory; four",
+        "// tcgen05.mma .kind::f8f6f4 (M = 128, N = 16, K = 32 each; descriptors K-major, 128-byte",
+        "// swizzle, start advanced by 32 bytes per k-step; enable-input-d 0 then 1) issued by thread 0;",
+        "// D row m read back from lane m. Generated by tools/tcgen05_ref.py (tma_mma_file): global rows",
+        "// packed lowest element first (CUTLASS's sub-byte order), shared memory as tools/tma_ref.py's",
+        "// PACKED rule lays it out and place_padded reads it, D chained through tools/tc_ref.py's exact",
+        "// model of tcgen05 (one block per 32 bytes of A).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(ga) // 4}] = {wgmma_ref.hexlist(wgmma_ref.u32s(ga))}",
+        f"// arg: u32[{len(gb) // 4}] = {wgmma_ref.hexlist(wgmma_ref.u32s(gb))}",
+        "// arg: tmap:0:b4x16_p64:128,128:64:128,128:swizzle=128",
+        "// arg: tmap:1:b6x16_p32:128,16:96:128,16:swizzle=128",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg4: {wgmma_ref.hexlist(dflat)}",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L) + "\n")
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -2452,6 +2598,7 @@ def main():
         cp_file(case)
     for case in MMA_BS_CASES:
         mma_bs_file(case)
+    tma_mma_file()
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
     shift_file()
