@@ -1013,6 +1013,13 @@ MMA_PAIR_CASES = [
 # CTA's Tensor Memory (as .cta_group::1: rows 0..126 move to 1..127, row 0 kept, ptxvm's choice);
 # A's 8 columns are read back after the MMA.
 # .sp with .cta_group::2 (M = 256): name -> the k-step of the metadata tile this MMA uses.
+# fp6/fp4 operands with .cta_group::2 (each CTA's shared memory padded as for .cta_group::1).
+MMA_PAIR_CASES += [
+    ("tcgen05_mma_pair_m256_e2m1_e3m2_f32", "f8f6f4", "f32", "e2m1", "e3m2", 256, 32,
+     ("K", "128", 0, 0, 1024), ("MN", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m128_e2m3_e4m3_f32_nod", "f8f6f4", "f32", "e2m3", "e4m3", 128, 16,
+     ("MN", "32", 0, 1024, 256), ("K", "none", 0, 128, 256), 0),
+]
 MMA_PAIR_SP = {"tcgen05_mma_pair_sp_f16_f32": 1, "tcgen05_mma_pair_sp_s8_s32_tmem_disable": 0,
                "tcgen05_mma_pair_sp_ashift_tf32_f32": 1, "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": 2,
                "tcgen05_mma_pair_sp_e4m3_f32_disable": 1, "tcgen05_mma_pair_sp_ashift_u8_s32_disable": 0}
@@ -1046,7 +1053,7 @@ def pair_d_pos(M, n, r, nn):
 def mma_pair_file(case):
     name, kind, d, at, bt, M, n, asrc, bsrc, en = case
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    bits = wgmma_ref.BITS[at]
+    bits = 8 if at in PADDED else wgmma_ref.BITS[at]
     k = 256 // bits
     T = 128 // bits
     hm, hn = M // 2, n // 2
@@ -1112,19 +1119,17 @@ def mma_pair_file(case):
         img = bytearray(65536)
         end = 0
         if asrc != "tmem":
-            major, swz, off, lbo, sbo = asrc
             for r in range(hm):
                 for kk in range(ka):
-                    end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, r, kk, bits, AC[v * hm + r][kk]))
+                    end = max(end, place_elem(img, 0, asrc, T, r, kk, bits, at, AC[v * hm + r][kk]))
         bbase = max(bbase, (end + 1023) // 1024 * 1024)
         imgs.append((img, end))
     words_of = []
     for v in range(2):
         img, end = imgs[v]
-        major, swz, off, lbo, sbo = bsrc
         for j in range(hn):
             for kk in range(k):
-                end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, j, kk, bits, B[v * hn + j][kk]))
+                end = max(end, place_elem(img, bbase, bsrc, T, j, kk, bits, bt, B[v * hn + j][kk]))
         words_of.append((img, end))
     size = max(e for _, e in words_of)
     size = (size + 15) // 16 * 16

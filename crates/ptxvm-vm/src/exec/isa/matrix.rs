@@ -2146,11 +2146,11 @@ impl Cta<'_> {
         // fp6/fp4 operands (kind::f8f6f4): 8-bit places in shared memory, packed within each
         // 16-byte unit (`smem_matrix_padded`).
         let pad = [at, bt].map(crate::ops::tcgen05::padded_width);
-        if pad != [0, 0] && (form.sp || form.pair) {
+        if pad != [0, 0] && form.sp {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense `.cta_group::1` MMAs only"
+                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense MMAs only"
                 ),
             ));
         }
@@ -2210,7 +2210,7 @@ impl Cta<'_> {
                 (sb, id.trans_b),
                 (se, (dr, doff), off),
                 (form.ashift, sp),
-                bits,
+                (bits, pad),
                 [m, n, k],
                 ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
             );
@@ -2427,7 +2427,7 @@ impl Cta<'_> {
         (sb, trans_b): (Src, bool),
         (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
         (ashift, sp): (bool, Option<(Option<Src>, i32, u32, (usize, usize))>),
-        bits: u32,
+        (bits, pad): (u32, [u32; 2]),
         [m, n, k]: [usize; 3],
         (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
     ) -> Result<(), Box<Fault>> {
@@ -2463,7 +2463,16 @@ impl Cta<'_> {
         let mut b = Vec::with_capacity(n * k);
         for v in 0..2 {
             let half = self.in_pair_cta((v == 0) == even, |c: &mut Self| {
-                c.smem_matrix(t, dsc_b, raw_b, trans_b, bits, [0, hn, k], name, "B")
+                c.smem_matrix_padded(
+                    t,
+                    dsc_b,
+                    raw_b,
+                    trans_b,
+                    (bits, pad[1]),
+                    [0, hn, k],
+                    name,
+                    "B",
+                )
             })?;
             b.extend(half);
         }
@@ -2490,6 +2499,17 @@ impl Cta<'_> {
                 };
                 // A: this CTA's M/2 rows.
                 let a: Vec<u64> = if a_tmem {
+                    if pad[0] != 0 {
+                        // As for `.cta_group::1`: only the ISA's figures place it.
+                        return Err(c.fault(
+                            t,
+                            FaultKind::Unsupported,
+                            format!(
+                                "`{name}`: A in Tensor Memory with {}-bit elements: their packing there is only shown in figures of the PTX ISA",
+                                pad[0]
+                            ),
+                        ));
+                    }
                     let aa = raw_a.wrapping_add(a_off as i64 as u64);
                     if aa >> 16 & 0xffff != 0 {
                         return Err(bad(
@@ -2516,7 +2536,16 @@ impl Cta<'_> {
                     let dsc = smem_desc(raw_a).map_err(|e| {
                         c.fault(t, FaultKind::Unsupported, format!("`{name}`: A: {e}"))
                     })?;
-                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, ka], name, "A")?
+                    c.smem_matrix_padded(
+                        t,
+                        dsc,
+                        raw_a,
+                        trans_a,
+                        (bits, pad[0]),
+                        [0, hm, ka],
+                        name,
+                        "A",
+                    )?
                 };
                 // `.sp` (M = 256): this CTA's 128 rows of the compressed A and its metadata in
                 // its own Tensor Memory, placed as for M = 128 (the ISA draws one metadata
