@@ -477,6 +477,17 @@ MMA_CASES += [
     ("tcgen05_mma_sp_f16_f16_mn_disable", "f16", "f16", "f16", "f16", 8,
      ("MN", "128", 0, 2048, 1024), ("K", "64", 0, 0, 512), 1, 0, 0, 0),
 ]
+# fp6/fp4 .sp (kind::f8f6f4, 2:4 as for e4m3): the compressed A (32 elements a row) padded in
+# shared memory like a dense fp6/fp4 operand (CUTLASS's sparse SM100 builder takes the same
+# unpacksmem types for A and B, sm100_sparse_umma_builder.inl:150-158).
+MMA_SP["tcgen05_mma_sp_e2m1_e3m2_f32_sw32_none"] = 0
+MMA_SP["tcgen05_mma_sp_e3m2_e2m1_f32_sw128_step1"] = 1
+MMA_CASES += [
+    ("tcgen05_mma_sp_e2m1_e3m2_f32_sw32_none", "f8f6f4", "f32", "e2m1", "e3m2", 16,
+     ("K", "32", 0, 0, 256), ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_e3m2_e2m1_f32_sw128_step1", "f8f6f4", "f32", "e3m2", "e2m1", 24,
+     ("K", "128", 0, 0, 1024), ("MN", "64", 0, 0, 512), 1, 1, 0, 0),
+]
 MMA_DISABLE["tcgen05_mma_sp_f16_f16_mn_disable"] = (0x00FF00FF, 0, 0x80000000, 0x7)
 # scale-input-d cases: name -> the scale (D = A.B + D * 2^-scale, kind::f16 and kind::tf32).
 MMA_SCALE = {
@@ -1573,6 +1584,7 @@ MMA_BS_SP = {
     "tcgen05_mma_bs_sp_mxf4_tmem_2x": 1,
     "tcgen05_mma_bs_sp_mxf4nvf4_4x_ue4m3": 1,
     "tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32": 0,
+    "tcgen05_mma_bs_sp_mxf8f6f4_e3m2_e2m1": 1,
 }
 MMA_BS_CASES += [
     ("tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", ".scale_vec::1X", "e4m3", "e5m2", "ue8m0", (1, 3), 32,
@@ -1592,6 +1604,10 @@ MMA_BS_CASES += [
      ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 1, 0),
     ("tcgen05_mma_bs_mxf8f6f4_block32_e2m3_e4m3_mn_negb", "mxf8f6f4", ".block32", "e2m3", "e4m3", "ue8m0", (0, 3), 16,
      ("MN", "128", 0, 0, 1024), ("K", "32", 0, 0, 256), 1, 0, 1),
+    # mxf8f6f4 .sp with fp6/fp4 operands (the compressed A padded as a dense one: CUTLASS's
+    # block-scaled builder uses the same unpacksmem types for its sparse atoms).
+    ("tcgen05_mma_bs_sp_mxf8f6f4_e3m2_e2m1", "mxf8f6f4", ".block32", "e3m2", "e2m1", "ue8m0", (2, 1), 16,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 1),
     # e2m1 A (dense) in Tensor Memory.
     ("tcgen05_mma_bs_mxf4_tmem", "mxf4", ".block32", "e2m1", "e2m1", "ue8m0", (0, 0), 16,
      "tmem", ("K", "none", 0, 128, 256), 1, 1, 0),
@@ -2437,18 +2453,6 @@ ERRORS = {
         ],
         ["tcgen05.mma.cta_group::1.kind::f8f6f4", "A in Tensor Memory with 4-bit elements",
          "only shown in figures"],
-    ),
-    "tcgen05_mma_sp_e3m2": (
-        "tcgen05.mma.sp .kind::f8f6f4 with e3m2 operands (the padded sparse A is not modelled)",
-        [
-            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
-            "\tld.shared.b32 %r3, [slot];",
-            "\tmov.b64 %rd1, 0x400000000000;",
-            "\tsetp.eq.u32 %q0, %r3, %r3;",
-            f"\tmov.u32 %r4, {(1 << 2) | (1 << 4) | (4 << 7) | (4 << 10) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
-            "\ttcgen05.mma.sp.cta_group::1.kind::f8f6f4 [%r3], %rd1, %rd1, [%r3], %r4, %q0;",
-        ],
-        ["tcgen05.mma.sp.cta_group::1.kind::f8f6f4", "fp6/fp4 operands are modelled for dense"],
     ),
     "tcgen05_mma_sw128a32_kmajor": (
         "tcgen05.mma with a K-major A in descriptor swizzle mode 1 (128-byte swizzle with 32-byte"

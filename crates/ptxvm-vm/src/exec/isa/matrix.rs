@@ -2145,15 +2145,9 @@ impl Cta<'_> {
         };
         // fp6/fp4 operands (kind::f8f6f4): 8-bit places in shared memory, packed within each
         // 16-byte unit (`smem_matrix_padded`).
+        // With `.sp` the compressed A is padded the same way (CUTLASS's sparse SM100 builder
+        // takes the same `unpacksmem` types).
         let pad = [at, bt].map(crate::ops::tcgen05::padded_width);
-        if pad != [0, 0] && form.sp {
-            return Err(unsup(
-                self,
-                format!(
-                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense MMAs only"
-                ),
-            ));
-        }
         if (kind == Kind::I8) && (id.neg_a || id.neg_b) {
             return Err(bad(
                 self,
@@ -3034,14 +3028,6 @@ impl Cta<'_> {
         } else {
             [at, bt].map(|x| crate::ops::tcgen05::padded_width(crate::ops::tensor::Elem::Float(x)))
         };
-        if pad != [0, 0] && sp {
-            return Err(unsup(
-                self,
-                format!(
-                    "instruction descriptor {raw:#010x}: fp6/fp4 operands are modelled for dense MMAs only"
-                ),
-            ));
-        }
         let stype = if ue8m0 {
             ScaleType::Ue8m0
         } else {
