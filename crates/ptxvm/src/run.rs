@@ -289,7 +289,7 @@ pub struct TmapSpec {
     pub wide: Option<u32>,
 }
 
-/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
+/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128|128_atom32|…]
 /// [:interleave=none|16|32][:fill=zero|nan][:l2=none|64|128|256]` (the grammar of
 /// `ptxvm run --help`). Nothing is checked against the buffers here.
 pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
