@@ -333,8 +333,66 @@ MMA_CASES += [
     ("tcgen05_mma_f16_f32_sw32_sw128_disable", "f16", "f32", "f16", "f16", 16,
      ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 0, 0, 0, 0),
 ]
-TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1}
-SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6}
+TYPE_CODE = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1,
+             "e2m3": 3, "e3m2": 4, "e2m1": 5}
+SWZ_CODE = {"none": 0, "128": 2, "64": 4, "32": 6, "128_32": 1}
+# The fp6/fp4 types of kind::f8f6f4 / mxf8f6f4 and their widths: in shared memory each takes
+# the place of an 8-bit element of the canonical layout, and each 16-byte unit of 16 places
+# holds its 16 elements packed from bit 0 up (element j at bits w*j .. w*j+w-1 of the unit,
+# little-endian), then 8 (fp4) or 4 (fp6) bytes of padding: the image TMA's
+# CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B loads write (cuda.h: "16 x U4 packed
+# values ... 8 byte gaps between every 8 byte chunk", "16 x U6 ... 4 byte gaps between every
+# 12 byte chunk"), which CUTLASS's SM100 f8f6f4 MMAs read (float_e2m1_unpacksmem_t & co.,
+# K = 32, shared memory allocated as uint8_t, sub-byte arrays packed lowest element first).
+PADDED = {"e2m3": 6, "e3m2": 6, "e2m1": 4}
+
+
+def place_padded(img, base, major, swz, T, lbo, sbo, mn, k, w, val):
+    """An fp6/fp4 element (width w) at the 8-bit place (mn, k) of the canonical layout, packed
+    in its 16-byte unit; T = 16 (8-bit places per 16 bytes). Returns the unit's end."""
+    sw = wgmma_ref.SW[swz][0]
+    shape, stride = wgmma_ref.canonical(major, sw, T, lbo, sbo)
+    bit = base * 8 + wgmma_ref.evaluate(shape, stride, (mn, k))
+    unit = wgmma_ref.swizzle(bit // 8 & ~15, sw)
+    j = bit // 8 & 15
+    v = int.from_bytes(img[unit:unit + 16], "little") | (val << (w * j))
+    img[unit:unit + 16] = v.to_bytes(16, "little")
+    return unit + 16
+
+
+def place_atom32(img, base, T, lbo, sbo, mn, k, bits, val):
+    """Descriptor swizzle mode 1, the 128-byte swizzle with 32-byte atoms, MN-major (CUTLASS's
+    SWIZZLE_128B_BASE32B, mma_sm100_desc.hpp make_umma_desc: in 16-byte units the canonical
+    layout ((8,n),(4,k)):((1,LBO),(8,SBO)) -- 128-byte rows along MN, LBO between groups of
+    8 x 16 bytes of MN, 4 such rows along K per SBO -- under Swizzle<2,5,2> on the byte
+    address: bits 5-6 ^= bits 7-8)."""
+    per_row = 8 * T
+    bit = (mn % per_row) * bits
+    a = base + (mn // per_row) * lbo + (k % 4) * 128 + (k // 4) * sbo + bit // 8
+    a ^= ((a >> 7) & 3) << 5
+    for j in range((bits + 7) // 8):
+        img[a + j] |= ((val >> (8 * j)) << (bit % 8)) & 0xFF
+    return a + (bits + 7) // 8
+
+
+def place_elem(img, base, src, T, mn, k, bits, t, val):
+    """wgmma_ref.place, or place_padded for the fp6/fp4 types, or place_atom32."""
+    major, swz, off, lbo, sbo = src
+    if swz == "128_32" and t in PADDED:
+        # The fp6/fp4 element's 8-bit place, then packed in its 16-byte unit.
+        probe = bytearray(len(img))
+        end = place_atom32(probe, base + off, T, lbo, sbo, mn, k, bits, 0xFF)
+        a = end - 1
+        unit, j, w = a & ~15, a & 15, PADDED[t]
+        v = int.from_bytes(img[unit:unit + 16], "little") | (val << (w * j))
+        img[unit:unit + 16] = v.to_bytes(16, "little")
+        return unit + 16
+    if swz == "128_32":
+        assert major == "MN"
+        return place_atom32(img, base + off, T, lbo, sbo, mn, k, bits, val)
+    if t in PADDED:
+        return place_padded(img, base + off, major, swz, T, lbo, sbo, mn, k, PADDED[t], val)
+    return wgmma_ref.place(img, base + off, major, swz, T, lbo, sbo, mn, k, bits, val)
 
 
 def sm100_desc(lbo, sbo, swz):
@@ -367,6 +425,29 @@ MMA_CASES += [
      "tmem", ("K", "64", 0, 0, 512), 1, 0, 1, 0),
 ]
 MMA_DISABLE["tcgen05_mma_m64_e5m2_e4m3_f32_sw64_disable"] = (0x0F0F0000, 0xFFFF0000, 0x00010000, 0x80000000)
+# kind::f8f6f4 with fp6/fp4 operands (PADDED: packed 16 to a 16-byte unit in shared memory),
+# alone and mixed with 8-bit ones, K- and MN-major, every swizzle.
+MMA_M64["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (16, 0)
+MMA_DISABLE["tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable"] = (0x00FF00FF, 0, 0x80000001, 0)
+MMA_CASES += [
+    # Descriptor swizzle mode 1 (128-byte swizzle with 32-byte atoms; MN-major: place_atom32).
+    ("tcgen05_mma_tf32_f32_mn_sw128a32", "tf32", "f32", "tf32", "tf32", 16,
+     ("MN", "128_32", 0, 512, 2048), ("MN", "128_32", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_f16_f32_mn_sw128a32_none", "f16", "f32", "f16", "f16", 32,
+     ("MN", "128_32", 0, 2048, 512), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_e2m1_e2m1_f32_mn_sw128a32", "f8f6f4", "f32", "e2m1", "e2m1", 16,
+     ("MN", "128_32", 0, 2048, 512), ("MN", "128_32", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_e2m1_e3m2_f32_sw128_none", "f8f6f4", "f32", "e2m1", "e3m2", 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_e2m3_e2m1_f16_trans_sw64_sw32_neg", "f8f6f4", "f16", "e2m3", "e2m1", 16,
+     ("MN", "64", 0, 512, 1024), ("MN", "32", 0, 0, 256), 1, 1, 1, 0),
+    ("tcgen05_mma_e2m1_e2m1_f32_sw32_sw128_nod", "f8f6f4", "f32", "e2m1", "e2m1", 24,
+     ("K", "32", 0, 0, 256), ("K", "128", 0, 0, 1024), 0, 0, 0, 0),
+    ("tcgen05_mma_e4m3_e2m3_f32_none_trans_sw128", "f8f6f4", "f32", "e4m3", "e2m3", 32,
+     ("K", "none", 0, 128, 256), ("MN", "128", 0, 0, 1024), 1, 0, 1, 0),
+    ("tcgen05_mma_m64_e3m2_e4m3_f32_none_sw64_disable", "f8f6f4", "f32", "e3m2", "e4m3", 8,
+     ("K", "none", 0, 128, 256), ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+]
 
 
 # tcgen05.mma.sp cases (M = 128): name -> the MMA's k-step within the metadata tile (the
@@ -395,6 +476,17 @@ MMA_CASES += [
      "tmem", ("K", "128", 0, 0, 1024), 1, 0, 0, 1),
     ("tcgen05_mma_sp_f16_f16_mn_disable", "f16", "f16", "f16", "f16", 8,
      ("MN", "128", 0, 2048, 1024), ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+]
+# fp6/fp4 .sp (kind::f8f6f4, 2:4 as for e4m3): the compressed A (32 elements a row) padded in
+# shared memory like a dense fp6/fp4 operand (CUTLASS's sparse SM100 builder takes the same
+# unpacksmem types for A and B, sm100_sparse_umma_builder.inl:150-158).
+MMA_SP["tcgen05_mma_sp_e2m1_e3m2_f32_sw32_none"] = 0
+MMA_SP["tcgen05_mma_sp_e3m2_e2m1_f32_sw128_step1"] = 1
+MMA_CASES += [
+    ("tcgen05_mma_sp_e2m1_e3m2_f32_sw32_none", "f8f6f4", "f32", "e2m1", "e3m2", 16,
+     ("K", "32", 0, 0, 256), ("K", "none", 0, 128, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_sp_e3m2_e2m1_f32_sw128_step1", "f8f6f4", "f32", "e3m2", "e2m1", 24,
+     ("K", "128", 0, 0, 1024), ("MN", "64", 0, 0, 512), 1, 1, 0, 0),
 ]
 MMA_DISABLE["tcgen05_mma_sp_f16_f16_mn_disable"] = (0x00FF00FF, 0, 0x80000000, 0x7)
 # scale-input-d cases: name -> the scale (D = A.B + D * 2^-scale, kind::f16 and kind::tf32).
@@ -577,7 +669,7 @@ def mma_file(case):
     M = MMA_WS[name][0] if ws else 64 if name in MMA_M64 else 128
     dlane, alane = MMA_M64.get(name, (0, 0))
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    bits = wgmma_ref.BITS[at]
+    bits = 8 if at in PADDED else wgmma_ref.BITS[at]
     sp = name in MMA_SP
     ashift = name in MMA_ASHIFT
     scale = MMA_SCALE.get(name, 0)
@@ -638,15 +730,13 @@ def mma_file(case):
     img = bytearray(65536)
     end = 0
     if asrc != "tmem":
-        major, swz, off, lbo, sbo = asrc
         for m in range(M):
             for kk in range(ka):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
+                end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
         for kk in range(k):
-            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+            end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt, B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
     neg = lambda t, v, s: v ^ (1 << (tc_ref.width(t) - 1 + (13 if t == "tf32" else 0))) if s else v  # noqa: E731
@@ -865,6 +955,10 @@ def mma_file(case):
         f"// negate A {na}, negate B {nb}, saturate {sat}"
         + (f", disable-output-lane {{{', '.join(hex(x) for x in dis)}}} (those lanes keep C)" if dis else "")
         + "; issued by thread 0, completed through",
+        *(["// fp6/fp4 operands: each in the place of an 8-bit element of the layout, the 16 elements of",
+           "// each 16-byte unit packed from bit 0 up, then 8 (fp4) or 4 (fp6) bytes of padding (the",
+           "// CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B image; see PADDED),"]
+          if at in PADDED or bt in PADDED else []),
         "// tcgen05.commit on an mbarrier. Generated by tools/tcgen05_ref.py: the shared-memory image",
         "// from tools/wgmma_ref.py's canonical layouts (tcgen05 descriptor: version 1, swizzle codes",
         "// 0/2/4/6), D row m in lane m from D's column, A in Tensor Memory row m in lane m (elements",
@@ -930,6 +1024,13 @@ MMA_PAIR_CASES = [
 # CTA's Tensor Memory (as .cta_group::1: rows 0..126 move to 1..127, row 0 kept, ptxvm's choice);
 # A's 8 columns are read back after the MMA.
 # .sp with .cta_group::2 (M = 256): name -> the k-step of the metadata tile this MMA uses.
+# fp6/fp4 operands with .cta_group::2 (each CTA's shared memory padded as for .cta_group::1).
+MMA_PAIR_CASES += [
+    ("tcgen05_mma_pair_m256_e2m1_e3m2_f32", "f8f6f4", "f32", "e2m1", "e3m2", 256, 32,
+     ("K", "128", 0, 0, 1024), ("MN", "64", 0, 0, 512), 1),
+    ("tcgen05_mma_pair_m128_e2m3_e4m3_f32_nod", "f8f6f4", "f32", "e2m3", "e4m3", 128, 16,
+     ("MN", "32", 0, 1024, 256), ("K", "none", 0, 128, 256), 0),
+]
 MMA_PAIR_SP = {"tcgen05_mma_pair_sp_f16_f32": 1, "tcgen05_mma_pair_sp_s8_s32_tmem_disable": 0,
                "tcgen05_mma_pair_sp_ashift_tf32_f32": 1, "tcgen05_mma_pair_sp_bf16_f32_tmem_disable": 2,
                "tcgen05_mma_pair_sp_e4m3_f32_disable": 1, "tcgen05_mma_pair_sp_ashift_u8_s32_disable": 0}
@@ -963,7 +1064,7 @@ def pair_d_pos(M, n, r, nn):
 def mma_pair_file(case):
     name, kind, d, at, bt, M, n, asrc, bsrc, en = case
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    bits = wgmma_ref.BITS[at]
+    bits = 8 if at in PADDED else wgmma_ref.BITS[at]
     k = 256 // bits
     T = 128 // bits
     hm, hn = M // 2, n // 2
@@ -1029,19 +1130,17 @@ def mma_pair_file(case):
         img = bytearray(65536)
         end = 0
         if asrc != "tmem":
-            major, swz, off, lbo, sbo = asrc
             for r in range(hm):
                 for kk in range(ka):
-                    end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, r, kk, bits, AC[v * hm + r][kk]))
+                    end = max(end, place_elem(img, 0, asrc, T, r, kk, bits, at, AC[v * hm + r][kk]))
         bbase = max(bbase, (end + 1023) // 1024 * 1024)
         imgs.append((img, end))
     words_of = []
     for v in range(2):
         img, end = imgs[v]
-        major, swz, off, lbo, sbo = bsrc
         for j in range(hn):
             for kk in range(k):
-                end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, j, kk, bits, B[v * hn + j][kk]))
+                end = max(end, place_elem(img, bbase, bsrc, T, j, kk, bits, bt, B[v * hn + j][kk]))
         words_of.append((img, end))
     size = max(e for _, e in words_of)
     size = (size + 15) // 16 * 16
@@ -1475,6 +1574,8 @@ MMA_BS_CASES = [
      "tmem", ("K", "128", 0, 0, 1024), 1, 0, 1),
 ]
 BS_CODE = {"e4m3": 0, "e5m2": 1, "e2m1": 1}
+# mxf8f6f4's codes (the f8f6f4 ones; e2m1 is 1 only for mxf4/mxf4nvf4).
+BS_CODE_MXF8 = {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1": 5}
 # Block-scaled .sp cases: name -> the MMA's k-step in the metadata tile.
 MMA_BS_SP = {
     "tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2": 1,
@@ -1483,6 +1584,7 @@ MMA_BS_SP = {
     "tcgen05_mma_bs_sp_mxf4_tmem_2x": 1,
     "tcgen05_mma_bs_sp_mxf4nvf4_4x_ue4m3": 1,
     "tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32": 0,
+    "tcgen05_mma_bs_sp_mxf8f6f4_e3m2_e2m1": 1,
 }
 MMA_BS_CASES += [
     ("tcgen05_mma_bs_sp_mxf8f6f4_e4m3_e5m2", "mxf8f6f4", ".scale_vec::1X", "e4m3", "e5m2", "ue8m0", (1, 3), 32,
@@ -1497,6 +1599,15 @@ MMA_BS_CASES += [
      ("K", "none", 0, 128, 256), ("K", "64", 0, 0, 512), 1, 0, 0),
     ("tcgen05_mma_bs_sp_mxf4nvf4_tmem_block32", "mxf4nvf4", ".block32", "e2m1", "e2m1", "ue8m0", (2, 0), 16,
      "tmem", ("K", "none", 0, 128, 512), 0, 0, 0),
+    # mxf8f6f4 with fp6/fp4 operands (padded in shared memory, as kind::f8f6f4's).
+    ("tcgen05_mma_bs_mxf8f6f4_e2m1_e3m2_nega", "mxf8f6f4", ".scale_vec::1X", "e2m1", "e3m2", "ue8m0", (1, 2), 16,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 1, 0),
+    ("tcgen05_mma_bs_mxf8f6f4_block32_e2m3_e4m3_mn_negb", "mxf8f6f4", ".block32", "e2m3", "e4m3", "ue8m0", (0, 3), 16,
+     ("MN", "128", 0, 0, 1024), ("K", "32", 0, 0, 256), 1, 0, 1),
+    # mxf8f6f4 .sp with fp6/fp4 operands (the compressed A padded as a dense one: CUTLASS's
+    # block-scaled builder uses the same unpacksmem types for its sparse atoms).
+    ("tcgen05_mma_bs_sp_mxf8f6f4_e3m2_e2m1", "mxf8f6f4", ".block32", "e3m2", "e2m1", "ue8m0", (2, 1), 16,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 1),
     # e2m1 A (dense) in Tensor Memory.
     ("tcgen05_mma_bs_mxf4_tmem", "mxf4", ".block32", "e2m1", "e2m1", "ue8m0", (0, 0), 16,
      "tmem", ("K", "none", 0, 128, 256), 1, 1, 0),
@@ -1525,7 +1636,7 @@ def mma_bs_file(case):
     def code(t):
         if t == "e2m1":
             return rng.next() & 0xF
-        return tc_ref.gen_bits(t, rng.next(), 1, center) & 0xFF
+        return tc_ref.gen_bits(t, rng.next(), 1, center) & ((1 << tc_ref.width(t)) - 1)
 
     if sp:
         # Structured-sparse A (ISA "Sparse matrices"): 2:4 for mxf8f6f4, pair-wise 4:8 for
@@ -1566,24 +1677,25 @@ def mma_bs_file(case):
     CL = [[tc_ref.rand_c(rng, 4 if mxf4 else 0) for _ in range(n)] for _ in range(128)]
     img = bytearray(65536)
     end = 0
+    # (mxf8f6f4's fp6/fp4 operands padded in shared memory: place_padded.)
+    pa, pb = ({}, {}) if mxf4 else (PADDED, PADDED)
     if asrc != "tmem":
-        major, swz, off, lbo, sbo = asrc
         for m in range(128):
             for kk in range(ka):
-                end = max(end, wgmma_ref.place(img, off, major, swz, T, lbo, sbo, m, kk, bits, AC[m][kk]))
+                end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at if at in pa else "", AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    major, swz, off, lbo, sbo = bsrc
     for nn in range(n):
         for kk in range(k):
-            end = max(end, wgmma_ref.place(img, bbase + off, major, swz, T, lbo, sbo, nn, kk, bits, B[nn][kk]))
+            end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt if bt in pb else "", B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
     words = wgmma_ref.u32s(bytes(img))
-    sign = 1 << (bits - 1)
+    sign_a = 1 << (pa.get(at, bits) - 1)
+    sign_b = 1 << (pb.get(bt, bits) - 1)
     D = [[0] * n for _ in range(128)]
     for m in range(128):
-        arow = [x ^ sign if na else x for x in A[m]]
+        arow = [x ^ sign_a if na else x for x in A[m]]
         for nn in range(n):
-            bcol = [x ^ sign if nb else x for x in B[nn]]
+            bcol = [x ^ sign_b if nb else x for x in B[nn]]
             c = CL[m][nn] if en else 0
             sas = [tc_ref.scale_decode(st, x) for x in SFA[m]]
             sbs = [tc_ref.scale_decode(st, x) for x in SFB[nn]]
@@ -1619,7 +1731,8 @@ def mma_bs_file(case):
         sfw += row
     nw = 24 if sp else 16 if asrc == "tmem" else 8
     trans_a = asrc != "tmem" and asrc[0] == "MN"
-    idesc = (bid << 4) | (BS_CODE[at] << 7) | (BS_CODE[bt] << 10) | (na << 13) | (nb << 14) \
+    codes = BS_CODE if mxf4 else BS_CODE_MXF8
+    idesc = (bid << 4) | (codes[at] << 7) | (codes[bt] << 10) | (na << 13) | (nb << 14) \
         | (int(trans_a) << 15) | (int(bsrc[0] == "MN") << 16) | ((n >> 3) << 17) \
         | (int(st == "ue8m0") << 23) | ((128 >> 7) << 27) | (aid << 29) | (int(sp) << 2)
     cflat = [CL[m][j] for m in range(128) for j in range(n)]
@@ -1743,6 +1856,9 @@ def mma_bs_file(case):
         "// 260..263 (B) of every lane: row m's factors in lane m % 32 of each 32-lane partition, column",
         "// m / 32, bytes ID + j (column n of B alike), the other bytes random; expected D from",
         "// tools/tc_ref.py's block-scale model (dot_mx8 / dot_mxf4).",
+        *(["// fp6/fp4 operands of mxf8f6f4 padded in shared memory as kind::f8f6f4's (16 elements",
+           "// packed from bit 0 of each 16-byte unit, then padding; PADDED)."]
+          if not mxf4 and (at in PADDED or bt in PADDED) else []),
         *([f"// sparse A: {ka} stored columns of a structured-sparse A ({'4:8 in pairs' if mxf4 else '2:4'}),",
            "// metadata tile at column 272 in the 8-bit layout of tcgen05.mma.sp (JAX Mosaic GPU's",
            f"// format), this MMA's at column {272 + 2 * MMA_BS_SP[name]}; D from the dense product of the decompressed A."]
@@ -2058,6 +2174,152 @@ def shift_pair_file():
     write(os.path.join(ROOT, "tests/run/warp", "tcgen05_shift_pair.ptx"), "\n".join(head) + "\n" + "\n".join(lines))
 
 
+def tma_mma_file():
+    """A CUTLASS-style fp4 x fp6 pipeline: TMA loads A (e2m1, 128 x 128, CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
+    and B (e3m2, 16 x 128, 16U6_ALIGN16B) with the 128-byte swizzle into shared memory, then four
+    tcgen05.mma .kind::f8f6f4 (K = 32 each, the descriptors' start advanced by 32 bytes, the first
+    without enable-input-d) accumulate D = A.B. Global rows are packed (element j of a group of 16 at
+    bit w j of its 8 or 12 bytes, CUTLASS's sub-byte order); shared memory gets each group in a
+    16-byte slot (tools/tma_ref.py's PACKED rule), which tcgen05.mma reads as in place_padded."""
+    name = "tcgen05_mma_tma_e2m1_e3m2"
+    rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
+    M, N, K = 128, 16, 128
+    center = rng.next()
+    A = [[rng.next() & 0xF for _ in range(K)] for _ in range(M)]
+    B = [[tc_ref.gen_bits("e3m2", rng.next(), 1, center) & 0x3F for _ in range(K)] for _ in range(N)]
+
+    def pack(row, w):
+        out = b""
+        for g in range(0, len(row), 16):
+            v = sum(x << (w * j) for j, x in enumerate(row[g:g + 16]))
+            out += v.to_bytes(2 * w, "little")
+        return out
+
+    ga = b"".join(pack(r, 4) for r in A)  # 64 bytes a row
+    gb = b"".join(pack(r, 6) for r in B)  # 96 bytes a row
+    D = [[0] * N for _ in range(M)]
+    for m in range(M):
+        for n in range(N):
+            c = 0
+            for ks in range(4):
+                c = tc_ref.dot("rtx-blackwell", "mma", "e2m1", "e3m2", "f32", "f32",
+                               A[m][32 * ks:32 * ks + 32], B[n][32 * ks:32 * ks + 32], c)
+            D[m][n] = c
+    idesc = (1 << 4) | (TYPE_CODE["e2m1"] << 7) | (TYPE_CODE["e3m2"] << 10) | ((N >> 3) << 17) | ((M >> 4) << 24)
+    desc = sm100_desc(0, 1024, "128")
+    L = [
+        HEADER,
+        f".visible .entry {name}(.param .u64 ga, .param .u64 gb, .param .align 64 .b8 ta[128],"
+        " .param .align 64 .b8 tb[128], .param .u64 out)",
+        "{",
+        "\t.reg .b32 %r<32>;",
+        "\t.reg .b32 %v<16>;",
+        "\t.reg .b64 %rd<16>;",
+        "\t.reg .pred %p<4>;",
+        "\t.shared .align 1024 .b8 sa[16384];",
+        "\t.shared .align 1024 .b8 sb[2048];",
+        "\t.shared .align 8 .b64 mbar;",
+        "\t.shared .align 8 .b64 mbar2;",
+        "\t.shared .align 4 .b32 slot;",
+        "\tmov.u32 %r0, %tid.x;",
+        "\tshr.u32 %r1, %r0, 5;",
+        "\tsetp.ne.u32 %p0, %r1, 0;",
+        "\tsetp.ne.u32 %p1, %r0, 0;",
+        "\t@%p0 bra SKIP_ALLOC;",
+        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        "SKIP_ALLOC:",
+        "\t@%p1 bra SKIP_LOAD;",
+        "\tmbarrier.init.shared::cta.b64 [mbar], 1;",
+        "\tmbarrier.init.shared::cta.b64 [mbar2], 1;",
+        "\tfence.proxy.async.shared::cta;",
+        f"\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [mbar], {len(ga) + len(gb)};",
+        "\tmov.u64 %rd1, ta;",
+        "\tcvta.param.u64 %rd2, %rd1;",
+        "\tmov.u64 %rd3, tb;",
+        "\tcvta.param.u64 %rd4, %rd3;",
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [sa], [%rd2, {0, 0}], [mbar];",
+        "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [sb], [%rd4, {0, 0}], [mbar];",
+        "WAIT_TMA:",
+        "\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [mbar], 0;",
+        "\t@!%p2 bra WAIT_TMA;",
+        "SKIP_LOAD:",
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tld.shared.b32 %r7, [slot];",
+        "\t@%p1 bra SKIP_MMA;",
+        "\t// K-major, 128-byte swizzle, SBO 1024: row m at 128 m, as the TMA box lays it out",
+    ]
+    for reg, var in (("%rd5", "sa"), ("%rd6", "sb")):
+        L += [
+            f"\tmov.u32 %r2, {var};",
+            "\tshr.u32 %r2, %r2, 4;",
+            "\tand.b32 %r2, %r2, 0x3fff;",
+            f"\tcvt.u64.u32 {reg}, %r2;",
+            f"\tor.b64 {reg}, {reg}, {desc:#x};",
+        ]
+    L += [
+        f"\tmov.u32 %r13, {idesc:#x};",
+        "\tsetp.ne.u32 %p3, %r0, %r0;",
+        "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r7], %rd5, %rd6, %r13, %p3;",
+        "\tsetp.eq.u32 %p3, %r0, %r0;",
+    ]
+    for ks in range(1, 4):
+        L += [
+            f"\tadd.u64 %rd7, %rd5, {2 * ks};",
+            f"\tadd.u64 %rd8, %rd6, {2 * ks};",
+            "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r7], %rd7, %rd8, %r13, %p3;",
+        ]
+    L += [
+        "\tmov.u32 %r15, mbar2;",
+        "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+        "SKIP_MMA:",
+        "WAIT:",
+        "\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [mbar2], 0;",
+        "\t@!%p2 bra WAIT;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\tshl.b32 %r8, %r1, 21;",
+        "\tadd.u32 %r9, %r7, %r8;",
+        "\ttcgen05.ld.sync.aligned.32x32b.x16.b32 {" + ", ".join(f"%v{j}" for j in range(16)) + "}, [%r9];",
+        "\ttcgen05.wait::ld.sync.aligned;",
+        "\tld.param.u64 %rd10, [out];",
+        "\tcvta.to.global.u64 %rd10, %rd10;",
+        "\tmul.wide.u32 %rd11, %r0, 64;",
+        "\tadd.u64 %rd12, %rd10, %rd11;",
+    ]
+    L += [f"\tst.global.u32 [%rd12+{4 * j}], %v{j};" for j in range(16)]
+    L += [
+        "\ttcgen05.fence::before_thread_sync;",
+        "\tbar.sync 0;",
+        "\ttcgen05.fence::after_thread_sync;",
+        "\t@%p0 bra DONE;",
+        "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+        "DONE:",
+        "\tret;",
+        "}",
+    ]
+    dflat = [D[m][n] for m in range(M) for n in range(N)]
+    head = [
+        "// TMA feeding tcgen05.mma with fp4 x fp6 operands, as CUTLASS's SM100 f8f6f4 GEMMs do: A (e2m1,",
+        "// 128 x 128) through a .b4x16_p64 (16U4_ALIGN16B) map and B (e3m2, 16 x 128) through a",
+        "// .b6x16_p32 (16U6_ALIGN16B) map, both with the 128-byte swizzle, into shared memory; four",
+        "// tcgen05.mma .kind::f8f6f4 (M = 128, N = 16, K = 32 each; descriptors K-major, 128-byte",
+        "// swizzle, start advanced by 32 bytes per k-step; enable-input-d 0 then 1) issued by thread 0;",
+        "// D row m read back from lane m. Generated by tools/tcgen05_ref.py (tma_mma_file): global rows",
+        "// packed lowest element first (CUTLASS's sub-byte order), shared memory as tools/tma_ref.py's",
+        "// PACKED rule lays it out and place_padded reads it, D chained through tools/tc_ref.py's exact",
+        "// model of tcgen05 (one block per 32 bytes of A).",
+        "// run: --grid 1 --block 128 --arch sm_100a",
+        f"// arg: u32[{len(ga) // 4}] = {wgmma_ref.hexlist(wgmma_ref.u32s(ga))}",
+        f"// arg: u32[{len(gb) // 4}] = {wgmma_ref.hexlist(wgmma_ref.u32s(gb))}",
+        "// arg: tmap:0:b4x16_p64:128,128:64:128,128:swizzle=128",
+        "// arg: tmap:1:b6x16_p32:128,16:96:128,16:swizzle=128",
+        f"// arg: zeros:u32:{len(dflat)}",
+        f"// expect arg4: {wgmma_ref.hexlist(dflat)}",
+    ]
+    write(os.path.join(ROOT, "tests/run/warp", name + ".ptx"), "\n".join(head) + "\n" + "\n".join(L) + "\n")
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -2177,6 +2439,33 @@ ERRORS = {
             "\ttcgen05.mma.cta_group::1.kind::f16 [%r5], %rd1, %rd1, %r4, %q0;",
         ],
         ["must be at lane 0 or 16 for M = 64", "tcgen05.mma"],
+    ),
+    "tcgen05_mma_e2m1_tmem_a": (
+        "tcgen05.mma .kind::f8f6f4 with an e2m1 A in Tensor Memory (its packing there is only in the"
+        " ISA's Figures 199-201: not modelled)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | (5 << 7) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r3], [%r3], %rd1, %r4, %q0;",
+        ],
+        ["tcgen05.mma.cta_group::1.kind::f8f6f4", "A in Tensor Memory with 4-bit elements",
+         "only shown in figures"],
+    ),
+    "tcgen05_mma_sw128a32_kmajor": (
+        "tcgen05.mma with a K-major A in descriptor swizzle mode 1 (128-byte swizzle with 32-byte"
+        " atoms: CUTLASS's make_umma_desc says it is invalid for K-major; the ISA's layouts are figures)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x2000400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((16 >> 3) << 17) | ((128 >> 4) << 24):#x};",
+            "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0;",
+        ],
+        ["tcgen05.mma.cta_group::1.kind::f16", "32-byte atoms", "MN-major operands only"],
     ),
     "tcgen05_shift_misaligned": (
         "tcgen05.shift at lane 16 (the ISA: the address's lane must be aligned to 32)",
@@ -2318,6 +2607,7 @@ def main():
         cp_file(case)
     for case in MMA_BS_CASES:
         mma_bs_file(case)
+    tma_mma_file()
     for name, (what, body, errs) in ERRORS.items():
         error_file(name, what, body, errs)
     shift_file()

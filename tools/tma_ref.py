@@ -39,10 +39,16 @@ TYPES = {
     "f32": ("f32", "f32", 4),
     "s32": ("s32", "i32", 4),
 }
-SW = {"none": 1, "32": 2, "64": 4, "128": 8}
+SW = {"none": 1, "32": 2, "64": 4, "128": 8, "128_atom32": "a32"}
 
 
-def swz(a: int, w: int) -> int:
+def swz(a: int, w) -> int:
+    """The swizzled shared address. "a32": CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B ("Swizzle 32B
+    chunks within 128B span", cuda.h), with CUTLASS's pattern for it, Swizzle<2,5,2>: the
+    32-byte chunk index (bits 5-6) XOR the row index within 4 rows of 128 bytes (bits 7-8)
+    (cute/atom/copy_traits_sm90_tma_swizzle.hpp maps Swizzle<2,5,2> to this mode)."""
+    if w == "a32":
+        return a ^ (((a >> 7) & 3) << 5)
     return a ^ (((a >> 7) & (w - 1)) << 4) if w > 1 else a
 
 
@@ -123,7 +129,7 @@ def load_kernel(c, nbytes, shared_bytes):
 \tld.param.u64 %rd2, [out];
 {getmap}\tmov.u32 %r1, box;
 \tmov.u32 %r2, 0;
-\tmov.u32 %r3, 0;
+\tmov.u32 %r3, {c.get("prefill", 0)};
 ZERO:
 \tadd.u32 %r4, %r1, %r2;
 \tst.shared.u32 [%r4], %r3;
@@ -317,6 +323,10 @@ LOADS = {
                               interleave="16",
                               doc=["16-byte interleave (rank 3, 8 .u16 channels = 16 bytes per pixel): the box is traversed",
                                    "and stored as without interleave; rows 2..5 of the 5 hang past the edge."]),
+    "load_swz128_atom32": dict(ty="u32", dims=[32, 12], strides=[128], box=[32, 12], est=[1, 1], coords=[0, -2],
+                               swizzle="128_atom32",
+                               doc=["CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B: 32-byte chunks (address bits 5-6) ^= bits 7-8;",
+                                    "rows -2, -1 out of bounds."]),
     "load_fill_nan": dict(ty="f32", dims=[6, 3], strides=[32], box=[8, 4], est=[1, 1], coords=[2, 1], fill="nan",
                           doc=["OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds f32 elements are loaded as NaN."]),
 }
@@ -332,6 +342,11 @@ STORES = {
                              swizzle="128",
                              doc=["Tensor store from a 128-byte swizzled shared box: columns 40.. and rows 5.. are skipped."]),
                         "store"),
+    "store_2d_swz128_atom32": (dict(ty="u32", dims=[40, 5], strides=[160], box=[32, 8], est=[1, 1], coords=[8, -1],
+                                    swizzle="128_atom32",
+                                    doc=["Tensor store from a shared box swizzled with 128B_ATOM_32B (32-byte chunks);",
+                                         "columns 40.., row -1 and rows 5.. are skipped."]),
+                               "store"),
     "reduce_add": (dict(ty="u32", dims=[8, 4], strides=[32], box=[4, 4], est=[1, 1], coords=[6, -1],
                         doc=["cp.reduce.async.bulk.tensor.2d .add.u32 (tile): each in-bounds element += shared."]),
                    "add"),
@@ -604,11 +619,157 @@ HEADER_SM100 = """.version 8.6
 """
 
 
+# The packed sub-byte types (CUtensorMapDataType 13-15, cuda.h on cuTensorMapEncodeTiled):
+# name -> (elements a unit, its bytes in global memory, its bytes in shared memory).
+#   16U4_ALIGN8B  (b4x16):     "16 x U4 packed values ... There are no gaps between packed values"
+#   16U4_ALIGN16B (b4x16_p64): "aligned as 16 bytes. There are 8 byte gaps between every 8 byte
+#                               chunk of packed values"
+#   16U6_ALIGN16B (b6x16_p32): "There are 4 byte gaps between every 12 byte chunk"
+# Dimensions count the 4/6-bit values ("Dimension for the packed data types must reflect the
+# number of individual U# values"); a global row is packed (dims[0] x 4 or 6 bits). A load
+# moves each unit's packed bytes to the start of its shared slot and leaves the gap as it was
+# (the kernel prefills shared memory with 0xa5 bytes to show it); an out-of-bounds unit's
+# bytes are zero; the transaction count is the packed bytes (CUTLASS's TmaTransactionBytes
+# for fp4/fp6 operands: elements x 4 or 6 bits). A store writes each in-bounds unit's packed
+# bytes from the start of its shared slot. Swizzles act on shared addresses as for any type.
+PACKED = {"b4x16": (2, 1, 1), "b4x16_p64": (16, 8, 16), "b6x16_p32": (16, 12, 16)}
+
+
+def packed_units(c):
+    """Yields (unit's dense index, global byte offset or None) in shared order."""
+    ue, gb, _ = PACKED[c["ty"]]
+    dims, strides, box, coords = c["dims"], c["strides"], c["box"], c["coords"]
+    ext = [box[0] // ue] + box[1:]
+    rank = len(dims)
+    for lin in range(math.prod(ext)):
+        k, r = [], lin
+        for i in range(rank):
+            k.append(r % ext[i])
+            r //= ext[i]
+        g = [coords[0] + k[0] * ue] + [coords[i] + k[i] for i in range(1, rank)]
+        if all(0 <= g[i] < dims[i] for i in range(rank)):
+            yield lin, g[0] // ue * gb + sum(g[i] * strides[i - 1] for i in range(1, rank))
+        else:
+            yield lin, None
+
+
+def packed_tmap(c):
+    strides = ",".join(map(str, c["strides"])) or "-"
+    s = f"tmap:0:{c['ty']}:{','.join(map(str, c['dims']))}:{strides}:{','.join(map(str, c['box']))}"
+    if c.get("swizzle", "none") != "none":
+        s += f":swizzle={c['swizzle']}"
+    return s
+
+
+def global_bytes(c):
+    ue, gb, _ = PACKED[c["ty"]]
+    row = c["dims"][0] // ue * gb
+    return row if len(c["dims"]) == 1 else c["strides"][-1] * c["dims"][-1]
+
+
+def gen_packed_load(c):
+    ue, gb, sb = PACKED[c["ty"]]
+    w = SW[c.get("swizzle", "none")]
+    n = global_bytes(c)
+    units = math.prod([c["box"][0] // ue] + c["box"][1:])
+    nbytes = units * gb
+    shared_bytes = -(-(units * sb) // 128) * 128
+    src = [(i * 37 + 11) & 255 for i in range(n)]
+    shared = bytearray([0xA5] * shared_bytes)
+    for lin, g in packed_units(c):
+        for j in range(gb):
+            a = swz(lin * sb + j, w)
+            shared[a] = 0 if g is None else src[g + j]
+    c = dict(c, prefill=0xA5A5A5A5)
+    head = [f"// {l}" for l in c["doc"]]
+    head += [
+        f"// The box {c['box']} (swizzle {c.get('swizzle', 'none')}) at {c['coords']} of a {c['dims']} tensor of",
+        f"// packed .{c['ty']} values (byte strides {c['strides']}; global byte i = (37 i + 11) & 255), loaded into",
+        "// a shared box prefilled with 0xa5 bytes; out = the shared box as stored. Expected values:",
+        "// tools/tma_ref.py (PACKED: each unit's packed bytes at the start of its shared slot, the",
+        f"// gap untouched, out-of-bounds units zero; transaction bytes = packed bytes = {nbytes}).",
+        "// run: --grid 1 --block 1 --arch sm_100a",
+        f"// arg: u8[{n}] = (i * 37 + 11) & 255",
+        f"// arg: zeros:u8:{shared_bytes}",
+        f"// arg: {packed_tmap(c)}",
+        f"// expect arg1: {fmt([str(b) for b in shared])}",
+    ]
+    return "\n".join(head) + "\n" + load_kernel(c, nbytes, shared_bytes).replace(HEADER, HEADER_SM100)
+
+
+def gen_packed_store(c):
+    ue, gb, sb = PACKED[c["ty"]]
+    w = SW[c.get("swizzle", "none")]
+    n = global_bytes(c)
+    units = math.prod([c["box"][0] // ue] + c["box"][1:])
+    shared_bytes = -(-(units * sb) // 128) * 128
+    image = b"".join((1000 + j).to_bytes(4, "little") for j in range(shared_bytes // 4))
+    tensor = [(i * 5 + 1) & 255 for i in range(n)]
+    for lin, g in packed_units(c):
+        if g is None:
+            continue
+        for j in range(gb):
+            tensor[g + j] = image[swz(lin * sb + j, w)]
+    head = [f"// {l}" for l in c["doc"]]
+    head += [
+        f"// The box {c['box']} (swizzle {c.get('swizzle', 'none')}) at {c['coords']} of a {c['dims']} tensor of",
+        f"// packed .{c['ty']} values (byte strides {c['strides']}; byte i = (5 i + 1) & 255) stored from a shared box",
+        "// whose word j is 1000 + j: each in-bounds unit's packed bytes come from the start of its",
+        "// shared slot (the gap is not stored). Expected values: tools/tma_ref.py (PACKED).",
+        "// run: --grid 1 --block 1 --arch sm_100a",
+        f"// arg: u8[{n}] = (i * 5 + 1) & 255",
+        f"// arg: u32[{shared_bytes // 4}] = 1000 + i",
+        f"// arg: {packed_tmap(c)}",
+        f"// expect arg0: {fmt([str(b) for b in tensor])}",
+    ]
+    return "\n".join(head) + "\n" + store_kernel(c, shared_bytes, "store").replace(HEADER, HEADER_SM100)
+
+
+PACKED_LOADS = {
+    "packed_load_b4x16_p64": dict(
+        ty="b4x16_p64", dims=[256, 4], strides=[128], box=[128, 4], coords=[128, 1],
+        doc=["16U4_ALIGN16B tile load: 128 4-bit values a row, 8 packed bytes then an 8-byte gap",
+             "per 16 values; rows 1..4 of 4 (row 4 out of bounds)."]),
+    "packed_load_b6x16_p32_swz128": dict(
+        ty="b6x16_p32", dims=[256, 6], strides=[192], box=[128, 8], coords=[128, 2], swizzle="128",
+        doc=["16U6_ALIGN16B tile load with the 128-byte swizzle: 12 packed bytes then a 4-byte gap",
+             "per 16 6-bit values; rows 2..9 of 6 (rows 6..9 out of bounds)."]),
+    "packed_load_b6x16_p32_neg": dict(
+        ty="b6x16_p32", dims=[128, 3, 2], strides=[96, 288], box=[128, 2, 2], coords=[-64, 2, 1],
+        doc=["3D 16U6_ALIGN16B load at a negative coordinate: the first 4 units of each row out of",
+             "bounds (zero), row 3 of 3 too."]),
+    "packed_load_b6x16_p32_atom32": dict(
+        ty="b6x16_p32", dims=[256, 4], strides=[192], box=[128, 4], coords=[0, 0], swizzle="128_atom32",
+        doc=["16U6_ALIGN16B load with CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (one of its allowed swizzles)."]),
+    "packed_load_b4x16_swz32": dict(
+        ty="b4x16", dims=[96, 5], strides=[48], box=[64, 4], coords=[64, 2], swizzle="32",
+        doc=["16U4_ALIGN8B tile load (no gaps: two 4-bit values a byte) with the 32-byte swizzle;",
+             "values 96.. and row 5 out of bounds."]),
+}
+
+PACKED_STORES = {
+    "packed_store_b6x16_p32": dict(
+        ty="b6x16_p32", dims=[128, 3], strides=[96], box=[128, 4], coords=[0, 1],
+        doc=["16U6_ALIGN16B tensor store: 12 bytes of each 16-byte shared slot per unit; rows 3, 4",
+             "out of bounds (skipped)."]),
+    "packed_store_b4x16_swz128": dict(
+        ty="b4x16", dims=[512, 2], strides=[256], box=[256, 2], coords=[256, 1], swizzle="128",
+        doc=["16U4_ALIGN8B tensor store from a 128-byte swizzled shared box; row 2 out of bounds."]),
+}
+
+
+def sm100(c, text):
+    """The 128B_ATOM_* swizzles are Blackwell's (CUDA 12.8): such cases target sm_100a."""
+    if c.get("swizzle", "").startswith("128_atom"):
+        return text.replace(HEADER, HEADER_SM100).replace("--arch sm_90\n", "--arch sm_100a\n")
+    return text
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, c in LOADS.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
-            f.write(gen_load(c))
+            f.write(sm100(c, gen_load(c)))
     for name, c in IM2COL.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
             f.write(gen_im2col(name, c))
@@ -617,7 +778,13 @@ def main():
             f.write(gen_im2col_wide(name, c))
     for name, (c, op) in STORES.items():
         with open(os.path.join(OUT, name + ".ptx"), "w") as f:
-            f.write(gen_store(c, op))
+            f.write(sm100(c, gen_store(c, op)))
+    for name, c in PACKED_LOADS.items():
+        with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+            f.write(gen_packed_load(c))
+    for name, c in PACKED_STORES.items():
+        with open(os.path.join(OUT, name + ".ptx"), "w") as f:
+            f.write(gen_packed_store(c))
 
 
 if __name__ == "__main__":

@@ -506,6 +506,9 @@ case(d + "tmap_huge_box", "A 256^5-element box over a 512-byte buffer: the copy'
 case(d + "tmap_huge_box_budget", "The same box with an unbounded step budget: the copy stops at the first element\nbeyond the buffer (a guest fault), not after 2^40 elements.",
      T5 + "--max-steps 1000000000000000000 --arg tmap:0:u8:256,256,256,256,256:256,65536,16777216,4294967296:256,256,256,256,256", 1,
      stderr="invalid global read", timeout=10)
+case(d + "tmap_packed_huge_box_budget", "A packed 6-bit map (16U6_ALIGN16B) whose box is 128 x 256^4 values over a 512-byte buffer,\nwith an unbounded step budget: the copy stops at the first unit beyond the buffer.",
+     T5 + "--max-steps 1000000000000000000 --arg tmap:0:b6x16_p32:256,256,256,256,256:256,65536,16777216,4294967296:128,256,256,256,256", 1,
+     stderr="invalid global read", timeout=10)
 # ------------------------------------------------------------------------------------------
 # Beyond: texture and surface arguments and instructions (docs/textures.md)
 # ------------------------------------------------------------------------------------------

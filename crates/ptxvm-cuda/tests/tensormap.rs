@@ -173,6 +173,72 @@ fn encode_tiled_feeds_a_tma_kernel_and_rules_are_checked() {
         );
         assert_eq!(cuTensorMapReplaceAddress(m, (b + 4) as *mut c_void), inval);
 
+        // The packed sub-byte types (13 16U4_ALIGN8B, 14 16U4_ALIGN16B, 15 16U6_ALIGN16B) and
+        // their rules in cuda.h: dims count the 4/6-bit values; the 16-byte aligned ones need
+        // a 32-byte aligned address, globalDim[0] a multiple of 128, strides multiples of 32,
+        // boxDim[0] = 128, the swizzles NONE/128B/128B_ATOM_*; 16U4_ALIGN8B an even
+        // globalDim[0]; none of them the NaN fill.
+        let packed =
+            |dt: u32, addr: u64, d: [u64; 2], st: u64, bx: [u32; 2], sw: u32, fill: u32| {
+                cuTensorMapEncodeTiled(
+                    m,
+                    dt,
+                    2,
+                    addr as *mut c_void,
+                    d.as_ptr(),
+                    [st].as_ptr(),
+                    bx.as_ptr(),
+                    ones.as_ptr(),
+                    0,
+                    sw,
+                    0,
+                    fill,
+                )
+            };
+        assert_eq!(packed(14, a, [256, 2], 128, [128, 2], 0, 0), 0);
+        assert_eq!(packed(15, a, [256, 2], 192, [128, 2], 3, 0), 0);
+        assert_eq!(packed(13, a, [64, 2], 32, [32, 2], 1, 0), 0);
+        assert_eq!(
+            packed(15, a, [256, 2], 192, [64, 2], 0, 0),
+            inval,
+            "boxDim[0] 64"
+        );
+        assert_eq!(
+            packed(15, a, [192, 2], 192, [128, 2], 0, 0),
+            inval,
+            "globalDim[0] 192"
+        );
+        assert_eq!(
+            packed(15, a, [256, 2], 208, [128, 2], 0, 0),
+            inval,
+            "stride 208"
+        );
+        assert_eq!(
+            packed(14, a + 16, [256, 2], 128, [128, 2], 0, 0),
+            inval,
+            "32-byte address"
+        );
+        assert_eq!(
+            packed(15, a, [256, 2], 192, [128, 2], 1, 0),
+            inval,
+            "32-byte swizzle"
+        );
+        assert_eq!(
+            packed(14, a, [256, 2], 128, [128, 2], 6, 0),
+            inval,
+            "ATOM_64B with 16U4"
+        );
+        assert_eq!(
+            packed(14, a, [256, 2], 128, [128, 2], 0, 1),
+            inval,
+            "NaN fill"
+        );
+        assert_eq!(
+            packed(13, a, [63, 2], 32, [32, 2], 0, 0),
+            inval,
+            "odd globalDim[0]"
+        );
+
         // im2col: a rank-4 NHWC f16 tensor, corners within [-128, 127] for rank 4.
         let d4 = [16u64, 8, 8, 2];
         let s4 = [32u64, 256, 2048];

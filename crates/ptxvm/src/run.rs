@@ -289,7 +289,7 @@ pub struct TmapSpec {
     pub wide: Option<u32>,
 }
 
-/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128]
+/// Parses `tmap:BUF:DTYPE:DIMS:STRIDES:BOX[:estrides=E,…][:swizzle=none|32|64|128|128_atom32|…]
 /// [:interleave=none|16|32][:fill=zero|nan][:l2=none|64|128|256]` (the grammar of
 /// `ptxvm run --help`). Nothing is checked against the buffers here.
 pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
@@ -312,12 +312,12 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
     };
     let dtype = ptxvm_vm::ops::tma::Elem::from_name(parts[1]).ok_or_else(|| {
         format!(
-            "unknown DTYPE `{}` (u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz)",
+            "unknown DTYPE `{}` (u8 u16 u32 s32 u64 s64 f16 bf16 f32 f32.ftz f64 tf32 tf32.ftz b4x16 b4x16_p64 b6x16_p32)",
             parts[1]
         )
     })?;
     // The CUtensorMapDataType value of the element type.
-    let dtype = (0..13u32)
+    let dtype = (0..16u32)
         .find(|&c| ptxvm_vm::ops::tma::Elem::from_cuda(c) == Some(dtype))
         .ok_or("internal: no CUtensorMapDataType")?;
     fn list<T: std::str::FromStr>(what: &str, s: &str, max: u64) -> Result<Vec<T>, String> {
@@ -415,6 +415,9 @@ pub fn parse_tmap(spec: &str) -> Result<TmapSpec, String> {
                     "32" | "32B" => 1,
                     "64" | "64B" => 2,
                     "128" | "128B" => 3,
+                    "128_atom32" => 4,
+                    "128_atom32_flip8" => 5,
+                    "128_atom64" => 6,
                     _ => return Err(bad()),
                 }
             }

@@ -294,6 +294,19 @@ impl CpShape {
     }
 }
 
+/// The width (6 or 4) of an fp6/fp4 operand element of `tcgen05.mma .kind::f8f6f4` /
+/// `.kind::mxf8f6f4`, whose shared-memory image is padded (16 elements packed into the first 12
+/// or 8 bytes of each 16-byte unit, as `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` /
+/// `16U4_ALIGN16B` lay them out); 0 for every other type.
+pub fn padded_width(e: crate::ops::tensor::Elem) -> u32 {
+    use ptxvm_fp::tensor::TcType;
+    match e {
+        crate::ops::tensor::Elem::Float(TcType::E2m3 | TcType::E3m2) => 6,
+        crate::ops::tensor::Elem::Float(TcType::E2m1) => 4,
+        _ => 0,
+    }
+}
+
 /// `.kind` of `tcgen05.mma`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -339,8 +352,9 @@ impl Idesc {
 }
 
 /// A `tcgen05` shared-memory matrix descriptor as the `wgmma` one it extends: the same start,
-/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 2 128-byte,
-/// 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model or an invalid one (the message).
+/// LBO and SBO fields; bits 46-48 must be 0b001, the swizzle is bits 61-63 (0 none, 1 128-byte
+/// with 32-byte atoms, 2 128-byte, 4 64-byte, 6 32-byte). `Err`: a form ptxvm does not model
+/// or an invalid one (the message).
 pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     if d >> 46 & 7 != 1 {
         return Err(format!(
@@ -354,14 +368,9 @@ pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     }
     let w = match d >> 61 {
         0 => 1,
-        2 => 8,
+        1 | 2 => 8,
         4 => 4,
         6 => 2,
-        1 => {
-            return Err(format!(
-                "shared memory descriptor {d:#018x}: the 128-byte swizzle with 32-byte atoms (mode 1) is not supported"
-            ));
-        }
         m => {
             return Err(format!(
                 "shared memory descriptor {d:#018x}: swizzle mode {m} is invalid"
@@ -370,6 +379,9 @@ pub fn smem_desc(d: u64) -> Result<crate::ops::wgmma::Desc, String> {
     };
     let mut x = crate::ops::wgmma::Desc::decode(d & ((1 << 62) - 1));
     x.w = w;
+    // Mode 1: CUTLASS's SWIZZLE_128B_BASE32B (`Swizzle<2,5,2>`, MN-major, 4 rows of 128
+    // bytes along K per SBO step; `mma_sm100_desc.hpp` `make_umma_desc`).
+    x.atom32 = d >> 61 == 1;
     Ok(x)
 }
 

@@ -181,11 +181,30 @@ pub enum Elem {
     Bf16 = 10,
     Tf32 = 11,
     Tf32Ftz = 12,
+    /// `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`: 4-bit values, packed two to a byte in global
+    /// and in shared memory ("no gaps between packed values").
+    B4x16 = 13,
+    /// `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`: each 16 4-bit values (8 bytes in global
+    /// memory) take 16 bytes of shared memory, the 8 packed bytes then an 8-byte gap.
+    B4x16P64 = 14,
+    /// `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`: each 16 6-bit values (12 bytes in global
+    /// memory) take 16 bytes of shared memory, the 12 packed bytes then a 4-byte gap.
+    B6x16P32 = 15,
+}
+
+/// How a map's elements move: `elems` elements are `global` bytes in global memory and
+/// `shared` bytes in shared memory (1, its size, its size for every type but the packed
+/// sub-byte ones, whose units are whole bytes: 2 4-bit values, or 16 values and their gap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    pub elems: u64,
+    pub global: u64,
+    pub shared: u64,
 }
 
 impl Elem {
-    /// The element type of a `tensormap.replace` code (13..15, the packed sub-byte types,
-    /// are not modelled).
+    /// The element type of a `tensormap.replace` code (13..15 the packed sub-byte types
+    /// `.b4x16`, `.b4x16_p64`, `.b6x16_p32`).
     pub fn from_code(c: u8) -> Option<Elem> {
         use Elem::*;
         Some(match c {
@@ -202,6 +221,9 @@ impl Elem {
             10 => Bf16,
             11 => Tf32,
             12 => Tf32Ftz,
+            13 => B4x16,
+            14 => B4x16P64,
+            15 => B6x16P32,
             _ => return None,
         })
     }
@@ -223,25 +245,60 @@ impl Elem {
             10 => F32Ftz,
             11 => Tf32,
             12 => Tf32Ftz,
+            13 => B4x16,
+            14 => B4x16P64,
+            15 => B6x16P32,
             _ => return None,
         })
     }
 
-    /// Bytes per element.
+    /// Bytes per element (1 for the packed sub-byte types, which move in `unit`s).
     pub fn bytes(self) -> u64 {
         use Elem::*;
         match self {
-            U8 => 1,
+            U8 | B4x16 | B4x16P64 | B6x16P32 => 1,
             U16 | F16 | Bf16 => 2,
             U32 | S32 | F32 | F32Ftz | Tf32 | Tf32Ftz => 4,
             U64 | S64 | F64 => 8,
         }
     }
 
+    /// The unit a copy moves (CUDA's `cuda.h` on `CUtensorMapDataType`: "`16U4_ALIGN8B`
+    /// copies '16 x U4' packed values to memory aligned as 8 bytes. There are no gaps between
+    /// packed values"; "`16U4_ALIGN16B` … aligned as 16 bytes. There are 8 byte gaps between
+    /// every 8 byte chunk of packed values"; "`16U6_ALIGN16B` … There are 4 byte gaps between
+    /// every 12 byte chunk").
+    pub fn unit(self) -> Unit {
+        let (elems, global, shared) = match self {
+            Elem::B4x16 => (2, 1, 1),
+            Elem::B4x16P64 => (16, 8, 16),
+            Elem::B6x16P32 => (16, 12, 16),
+            e => (1, e.bytes(), e.bytes()),
+        };
+        Unit {
+            elems,
+            global,
+            shared,
+        }
+    }
+
+    /// One of the packed sub-byte types.
+    pub fn is_packed(self) -> bool {
+        self.unit().elems > 1
+    }
+
     pub fn is_float(self) -> bool {
         !matches!(
             self,
-            Elem::U8 | Elem::U16 | Elem::U32 | Elem::S32 | Elem::U64 | Elem::S64
+            Elem::U8
+                | Elem::U16
+                | Elem::U32
+                | Elem::S32
+                | Elem::U64
+                | Elem::S64
+                | Elem::B4x16
+                | Elem::B4x16P64
+                | Elem::B6x16P32
         )
     }
 
@@ -291,6 +348,9 @@ impl Elem {
             Bf16 => "bf16",
             Tf32 => "tf32",
             Tf32Ftz => "tf32.ftz",
+            B4x16 => "b4x16",
+            B4x16P64 => "b4x16_p64",
+            B6x16P32 => "b6x16_p32",
         }
     }
 
@@ -311,6 +371,9 @@ impl Elem {
             "bf16" | "bfloat16" => Bf16,
             "tf32" => Tf32,
             "tf32.ftz" => Tf32Ftz,
+            "b4x16" | "16u4_align8b" => B4x16,
+            "b4x16_p64" | "16u4_align16b" => B4x16P64,
+            "b6x16_p32" | "16u6_align16b" => B6x16P32,
             _ => return None,
         })
     }
@@ -329,6 +392,9 @@ pub struct TensorMap {
     pub elem: Elem,
     pub interleave: u8,
     pub swizzle: u8,
+    /// The swizzle atomicity: 0 16-byte chunks, 1 32-byte chunks (with the 128-byte swizzle,
+    /// `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`).
+    pub atom: u8,
     pub fill_nan: bool,
     /// The im2col fields of an im2col map (`None`: a tiled map).
     pub im2col: Option<Im2colBox>,
@@ -461,9 +527,12 @@ impl TensorMap {
         Ok(())
     }
 
-    /// Bytes of the box in shared memory (the transaction bytes of a load).
+    /// Bytes of the box (the transaction bytes of a load): its elements' bytes, for the
+    /// packed sub-byte types their packed bytes (without the gaps in shared memory; CUTLASS
+    /// counts an fp4/fp6 TMA load's transaction bytes so, `sm100_mma_warpspecialized.hpp`).
     pub fn box_bytes(&self) -> u64 {
-        self.box_elems() * self.elem.bytes()
+        let u = self.elem.unit();
+        self.box_elems() / u.elems * u.global
     }
 
     /// Bytes a load with im2col operands `off` writes to shared memory: the box, or for a
@@ -533,10 +602,17 @@ impl TensorMap {
     /// W 16-byte units, address bits 4.. (log2 W of them) are exchanged with bits 7.. (the
     /// pattern `wgmma`'s matrix descriptors read; it repeats every 8 rows of W × 16 bytes
     /// and is a function of the absolute shared address).
+    ///
+    /// `CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B` (atomicity 1; cuda.h: "Swizzle 32B chunks within
+    /// 128B span"): address bits 5-6 (the 32-byte chunk of a 128-byte row) are exchanged with
+    /// bits 7-8 (the row within 4 rows), CUTLASS's `Swizzle<2,5,2>`, the layout it loads with
+    /// this mode and `tcgen05.mma` reads with descriptor swizzle mode 1 (`docs/tma.md`).
     pub fn shared_addr(&self, base: u64, off: u64) -> u64 {
         let a = base.wrapping_add(off);
         let w = self.swizzle_units();
-        if w > 1 {
+        if self.atom == 1 {
+            a ^ (((a >> 7) & 3) << 5)
+        } else if w > 1 {
             a ^ (((a >> 7) & (w - 1)) << 4)
         } else {
             a
@@ -545,14 +621,28 @@ impl TensorMap {
 
     /// The global byte address of element `g` (all coordinates in bounds), or `None` when
     /// one is out of bounds.
+    /// For the packed sub-byte types, element `g[0]` is the first of its unit (a multiple of
+    /// the unit's elements), at its unit's packed bytes.
     pub fn global_addr(&self, g: &[i64; MAX_RANK]) -> Option<u64> {
         let mut a = self.addr;
-        for ((&gi, &d), &s) in g.iter().zip(&self.dims).zip(&self.strides).take(self.rank) {
+        let u = self.elem.unit();
+        for (i, ((&gi, &d), &s)) in g
+            .iter()
+            .zip(&self.dims)
+            .zip(&self.strides)
+            .take(self.rank)
+            .enumerate()
+        {
             let c = u64::try_from(gi).ok()?;
             if c >= d {
                 return None;
             }
-            a = a.checked_add(c.checked_mul(s)?)?;
+            let off = if i == 0 {
+                (c / u.elems).checked_mul(u.global)?
+            } else {
+                c.checked_mul(s)?
+            };
+            a = a.checked_add(off)?;
         }
         Some(a)
     }
@@ -576,13 +666,12 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
         return Err(format!("rank {rank} (at most {MAX_RANK})"));
     }
     let code = b[OFF_ELEM];
-    let elem = Elem::from_code(code).ok_or_else(|| match code {
-        13..=15 => {
-            format!("element type {code} (a packed sub-byte type) is not supported by ptxvm")
-        }
-        _ => format!("element type {code} is not a tensor-map element type"),
-    })?;
+    let elem = Elem::from_code(code)
+        .ok_or_else(|| format!("element type {code} is not a tensor-map element type"))?;
     let esize = elem.bytes();
+    let unit = elem.unit();
+    // The 16-byte aligned packed types (`16U4_ALIGN16B`, `16U6_ALIGN16B`).
+    let p16 = unit.elems == 16;
     let interleave = b[OFF_INTERLEAVE];
     let swizzle = b[OFF_SWIZZLE];
     let atom = b[OFF_ATOM];
@@ -604,9 +693,16 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     }
     match atom {
         0 => {}
-        1..=3 => {
+        // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (`shared_addr`).
+        1 if swizzle == 3 => {}
+        1 => {
             return Err(format!(
-                "swizzle atomicity {} is not supported by ptxvm (only 16-byte atoms)",
+                "swizzle atomicity 32B needs the 128-byte swizzle, not mode {swizzle}"
+            ));
+        }
+        2 | 3 => {
+            return Err(format!(
+                "swizzle atomicity {} is not supported by ptxvm (16-byte and 32-byte atoms are)",
                 ["16B", "32B", "32B with 8B flip", "64B"][usize::from(atom)]
             ));
         }
@@ -656,8 +752,28 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     {
         return Err("reserved bytes are not zero (not a map ptxvm encoded)".into());
     }
+    if elem.is_packed() && mode != 0 {
+        return Err(format!(
+            "a .{} map in im2col mode: ptxvm models the packed sub-byte types in tile mode only",
+            elem.name()
+        ));
+    }
+    if p16 {
+        // cuda.h: 16U6_ALIGN16B needs CU_TENSOR_MAP_INTERLEAVE_NONE; the 16-byte aligned
+        // types allow the swizzles NONE, 128B and 128B_ATOM_32B (and 128B_ATOM_64B for
+        // 16U6 stores).
+        if interleave != 0 && elem == Elem::B6x16P32 {
+            return Err(format!("a .{} map cannot be interleaved", elem.name()));
+        }
+        if swizzle != 0 && swizzle != 3 {
+            return Err(format!(
+                "a .{} map allows no swizzle or the 128-byte swizzle, not mode {swizzle}",
+                elem.name()
+            ));
+        }
+    }
     let addr = u64_at(b, OFF_ADDR);
-    let align = if interleave == 2 { 32 } else { 16 };
+    let align = if interleave == 2 || p16 { 32 } else { 16 };
     if !addr.is_multiple_of(align) {
         return Err(format!(
             "global address {addr:#x} is not {align}-byte aligned"
@@ -674,6 +790,13 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
             return Err(format!("global dimension {i} is {d} (1 to 2^31)"));
         }
         dims[i] = d;
+        if i == 0 && !d.is_multiple_of(if p16 { 128 } else { unit.elems }) {
+            return Err(format!(
+                "global dimension 0 is {d}; a .{} map needs a multiple of {}",
+                elem.name(),
+                if p16 { 128 } else { unit.elems }
+            ));
+        }
         if i > 0 {
             let s = u64_at(b, OFF_STRIDE + 8 * (i - 1));
             if !s.is_multiple_of(align) || s == 0 || s >= 1 << 40 {
@@ -732,12 +855,39 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
     } else {
         None
     };
-    let inner = u64::from(boxdim[0]) * esize;
+    if p16 && boxdim[0] != 128 {
+        return Err(format!(
+            "box dimension 0 is {}; a .{} map needs 128",
+            boxdim[0],
+            elem.name()
+        ));
+    }
+    if elem.is_packed() && estrides[0] != 1 && interleave != 0 {
+        return Err(format!(
+            "element stride 0 is {}: ptxvm models the packed sub-byte types with stride 1 in dimension 0",
+            estrides[0]
+        ));
+    }
+    // The box's inner dimension in bytes (packed: its elements' packed bytes).
+    let inner = u64::from(boxdim[0]) / unit.elems * unit.global;
+    if !u64::from(boxdim[0]).is_multiple_of(unit.elems) {
+        return Err(format!(
+            "box dimension 0 is {}; a .{} map needs a multiple of {}",
+            boxdim[0],
+            elem.name(),
+            unit.elems
+        ));
+    }
     if interleave == 0 {
         if !inner.is_multiple_of(16) {
             return Err(format!(
-                "the box's inner dimension is {inner} bytes ({} × {esize}); it must be a multiple of 16",
-                boxdim[0]
+                "the box's inner dimension is {inner} bytes ({} × {}); it must be a multiple of 16",
+                boxdim[0],
+                if elem.is_packed() {
+                    format!("{} / {}", unit.global, unit.elems)
+                } else {
+                    esize.to_string()
+                }
             ));
         }
         let span = [0, 32, 64, 128][usize::from(swizzle)];
@@ -764,6 +914,7 @@ pub fn decode(b: &[u8; TMAP_BYTES]) -> Result<TensorMap, String> {
         elem,
         interleave,
         swizzle,
+        atom,
         fill_nan: fill == 1,
         im2col,
     })
@@ -878,12 +1029,8 @@ pub fn encode_tiled(a: &Tiled) -> Result<[u8; TMAP_BYTES], String> {
     if a.strides.len() + 1 != rank || a.boxdim.len() != rank || a.estrides.len() != rank {
         return Err("globalStrides needs rank-1 entries, boxDim and elementStrides rank".into());
     }
-    let elem = Elem::from_cuda(a.data_type).ok_or_else(|| {
-        format!(
-            "tensorDataType {} is not supported (0 to 12; the packed 4/6-bit types are not modelled)",
-            a.data_type
-        )
-    })?;
+    let elem = Elem::from_cuda(a.data_type)
+        .ok_or_else(|| format!("tensorDataType {} is not supported (0 to 15)", a.data_type))?;
     if a.interleave > 2 {
         return Err(format!("interleave {} (0 to 2)", a.interleave));
     }
@@ -895,6 +1042,19 @@ pub fn encode_tiled(a: &Tiled) -> Result<[u8; TMAP_BYTES], String> {
     }
     if a.fill > 1 {
         return Err(format!("oobFill {} (0 or 1)", a.fill));
+    }
+    // cuda.h: a 16U6_ALIGN16B map allows the swizzles NONE, 128B, 128B_ATOM_32B and (for
+    // stores) 128B_ATOM_64B; a 16U4_ALIGN16B map NONE, 128B and 128B_ATOM_32B.
+    let p16_swizzles: &[u32] = match elem {
+        Elem::B6x16P32 => &[0, 3, 4, 6],
+        Elem::B4x16P64 => &[0, 3, 4],
+        _ => &[0, 1, 2, 3, 4, 5, 6],
+    };
+    if a.swizzle <= 6 && !p16_swizzles.contains(&a.swizzle) {
+        return Err(format!(
+            "swizzle {} is not allowed with tensorDataType {}",
+            a.swizzle, a.data_type
+        ));
     }
     // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*: 128-byte span, 32/32+flip/64-byte atoms.
     let (mode, atom) = match a.swizzle {
@@ -1331,5 +1491,38 @@ mod tests {
         // Row 1 (offset 128), chunk 0 -> chunk 1.
         assert_eq!(m.shared_addr(0x400, 128), 0x400 + 128 + 16);
         assert_eq!(m.shared_addr(0x400, 7 * 128 + 16), 0x400 + 7 * 128 + 6 * 16);
+        // 128B_ATOM_32B: 32-byte chunk index ^= row % 4 (row 3, chunk 1 -> chunk 2).
+        let b = encode_tiled(&tiled(&[64, 32], &[256], &[32, 8], 4)).unwrap();
+        let m = decode(&b).unwrap();
+        assert_eq!(
+            m.shared_addr(0x400, 3 * 128 + 32 + 5),
+            0x400 + 3 * 128 + 64 + 5
+        );
+        assert_eq!(m.shared_addr(0x400, 4 * 128 + 32), 0x400 + 4 * 128 + 32);
+    }
+
+    #[test]
+    fn packed_units_and_rules() {
+        let t = |dt: u32, dims: &[u64], strides: &[u64], boxdim: &[u32], addr: u64| Tiled {
+            data_type: dt,
+            addr,
+            ..tiled(dims, strides, boxdim, 0)
+        };
+        // 16U6_ALIGN16B: 16 values = 12 global bytes in a 16-byte shared slot.
+        let m =
+            decode(&encode_tiled(&t(15, &[256, 4], &[192], &[128, 2], 0x1000)).unwrap()).unwrap();
+        assert_eq!(m.elem, Elem::B6x16P32);
+        assert_eq!(m.box_bytes(), 2 * 8 * 12);
+        assert_eq!(m.global_addr(&[32, 1, 0, 0, 0]), Some(0x1000 + 192 + 24));
+        assert_eq!(m.global_addr(&[256, 1, 0, 0, 0]), None);
+        // 16U4_ALIGN8B: two values a byte.
+        let m = decode(&encode_tiled(&t(13, &[64, 2], &[32], &[32, 2], 0x1000)).unwrap()).unwrap();
+        assert_eq!(m.box_bytes(), 32);
+        assert_eq!(m.global_addr(&[6, 1, 0, 0, 0]), Some(0x1000 + 32 + 3));
+        // The driver's rules.
+        assert!(encode_tiled(&t(14, &[256, 4], &[128], &[64, 2], 0x1000)).is_err());
+        assert!(encode_tiled(&t(14, &[256, 4], &[128], &[128, 2], 0x1010)).is_err());
+        assert!(encode_tiled(&t(15, &[256, 4], &[208], &[128, 2], 0x1000)).is_err());
+        assert!(encode_tiled(&t(13, &[65, 2], &[48], &[32, 2], 0x1000)).is_err());
     }
 }

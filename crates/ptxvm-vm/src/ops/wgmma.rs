@@ -307,6 +307,10 @@ pub struct Desc {
     pub base_offset: u32,
     /// Swizzle width in 16-byte units: 1 (none), 2 (32 B), 4 (64 B), 8 (128 B).
     pub w: u64,
+    /// `tcgen05`'s 128-byte swizzle with 32-byte atoms (descriptor swizzle mode 1, `w` = 8;
+    /// never set for `wgmma`): CUTLASS's `SWIZZLE_128B_BASE32B`, MN-major only, blocks of 4
+    /// rows of 128 bytes along K (`locate`).
+    pub atom32: bool,
 }
 
 impl Desc {
@@ -322,11 +326,15 @@ impl Desc {
                 3 => 2,
                 _ => 1,
             },
+            atom32: false,
         }
     }
 
     /// The swizzle mode's name.
     pub fn swizzle_name(&self) -> &'static str {
+        if self.atom32 {
+            return "128-byte swizzle with 32-byte atoms";
+        }
         match self.w {
             8 => "128-byte swizzle",
             4 => "64-byte swizzle",
@@ -353,14 +361,16 @@ impl Desc {
                 ),
             ));
         }
-        if (self.start >> 7) & (self.w - 1) != 0 {
+        // The 32-byte-atom pattern repeats every 4 rows of 128 bytes.
+        let rows = if self.atom32 { 4 } else { self.w };
+        if (self.start >> 7) & (rows - 1) != 0 {
             return Err((
                 true,
                 format!(
                     "matrix descriptor: start address {:#x} with the {} and base offset 0 must lie in the first 128 bytes of a {}-byte boundary (Matrix Descriptor Format: the repeating pattern starts there, or the base offset gives its phase)",
                     self.start,
                     self.swizzle_name(),
-                    128 * self.w
+                    128 * rows
                 ),
             ));
         }
@@ -388,7 +398,12 @@ impl Desc {
             (off, within)
         } else {
             let (chunk, within) = (mn / t64, (mn % t64) * bits as u64);
-            let (kr, kg) = (k % 8, k / 8);
+            // 8 rows (4 with 32-byte atoms) of the swizzle width along K per SBO step.
+            let (kr, kg) = if self.atom32 {
+                (k % 4, k / 4)
+            } else {
+                (k % 8, k / 8)
+            };
             let off = if self.w == 1 {
                 chunk * self.sbo + kr * 16 + kg * self.lbo
             } else {
@@ -400,7 +415,9 @@ impl Desc {
             (off, within)
         };
         let mut a = self.start + off;
-        if self.w > 1 {
+        if self.atom32 {
+            a ^= ((a >> 7) & 3) << 5;
+        } else if self.w > 1 {
             a ^= ((a >> 7) & (self.w - 1)) << 4;
         }
         (a, bit as u32)

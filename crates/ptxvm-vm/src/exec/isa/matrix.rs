@@ -1768,16 +1768,38 @@ impl Cta<'_> {
         desc: u64,
         mn_major: bool,
         bits: u32,
+        dims: [usize; 3],
+        name: &str,
+        what: &str,
+    ) -> Result<Vec<u64>, Box<Fault>> {
+        self.smem_matrix_padded(t0, dsc, desc, mn_major, (bits, 0), dims, name, what)
+    }
+
+    /// `smem_matrix` with `(bits, pad)`: `pad` 0, or the width (4 or 6) of the fp4/fp6
+    /// elements of `tcgen05.mma .kind::f8f6f4`/`.kind::mxf8f6f4` in shared memory (`bits` = 8):
+    /// they take the places of 8-bit elements in the layout, and each 16-byte unit of 16 such
+    /// places holds its 16 elements packed from bit 0 up, `pad` bits each, followed by 8 (fp4)
+    /// or 4 (fp6) bytes of padding (the `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` /
+    /// `16U6_ALIGN16B` image that CUTLASS's TMA loads feed these MMAs; `docs/tensor-cores.md`).
+    #[allow(clippy::too_many_arguments)]
+    fn smem_matrix_padded(
+        &self,
+        t0: usize,
+        dsc: crate::ops::wgmma::Desc,
+        desc: u64,
+        mn_major: bool,
+        (bits, pad): (u32, u32),
         [row0, rows, k]: [usize; 3],
         name: &str,
         what: &str,
     ) -> Result<Vec<u64>, Box<Fault>> {
         let this = self;
         let mem = self.mem;
-        let mask = if bits == 32 {
+        let width = if pad != 0 { pad } else { bits };
+        let mask = if width == 32 {
             u64::MAX >> 32
         } else {
-            (1u64 << bits) - 1
+            (1u64 << width) - 1
         };
         if let Err((misaligned, m)) = dsc.check() {
             return Err(this.fault(
@@ -1790,11 +1812,24 @@ impl Cta<'_> {
                 format!("`{name}`: {what}: {m}"),
             ));
         }
+        if dsc.atom32 && !mn_major {
+            // CUTLASS's make_umma_desc: "SWIZZLE_128B_BASE32B is invalid for Major-K"; the
+            // ISA shows this mode's layouts only as figures.
+            return Err(this.fault(
+                t0,
+                FaultKind::Unsupported,
+                format!(
+                    "`{name}`: {what}: the 128-byte swizzle with 32-byte atoms (descriptor {desc:#018x}) is modelled for MN-major operands only"
+                ),
+            ));
+        }
         let mut out = vec![0u64; rows * k];
         let mut cache: Option<(u64, [u8; 16])> = None;
         for r in 0..rows {
             for kk in 0..k {
                 let (addr, bit) = dsc.locate(mn_major, bits, row0 + r, kk);
+                // The element's place in its 16-byte unit, `pad` bits a place when padded.
+                let bit = if pad != 0 { bit / 8 * pad } else { bit };
                 let chunk = match cache {
                     Some((a, c)) if a == addr => c,
                     _ => {
@@ -2052,9 +2087,14 @@ impl Cta<'_> {
                 ),
             ));
         }
+        // kind::f8f6f4's types (instruction descriptor bits 7-9 / 10-12): e4m3 0, e5m2 1,
+        // e2m3 3, e3m2 4, e2m1 5.
         let fl = |c: u32| match c {
             0 => Some(TcType::E4m3),
             1 => Some(TcType::E5m2),
+            3 => Some(TcType::E2m3),
+            4 => Some(TcType::E3m2),
+            5 => Some(TcType::E2m1),
             _ => None,
         };
         let (at, bt, dt_ok) = match kind {
@@ -2098,11 +2138,16 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind (the f6/f4 types of kind::f8f6f4 are not modelled)",
+                    "instruction descriptor {raw:#010x}: dtype {}, atype {}, btype {} is not a form ptxvm models for this kind",
                     id.dtype, id.atype, id.btype
                 ),
             ));
         };
+        // fp6/fp4 operands (kind::f8f6f4): 8-bit places in shared memory, packed within each
+        // 16-byte unit (`smem_matrix_padded`).
+        // With `.sp` the compressed A is padded the same way (CUTLASS's sparse SM100 builder
+        // takes the same `unpacksmem` types).
+        let pad = [at, bt].map(crate::ops::tcgen05::padded_width);
         if (kind == Kind::I8) && (id.neg_a || id.neg_b) {
             return Err(bad(
                 self,
@@ -2159,7 +2204,7 @@ impl Cta<'_> {
                 (sb, id.trans_b),
                 (se, (dr, doff), off),
                 (form.ashift, sp),
-                bits,
+                (bits, pad),
                 [m, n, k],
                 ([at, bt], f16_d, flags, form.scale_d.map_or(0, i32::from)),
             );
@@ -2240,7 +2285,7 @@ impl Cta<'_> {
                 ),
                 (sb, id.trans_b, g * ng),
                 se,
-                bits,
+                (bits, pad),
                 [m, ng, k],
                 form.sp,
                 (dlane + glane, dcol),
@@ -2376,7 +2421,7 @@ impl Cta<'_> {
         (sb, trans_b): (Src, bool),
         (enable, (dr, doff), off): (Src, (u32, i64), [u32; 8]),
         (ashift, sp): (bool, Option<(Option<Src>, i32, u32, (usize, usize))>),
-        bits: u32,
+        (bits, pad): (u32, [u32; 2]),
         [m, n, k]: [usize; 3],
         (types, f16_d, flags, c_scale): ([crate::ops::tensor::Elem; 2], bool, [bool; 3], i32),
     ) -> Result<(), Box<Fault>> {
@@ -2412,7 +2457,16 @@ impl Cta<'_> {
         let mut b = Vec::with_capacity(n * k);
         for v in 0..2 {
             let half = self.in_pair_cta((v == 0) == even, |c: &mut Self| {
-                c.smem_matrix(t, dsc_b, raw_b, trans_b, bits, [0, hn, k], name, "B")
+                c.smem_matrix_padded(
+                    t,
+                    dsc_b,
+                    raw_b,
+                    trans_b,
+                    (bits, pad[1]),
+                    [0, hn, k],
+                    name,
+                    "B",
+                )
             })?;
             b.extend(half);
         }
@@ -2439,6 +2493,17 @@ impl Cta<'_> {
                 };
                 // A: this CTA's M/2 rows.
                 let a: Vec<u64> = if a_tmem {
+                    if pad[0] != 0 {
+                        // As for `.cta_group::1`: only the ISA's figures place it.
+                        return Err(c.fault(
+                            t,
+                            FaultKind::Unsupported,
+                            format!(
+                                "`{name}`: A in Tensor Memory with {}-bit elements: their packing there is only shown in figures of the PTX ISA",
+                                pad[0]
+                            ),
+                        ));
+                    }
                     let aa = raw_a.wrapping_add(a_off as i64 as u64);
                     if aa >> 16 & 0xffff != 0 {
                         return Err(bad(
@@ -2465,7 +2530,16 @@ impl Cta<'_> {
                     let dsc = smem_desc(raw_a).map_err(|e| {
                         c.fault(t, FaultKind::Unsupported, format!("`{name}`: A: {e}"))
                     })?;
-                    c.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, hm, ka], name, "A")?
+                    c.smem_matrix_padded(
+                        t,
+                        dsc,
+                        raw_a,
+                        trans_a,
+                        (bits, pad[0]),
+                        [0, hm, ka],
+                        name,
+                        "A",
+                    )?
                 };
                 // `.sp` (M = 256): this CTA's 128 rows of the compressed A and its metadata in
                 // its own Tensor Memory, placed as for M = 128 (the ISA draws one metadata
@@ -2602,7 +2676,7 @@ impl Cta<'_> {
         a: (bool, Src, i32, bool),
         b: (Src, bool, usize),
         enable: Src,
-        bits: u32,
+        (bits, pad): (u32, [u32; 2]),
         [m, n, k]: [usize; 3],
         sparse: bool,
         d: (u32, u32),
@@ -2629,6 +2703,18 @@ impl Cta<'_> {
         // A (with `sparse`, the compressed K/2 columns).
         let ka = if sparse { k / 2 } else { k };
         let a: Vec<u64> = if a_tmem {
+            if pad[0] != 0 {
+                // ISA Figures 199-201 only: no text gives where an fp6/fp4 A sits in Tensor
+                // Memory (CUTLASS's `tmem_frg_1sm<a_type>` would pack it at its own width,
+                // `tcgen05.cp`'s decompressing forms give 8-bit containers).
+                return Err(unsup(
+                    self,
+                    format!(
+                        "A in Tensor Memory with {}-bit elements: their packing there is only shown in figures of the PTX ISA",
+                        pad[0]
+                    ),
+                ));
+            }
             let aa = self.src(t, sa).wrapping_add(a_off as i64 as u64);
             if !lane_ok(aa) {
                 return Err(bad(
@@ -2655,11 +2741,29 @@ impl Cta<'_> {
         } else {
             let raw_a = self.src(t, sa);
             let dsc = smem_desc(raw_a).map_err(|e| unsup(self, format!("A: {e}")))?;
-            self.smem_matrix(t, dsc, raw_a, trans_a, bits, [0, m, ka], name, "A")?
+            self.smem_matrix_padded(
+                t,
+                dsc,
+                raw_a,
+                trans_a,
+                (bits, pad[0]),
+                [0, m, ka],
+                name,
+                "A",
+            )?
         };
         let raw_b = self.src(t, sb);
         let dsc = smem_desc(raw_b).map_err(|e| unsup(self, format!("B: {e}")))?;
-        let b = self.smem_matrix(t, dsc, raw_b, trans_b, bits, [b_row0, n, k], name, "B")?;
+        let b = self.smem_matrix_padded(
+            t,
+            dsc,
+            raw_b,
+            trans_b,
+            (bits, pad[1]),
+            [b_row0, n, k],
+            name,
+            "B",
+        )?;
         // C: D's cells, or 0.
         let enable = self.src(t, enable) != 0;
         let Some(tm) = self.tmem.as_deref() else {
@@ -2900,11 +3004,14 @@ impl Cta<'_> {
                 ),
             ));
         }
-        // Types: mxf8f6f4 e4m3 (0) / e5m2 (1) — the fp6/fp4 types' padded layouts are figures —
-        // and e2m1 (1) for mxf4/mxf4nvf4.
+        // Types: mxf8f6f4 e4m3 (0), e5m2 (1), e2m3 (3), e3m2 (4), e2m1 (5) — the fp6/fp4 ones
+        // padded in shared memory (`smem_matrix_padded`) — and e2m1 (1) for mxf4/mxf4nvf4.
         let ty = |c: u32| match (mxf4, c) {
             (false, 0) => Some(TcType::E4m3),
             (false, 1) => Some(TcType::E5m2),
+            (false, 3) => Some(TcType::E2m3),
+            (false, 4) => Some(TcType::E3m2),
+            (false, 5) => Some(TcType::E2m1),
             (true, 1) => Some(TcType::E2m1),
             _ => None,
         };
@@ -2912,9 +3019,14 @@ impl Cta<'_> {
             return Err(unsup(
                 self,
                 format!(
-                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind (the fp6/fp4 types of kind::mxf8f6f4 are not modelled)"
+                    "instruction descriptor {raw:#010x}: atype {atype}, btype {btype} is not a form ptxvm models for this kind"
                 ),
             ));
+        };
+        let pad = if mxf4 {
+            [0, 0]
+        } else {
+            [at, bt].map(|x| crate::ops::tcgen05::padded_width(crate::ops::tensor::Elem::Float(x)))
         };
         let stype = if ue8m0 {
             ScaleType::Ue8m0
@@ -2981,7 +3093,7 @@ impl Cta<'_> {
             (a_tmem, sa, a_off, trans_a),
             (sb, trans_b, 0),
             se,
-            bits,
+            (bits, pad),
             [m, n, k],
             sp,
             (0, dcol),
@@ -3039,15 +3151,16 @@ impl Cta<'_> {
             }
             sf_b.push(part);
         }
-        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, bit 3 of e2m1).
-        let sign = 1u64 << (bits - 1);
+        // Negation flips the element's sign bit (bit 7 of e4m3/e5m2, 5 of e2m3/e3m2, 3 of e2m1).
+        let sign = |w: u32| 1u64 << ((if w != 0 { w } else { bits }) - 1);
+        let (sa_bit, sb_bit) = (sign(pad[0]), sign(pad[1]));
         let a: Vec<u32> = a
             .iter()
-            .map(|&x| (if neg_a { x ^ sign } else { x }) as u32)
+            .map(|&x| (if neg_a { x ^ sa_bit } else { x }) as u32)
             .collect();
         let b: Vec<u32> = b
             .iter()
-            .map(|&x| (if neg_b { x ^ sign } else { x }) as u32)
+            .map(|&x| (if neg_b { x ^ sb_bit } else { x }) as u32)
             .collect();
         let an: Vec<tc::Num> = a.iter().map(|&x| at.decode(x)).collect();
         let bn: Vec<tc::Num> = b.iter().map(|&x| bt.decode(x)).collect();

@@ -1550,6 +1550,16 @@ impl Cta<'_> {
         }
         let es = m.elem.bytes();
         let w = es as usize;
+        // The packed sub-byte types move whole units along dimension 0 (`tma::Unit`): `gw`
+        // bytes of global memory to `us` bytes of shared memory, a gap left unwritten.
+        let unit = m.elem.unit();
+        let (es, gw) = if m.elem.is_packed() {
+            self.tma_packed_check(t, what, kind, m, c)?;
+            ext[0] /= unit.elems;
+            (unit.shared, unit.global as usize)
+        } else {
+            (es, w)
+        };
         // The global coordinates of box element `k` (dimension 0 fastest) and its byte offset
         // in the dense box.
         let at = |k: &[u64; tma::MAX_RANK]| {
@@ -1558,6 +1568,8 @@ impl Cta<'_> {
             for i in (0..m.rank).rev() {
                 g[i] = if rows4 && i == 1 {
                     c[1 + k[1] as usize]
+                } else if i == 0 {
+                    c[0] + (k[0] * unit.elems * m.step(0)) as i64
                 } else {
                     c[i] + (k[i] * m.step(i)) as i64
                 };
@@ -1622,18 +1634,24 @@ impl Cta<'_> {
                 self.charge_work(t, budget, n.saturating_mul(dests.len() as u64))?;
                 let fill = if m.fill_nan { m.elem.nan_bits() } else { 0 };
                 for (da, ms, ma) in dests {
-                    let mut buf = [0u8; 8];
-                    // One element: global coordinates `g` to byte `off` of the dense box.
+                    let mut buf = [0u8; 16];
+                    // One element (or packed unit): global coordinates `g` to byte `off` of
+                    // the dense box.
                     let mut element = |this: &mut Self, g: &[i64; tma::MAX_RANK], off: u64| {
+                        buf = [0; 16];
                         match m.global_addr(g) {
                             Some(ga) => {
-                                buf = [0; 8];
-                                this.load(t, MemSpace::Global, ga, &mut buf[..w], mem)?;
-                                buf = m.elem.load_bits(u64::from_le_bytes(buf)).to_le_bytes();
+                                this.load(t, MemSpace::Global, ga, &mut buf[..gw], mem)?;
+                                if !m.elem.is_packed() {
+                                    let mut x = [0u8; 8];
+                                    x.copy_from_slice(&buf[..8]);
+                                    let v = m.elem.load_bits(u64::from_le_bytes(x));
+                                    buf[..8].copy_from_slice(&v.to_le_bytes());
+                                }
                             }
-                            None => buf = fill.to_le_bytes(),
+                            None => buf[..8].copy_from_slice(&fill.to_le_bytes()),
                         }
-                        this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..w], mem)
+                        this.store(t, MemSpace::Shared, m.shared_addr(da, off), &buf[..gw], mem)
                     };
                     if m.im2col.is_some_and(|b| b.wide.is_some()) {
                         let mut off_b = 0u64;
@@ -1661,7 +1679,7 @@ impl Cta<'_> {
             CopyKind::Store { src } => {
                 let sa = shared(self, *src, "source")?;
                 self.charge_work(t, budget, box_bytes)?;
-                let mut buf = [0u8; 8];
+                let mut buf = [0u8; 16];
                 tma::for_each_box(m.rank, &ext, |k| {
                     let (g, off) = at(k);
                     let Some(ga) = m.global_addr(&g) else {
@@ -1671,10 +1689,10 @@ impl Cta<'_> {
                         t,
                         MemSpace::Shared,
                         m.shared_addr(sa, off),
-                        &mut buf[..w],
+                        &mut buf[..gw],
                         mem,
                     )?;
-                    self.store(t, MemSpace::Global, ga, &buf[..w], mem)
+                    self.store(t, MemSpace::Global, ga, &buf[..gw], mem)
                 })?;
             }
             CopyKind::Reduce { op, src } => {
@@ -1710,6 +1728,43 @@ impl Cta<'_> {
                         .map(|_| ())
                 })?;
             }
+        }
+        Ok(())
+    }
+
+    /// The packed sub-byte types' rules for a copy (`docs/tma.md`): the coordinate along
+    /// dimension 0 must start a unit (the hardware's behaviour inside a unit is not
+    /// described: not supported), and `16U4_ALIGN16B` maps are load-only (`cuda.h`: its
+    /// swizzle modes are "Load only").
+    fn tma_packed_check(
+        &self,
+        t: usize,
+        what: &str,
+        kind: &tma::CopyKind,
+        m: &tma::TensorMap,
+        c: &[i64; tma::MAX_RANK],
+    ) -> Result<(), Box<Fault>> {
+        let u = m.elem.unit();
+        if c[0].rem_euclid(u.elems as i64) != 0 {
+            return Err(self.fault(
+                t,
+                FaultKind::Unsupported,
+                format!(
+                    "{what}: coordinate {} of dimension 0 is inside a unit of {} packed .{} values (only unit starts are supported)",
+                    c[0],
+                    u.elems,
+                    m.elem.name()
+                ),
+            ));
+        }
+        if m.elem == tma::Elem::B4x16P64
+            && !matches!(kind, tma::CopyKind::Load { .. } | tma::CopyKind::Prefetch)
+        {
+            return Err(self.fault(
+                t,
+                FaultKind::TensorMap,
+                format!("{what}: a .b4x16_p64 (16U4_ALIGN16B) tensor map is load-only"),
+            ));
         }
         Ok(())
     }
