@@ -1139,22 +1139,24 @@ impl<'a> Cta<'a> {
             self.jit = Some(code.clone());
         }
         loop {
-            let mut progressed = false;
-            for w in 0..self.nwarps {
-                if warp_engine {
-                    progressed |= self.run_quantum_fast(w, mem, stats, budget)?;
-                    continue;
-                }
-                let mut n = 0;
-                while let Some(g) = self.select(w) {
-                    if n >= QUANTUM && self.yields_at(&g) {
-                        break;
+            // A round: a turn of each warp, in order.
+            let progressed = if warp_engine {
+                self.run_round_fast(mem, stats, budget)?
+            } else {
+                let mut progressed = false;
+                for w in 0..self.nwarps {
+                    let mut n = 0;
+                    while let Some(g) = self.select(w) {
+                        if n >= QUANTUM && self.yields_at(&g) {
+                            break;
+                        }
+                        self.step_group(w, g, mem, stats, budget)?;
+                        progressed = true;
+                        n += 1;
                     }
-                    self.step_group(w, g, mem, stats, budget)?;
-                    progressed = true;
-                    n += 1;
                 }
-            }
+                progressed
+            };
             if self.live.iter().all(|&m| m == 0) {
                 self.wgmma_finish()?;
                 self.tcgen05_finish()?;

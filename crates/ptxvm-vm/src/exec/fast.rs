@@ -319,21 +319,20 @@ fn narrow(ty: Type) -> bool {
 const JIT_ROOM: u64 = 4 * QUANTUM as u64;
 
 impl Cta<'_> {
-    /// Runs a turn of warp `w` with the warp engine: [`QUANTUM`] instructions, then on to the
-    /// next yield point. Returns whether any ran.
-    pub(super) fn run_quantum_fast(
+    /// Runs a round of the CTA with the warp engine: a turn of each warp in order
+    /// ([`Self::quantum`]). Returns whether any instruction ran.
+    pub(super) fn run_round_fast(
         &mut self,
-        w: u32,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        // The native code is moved out for the turn, not cloned: an `Arc` clone per turn is a
+        // The native code is moved out for the round, not cloned: an `Arc` clone per turn is a
         // write to a count every host thread shares, which made the JIT's 2-thread runs
         // bounce that cache line between the cores.
         let jit = self.jit.take();
         let code = jit.as_deref();
-        // The lane scratch is the CTA's, moved out for the turn (1 KB not zeroed per turn).
+        // The lane scratch is the CTA's, moved out for the round (1 KB not zeroed per turn).
         let mut tmp = self.tmp.take().unwrap_or_else(|| Box::new(Tmp::ZERO));
         let t = &mut *tmp;
         let r = 'run: {
@@ -341,14 +340,14 @@ impl Cta<'_> {
             match host_simd() {
                 // SAFETY: the CPU has these features (checked at run time).
                 Simd::Avx512 => {
-                    break 'run unsafe { self.quantum_avx512(w, code, t, mem, stats, budget) };
+                    break 'run unsafe { self.round_avx512(code, t, mem, stats, budget) };
                 }
                 Simd::Avx2 => {
-                    break 'run unsafe { self.quantum_avx2(w, code, t, mem, stats, budget) };
+                    break 'run unsafe { self.round_avx2(code, t, mem, stats, budget) };
                 }
                 Simd::Baseline => {}
             }
-            self.quantum(w, code, t, mem, stats, budget)
+            self.round(code, t, mem, stats, budget)
         };
         self.jit = jit;
         self.tmp = Some(tmp);
@@ -359,32 +358,49 @@ impl Cta<'_> {
     #[target_feature(
         enable = "avx512f,avx512vl,avx512bw,avx512dq,avx512cd,avx2,fma,bmi1,bmi2,lzcnt,popcnt"
     )]
-    unsafe fn quantum_avx512(
+    unsafe fn round_avx512(
         &mut self,
-        w: u32,
         jit: Option<&super::jit::JitCode>,
         tmp: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, jit, tmp, mem, stats, budget)
+        self.round(jit, tmp, mem, stats, budget)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
-    unsafe fn quantum_avx2(
+    unsafe fn round_avx2(
         &mut self,
-        w: u32,
         jit: Option<&super::jit::JitCode>,
         tmp: &mut Tmp,
         mem: &AddressSpace,
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
-        self.quantum(w, jit, tmp, mem, stats, budget)
+        self.round(jit, tmp, mem, stats, budget)
     }
 
+    /// A turn of each warp, in order; the first fault ends the round.
+    #[inline(always)]
+    fn round(
+        &mut self,
+        jit: Option<&super::jit::JitCode>,
+        tmp: &mut Tmp,
+        mem: &AddressSpace,
+        stats: &mut Stats,
+        budget: &mut Budget,
+    ) -> Result<bool, Box<Fault>> {
+        let mut progressed = false;
+        for w in 0..self.nwarps {
+            progressed |= self.quantum(w, jit, tmp, mem, stats, budget)?;
+        }
+        Ok(progressed)
+    }
+
+    /// A turn of warp `w`: [`QUANTUM`] instructions, then on to the next yield point.
+    /// Returns whether any ran.
     #[inline(always)]
     fn quantum(
         &mut self,
