@@ -518,6 +518,76 @@ MMA_WS = {
 }
 MMA_SP["tcgen05_mma_ws_sp_m128_f16_f32_tmem"] = 1
 MMA_SP["tcgen05_mma_ws_sp_m128_e5m2_f16_zmask"] = 0
+
+
+def zcm_masks(desc, M, n):
+    """The zero-column mask of a .ws MMA (PTX ISA "Zero-Column Mask Descriptor"), as the ISA's
+    examples write it: one string per sub-mask (128 / M of them, N / (128 / M) columns each),
+    most significant bit first; '1' = the column multiplies zeros. Each sub-mask i: runs
+    alternating from its First Span value (bit 32 + i), a run of '1's (Skip Span, bits 40-47) + 1
+    long, of '0's (Use Span, bits 48-55) + 1 long -- the lengths the ISA's Examples 2-4 and
+    CUTLASS's MaskAndShiftB (mma_sm100_desc.hpp: skip_span_ "columns where 0 value is used")
+    give; the table's descriptions name them the other way round -- its Start Count (byte i)
+    lowest bits dropped. Non-Zero Mask (bit 39) 0: all '0'. Returns (masks, column shift)."""
+    g = 128 // M
+    w = n // g
+    shift = desc >> 56 & 0x3F
+    if not desc >> 39 & 1:
+        return ["0" * w] * g, shift
+    runs = {"1": (desc >> 40 & 0xFF) + 1, "0": (desc >> 48 & 0xFF) + 1}
+    out = []
+    for i in range(g):
+        v = str(desc >> (32 + i) & 1)
+        lsb_first = ""
+        while len(lsb_first) < w + 256:
+            lsb_first += v * runs[v]
+            v = "1" if v == "0" else "0"
+        sc = desc >> (8 * i) & 0xFF
+        assert sc < runs[str(desc >> (32 + i) & 1)], "a start count past the first span: not described"
+        out.append(lsb_first[sc:sc + w][::-1])
+    return out, shift
+
+
+def zcm_zero(desc, M, n):
+    """(per D column: zeroed?, shift) from zcm_masks."""
+    masks, shift = zcm_masks(desc, M, n)
+    return [c == "1" for m in masks for c in reversed(m)], shift
+
+
+# The ISA's Examples 2-4, verbatim (the masks' lowest bits).
+assert zcm_masks(0x0003_0280_0000_0000, 128, 14)[0] == ["11100001110000"]
+_m3 = zcm_masks(0x0003_0281_0000_0000, 64, 36)[0]
+assert _m3[0].endswith("111" "0000" "111" "0000" "111") and _m3[1] == "0000" "111" "0000" "111" "0000"
+_m4, _s4 = zcm_masks(0x0203_0283_0102_0100, 32, 56)
+assert _s4 == 2 and [x[-len(e):] for x, e in zip(_m4, ["0000111" "0000111", "0000111" "000011",
+                                                      "111" "0000" "11100", "111" "0000" "111000"])] \
+    == ["0000111" "0000111", "0000111" "000011", "111" "0000" "11100", "111" "0000" "111000"]
+
+# Masks that zero columns, with and without a column shift: (M, descriptor). The shift's
+# instruction-descriptor field (bits 30-31, "maximum shift while attempting B matrix reuse in
+# .ws": 1 = 8, 2 = 16, 3 = 32) is set to cover it.
+MMA_WS.update({
+    # sc0 2, fs0 1, runs of 3 zero columns and 5 used.
+    "tcgen05_mma_ws_m128_f16_f32_zmask": (128, 0x0004_0281_0000_0002),
+    # The ISA's Example 4 descriptor (shift 2).
+    "tcgen05_mma_ws_m32_bf16_f32_zmask_shift2": (32, 0x0203_0283_0102_0100),
+    # fs {fs1, fs0} = {0, 1}, sc {3, 0}, single zero columns between runs of 7, shift 32 (the
+    # maximum).
+    "tcgen05_mma_ws_m64_s8_s32_zmask_shift32": (64, 0x2006_0081_0000_0300),
+    # .ws.sp: fs0 0, sc0 3, runs of 6 zero columns and 10 used, shift 8.
+    "tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8": (128, 0x0809_0580_0000_0003),
+})
+MMA_SP["tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8"] = 2
+MMA_CASES += [
+    ("tcgen05_mma_ws_m128_f16_f32_zmask", "f16", "f32", "f16", "f16", 64,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_m32_bf16_f32_zmask_shift2", "f16", "f32", "bf16", "bf16", 64,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_m64_s8_s32_zmask_shift32", "i8", "s32", "s8", "s8", 128,
+     ("K", "32", 0, 0, 256), ("K", "32", 0, 0, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8", "f16", "f32", "bf16", "bf16", 64,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+]
 MMA_CASES += [
     ("tcgen05_mma_ws_m32_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 64,
      ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
@@ -718,7 +788,10 @@ def mma_file(case):
     else:
         A = [[rand(at) for _ in range(k)] for _ in range(M)]
         AC = A
-    B = [[rand(bt) for _ in range(k)] for _ in range(n)]
+    zcm = MMA_WS.get(name, (0, None))[1]
+    zero, zshift = zcm_zero(zcm, M, n) if zcm is not None else ([False] * n, 0)
+    # B: N + shift columns (D's column nn multiplies B's column nn + shift, or zeros).
+    B = [[rand(bt) for _ in range(k)] for _ in range(n + zshift)]
     # The C image of every lane (row m of C is the lane row_lane(M, dlane, m)).
     CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
             else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
@@ -734,7 +807,7 @@ def mma_file(case):
             for kk in range(ka):
                 end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    for nn in range(n):
+    for nn in range(n + zshift):
         for kk in range(k):
             end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt, B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
@@ -744,7 +817,7 @@ def mma_file(case):
     for m in range(M):
         for nn in range(n):
             a = [neg(at, x, na) for x in A[m]]
-            b = [neg(bt, x, nb) for x in B[nn]]
+            b = [0] * k if zero[nn] else [neg(bt, x, nb) for x in B[nn + zshift]]
             c = C[m][nn] if en else 0
             if d == "s32":
                 D[m][nn] = tc_ref.dot_int(at, bt, a, b, c - (1 << 32) if c >> 31 else c, bool(sat)) & 0xFFFFFFFF
@@ -764,6 +837,8 @@ def mma_file(case):
         | ((M >> 4) << 24)
     if sp:
         idesc |= (1 << 2) | sel
+    if zshift:
+        idesc |= next(c for c in (1, 2, 3) if 4 << c >= zshift) << 30
     # A in Tensor Memory: row m in lane row_lane(M, alane, m), 32 bytes from column 256 (8
     # cells); other lanes 0.
     apacked = [0] * (128 * 8)
@@ -943,7 +1018,13 @@ def mma_file(case):
            "// tmem_frg_ws layout (N split into 128 / M groups of lanes), A in Tensor Memory duplicated",
            "// into every group's lanes"
            + (f"; zero-column mask descriptor {MMA_WS[name][1]:#x} (Non-Zero Mask 0: no column zeroed)"
-              if MMA_WS[name][1] is not None else "") + ","] if ws else []),
+              if MMA_WS[name][1] is not None and not MMA_WS[name][1] >> 39 & 1 and not zshift else "")
+           + ","] if ws else []),
+        *([f"// zero-column mask descriptor {zcm:#x}: sub-masks (most significant bit first, '1' = the",
+           f"// column multiplies zeros) {', '.join(zcm_masks(zcm, M, n)[0])}, column shift {zshift}",
+           "// (D's column c multiplies B's column c + shift; B holds N + shift columns): the ISA's",
+           "// examples' spans (a run of 1s Skip Span + 1 long, of 0s Use Span + 1) and CUTLASS's",
+           "// MaskAndShiftB,"] if zcm is not None and (zcm >> 39 & 1 or zshift) else []),
         *(["// .ashift: after the MMA, A's rows in Tensor Memory shift down by one (row 0 kept),",
            "// read back as the last argument,"] if ashift else []),
         *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
@@ -2502,17 +2583,31 @@ ERRORS = {
         ["N = 32", "is not one of 64, 128, 256 for `.ws`", "tcgen05.mma.ws"],
     ),
     "tcgen05_mma_ws_zmask": (
-        "tcgen05.mma.ws with a zero-column mask descriptor that generates a mask (bit 39 set): its spans are not modelled (the ISA's examples and field descriptions disagree)",
+        "tcgen05.mma.ws with a zero-column mask descriptor whose start count (9) is past its first span (4 columns of B): the ISA does not describe it",
         [
             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
             "\tld.shared.b32 %r3, [slot];",
             "\tmov.b64 %rd1, 0x400000000000;",
             "\tsetp.eq.u32 %q0, %r3, %r3;",
             f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((128 >> 4) << 24):#x};",
-            "\tmov.b64 %rd0, 0x0003028000000000;",
+            "\tmov.b64 %rd0, 0x0003028000000009;",
             "\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0, %rd0;",
         ],
-        ["zero-column mask descriptor 0x0003028000000000", "not modelled", "tcgen05.mma.ws"],
+        ["zero-column mask descriptor 0x0003028000000009", "start count 9 of sub-mask 0",
+         "not inside its first span", "tcgen05.mma.ws"],
+    ),
+    "tcgen05_mma_ws_zmask_shift": (
+        "tcgen05.mma.ws M = 32 with a column shift of 17 (the ISA: at most 16 for M = 32)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((32 >> 4) << 24) | (3 << 30):#x};",
+            "\tmov.b64 %rd0, 0x1100000000000000;",
+            "\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0, %rd0;",
+        ],
+        ["column shift 17 is above the maximum 16 for M = 32", "tcgen05.mma.ws"],
     ),
     "tcgen05_mma_bs_sf_id": (
         "block-scaled tcgen05.mma (kind::mxf4, 2 scale factors per row) whose SF-A ID is 1: the ISA allows 0 or 2 (a byte pair)",

@@ -2244,23 +2244,17 @@ impl Cta<'_> {
         let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
         let extra = 4 + usize::from(form.sp);
-        if form.ws
-            && let Some(&z) = srcs.get(extra)
-        {
-            // The zero-column mask descriptor (ISA "Zero-Column Mask Descriptor"): with bit 39
-            // (Non-Zero Mask) clear the mask is all 0s, every column of B is used. How the
-            // spans and the column shift generate a mask is given by examples that disagree
-            // with the field descriptions, so a generated mask or a shift is not modelled.
-            let zd = self.src(t, z);
-            if zd >> 39 & 1 != 0 || zd >> 56 & 0x3f != 0 {
-                return Err(unsup(
-                    self,
-                    format!(
-                        "zero-column mask descriptor {zd:#018x}: a generated mask (bit 39) or a column shift (bits 56-61) is not modelled (the PTX ISA's examples and field descriptions disagree)"
-                    ),
-                ));
+        // The zero-column mask descriptor (`ops::tcgen05::zero_column_mask`): the D columns
+        // that multiply zeros instead of B's column, and the column shift (D's column `c`
+        // multiplies B's column `c + shift`).
+        let (zero_cols, shift) = match srcs.get(extra) {
+            Some(&z) if form.ws => {
+                let zd = self.src(t, z);
+                crate::ops::tcgen05::zero_column_mask(zd, m, n)
+                    .map_err(|(u, e)| if u { unsup(self, e) } else { bad(self, e) })?
             }
-        }
+            _ => (vec![false; n], 0),
+        };
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
         // L of D.
         let mut off = [0u32; 4];
@@ -2274,7 +2268,7 @@ impl Cta<'_> {
         let ng = n / groups;
         for g in 0..groups {
             let glane = (g * m) as u32;
-            let [a, b, mut c] = self.tcgen05_operands(
+            let [a, mut b, mut c] = self.tcgen05_operands(
                 t,
                 name,
                 (
@@ -2283,7 +2277,7 @@ impl Cta<'_> {
                     a_off.wrapping_add((glane << 16) as i32),
                     id.trans_a,
                 ),
-                (sb, id.trans_b, g * ng),
+                (sb, id.trans_b, g * ng + shift),
                 se,
                 (bits, pad),
                 [m, ng, k],
@@ -2293,6 +2287,13 @@ impl Cta<'_> {
                 &|a: u64| g > 0 || lane_ok(a),
                 lane_rule,
             )?;
+            // Zeroed columns: B's elements read as 0 (ISA: "0s must be used for the entire
+            // column").
+            for (col, &z) in zero_cols[g * ng..(g + 1) * ng].iter().enumerate() {
+                if z {
+                    b[col * k..(col + 1) * k].fill(0);
+                }
+            }
             let a = if form.sp {
                 self.tcgen05_sp_decompress(
                     t,
