@@ -1507,30 +1507,47 @@ def cp_dest_lanes(cast, r):
     return [32 * pair[r // 32] + r % 32 for pair in pairs]
 
 
-def cp_file(case):
+# tcgen05.cp.cta_group::2 (the CTA pair of a 2-CTA cluster): the same fields, and the rank of
+# the CTA whose thread 0 issues the copy. ISA: "the data is copied into the Tensor Memory of both
+# the current and the peer CTAs"; each CTA's from its own shared memory through the same
+# descriptor (CUTLASS's SM100_UTCCP_*_2cta traits, stride 0 across the pair, and its 2-SM
+# block-scaled collective, which loads each CTA's scale factors into that CTA's shared memory
+# and copies them with one cta_group::2 copy). Each CTA's image differs.
+CP_PAIR_CASES = [
+    ("tcgen05_cp_pair_128x256b_sw128", "128x256b", 128, 32, "", ("128", 0, 0, 1024), 3, 0, 0),
+    ("tcgen05_cp_pair_32x128b_warpx4_b4x16_p64", "32x128b", 32, 16, ".warpx4", ("none", 0, 128, 128), 8, 4, 1),
+]
+
+
+def cp_file(case, pair=False):
     name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case[:7]
     unpack = case[7] if len(case) > 7 else 0
+    issuer = case[8] if pair else 0
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
-    # What lands in Tensor Memory: the row, or its chunks decompressed.
-    D = M if not unpack else [
-        [b for k in range(0, nbytes, 16) for b in cp_unpack(M[r][k:k + 16], unpack)] for r in range(rows)]
-    img = bytearray(32768)
-    end = 0
-    for r in range(rows):
-        for j in range(nbytes):
-            end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
-    img = img[:(end + 15) // 16 * 16]
-    words = wgmma_ref.u32s(bytes(img))
     NC = 16
-    cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
-    for r in range(rows):
-        for lane in cp_dest_lanes(cast, r):
-            for c in range(nbytes // 4):
-                cell[(lane, tcol + c)] = sum(D[r][4 * c + b] << (8 * b) for b in range(4))
-    out = [cell[(lane, c)] for lane in range(128) for c in range(NC)]
     fmt = {0: "", 6: ".b8x16.b6x16_p32", 4: ".b8x16.b4x16_p64"}[unpack]
-    op = f"tcgen05.cp.cta_group::1.{shape}{cast}{fmt}"
+    op = f"tcgen05.cp.cta_group::{2 if pair else 1}.{shape}{cast}{fmt}"
+    images, outs = [], []
+    for _cta in range(2 if pair else 1):
+        M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
+        # What lands in Tensor Memory: the row, or its chunks decompressed.
+        D = M if not unpack else [
+            [b for k in range(0, nbytes, 16) for b in cp_unpack(M[r][k:k + 16], unpack)] for r in range(rows)]
+        img = bytearray(32768)
+        end = 0
+        for r in range(rows):
+            for j in range(nbytes):
+                end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
+        images.append(wgmma_ref.u32s(bytes(img[:(end + 15) // 16 * 16])))
+        cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
+        for r in range(rows):
+            for lane in cp_dest_lanes(cast, r):
+                for c in range(nbytes // 4):
+                    cell[(lane, tcol + c)] = sum(D[r][4 * c + b] << (8 * b) for b in range(4))
+        outs.append([cell[(lane, c)] for lane in range(128) for c in range(NC)])
+    wlen = max(len(w) for w in images)
+    words = [x for w in images for x in w + [0] * (wlen - len(w))]
+    out = [x for o in outs for x in o]
     vec16 = "{" + ", ".join(f"%v{j}" for j in range(NC)) + "}"
     L = [
         HEADER,
@@ -1540,6 +1557,7 @@ def cp_file(case):
         "\t.reg .b32 %v<16>;",
         "\t.reg .b64 %rd<16>;",
         "\t.reg .pred %p<4>;",
+        *(["\t.reg .b16 %rs<2>;"] if pair else []),
         "\t.shared .align 1024 .b8 smem[32768];",
         "\t.shared .align 8 .b64 mbar;",
         "\t.shared .align 4 .b32 slot;",
@@ -1551,8 +1569,13 @@ def cp_file(case):
         "\tshr.u32 %r1, %r0, 5;",
         "\tmov.u32 %r2, smem;",
         "\tmov.u32 %r3, %r0;",
+        *(["\tmov.u32 %r10, %cluster_ctarank;",
+           f"\tmul.wide.u32 %rd4, %r10, {4 * wlen};",
+           "\tadd.u64 %rd0, %rd0, %rd4;",
+           f"\tmul.wide.u32 %rd4, %r10, {4 * 128 * NC};",
+           "\tadd.u64 %rd3, %rd3, %rd4;"] if pair else []),
         "COPY:",
-        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        f"\tsetp.ge.u32 %p0, %r3, {wlen};",
         "\t@%p0 bra COPIED;",
         "\tmul.wide.u32 %rd4, %r3, 4;",
         "\tadd.u64 %rd5, %rd0, %rd4;",
@@ -1565,7 +1588,7 @@ def cp_file(case):
         "COPIED:",
         "\tsetp.ne.u32 %p1, %r1, 0;",
         "\t@%p1 bra SKIP_ALLOC;",
-        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        f"\ttcgen05.alloc.cta_group::{2 if pair else 1}.sync.aligned.shared::cta.b32 [slot], 32;",
         "SKIP_ALLOC:",
         "\tsetp.ne.u32 %p2, %r0, 0;",
         "\t@%p2 bra SKIP_INIT;",
@@ -1586,7 +1609,13 @@ def cp_file(case):
           "\ttcgen05.fence::before_thread_sync;",
           "\tbar.sync 0;",
           "\ttcgen05.fence::after_thread_sync;",
-          "\t@%p2 bra SKIP_CP;",
+          *(["\tbarrier.cluster.arrive;",
+             "\tbarrier.cluster.wait;",
+             "\ttcgen05.fence::after_thread_sync;",
+             f"\txor.b32 %r14, %r10, {issuer};",
+             "\tor.b32 %r14, %r14, %r0;",
+             "\tsetp.ne.u32 %p0, %r14, 0;",
+             "\t@%p0 bra SKIP_CP;"] if pair else ["\t@%p2 bra SKIP_CP;"]),
           f"\tadd.u32 %r11, %r2, {off};",
           "\tshr.u32 %r11, %r11, 4;",
           "\tand.b32 %r11, %r11, 0x3fff;",
@@ -1595,7 +1624,9 @@ def cp_file(case):
           f"\tadd.u32 %r12, %r7, {tcol};",
           f"\t{op} [%r12], %rd8;",
           "\tmov.u32 %r15, mbar;",
-          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          *(["\tmov.b16 %rs1, 3;",
+             "\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r15], %rs1;"]
+            if pair else ["\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];"]),
           "SKIP_CP:",
           "WAIT:",
           "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
@@ -1608,10 +1639,10 @@ def cp_file(case):
     for c in range(NC):
         L.append(f"\tst.global.u32 [%rd7+{4 * c}], %v{c};")
     L += ["\ttcgen05.fence::before_thread_sync;",
-          "\tbar.sync 0;",
+          *(["\tbarrier.cluster.arrive;", "\tbarrier.cluster.wait;"] if pair else ["\tbar.sync 0;"]),
           "\ttcgen05.fence::after_thread_sync;",
           "\t@%p1 bra DONE;",
-          "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+          f"\ttcgen05.dealloc.cta_group::{2 if pair else 1}.sync.aligned.b32 %r7, 32;",
           "DONE:",
           "\tret;",
           "}",
@@ -1628,7 +1659,12 @@ def cp_file(case):
         *([f"// Decompressing: each 16-byte chunk of a row holds 16 packed {unpack}-bit elements (lowest",
            "// first) and padding and becomes 16 bytes, element i in the low bits of byte i (ptxvm's",
            "// choice, as for ldmatrix's .b8x16 forms: the ISA shows it only in figures)."] if unpack else []),
-        "// run: --grid 1 --block 128 --arch sm_100a",
+        *([f"// .cta_group::2: a 2-CTA cluster, each CTA with its own image (CTA 0's, then CTA 1's), both",
+           "// allocating with tcgen05.alloc.cta_group::2; thread 0 of CTA " + str(issuer) + " copies and commits to",
+           "// both CTAs' mbarriers (.multicast::cluster); each CTA's Tensor Memory receives its own",
+           "// shared memory's matrix through the same descriptor (CUTLASS's SM100_UTCCP_*_2cta traits",
+           "// and 2-SM block-scaled collective). Outputs: CTA 0's, then CTA 1's."] if pair else []),
+        f"// run: --grid {2 if pair else 1} --block 128{' --cluster 2' if pair else ''} --arch sm_100a",
         f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
         f"// arg: zeros:u32:{len(out)}",
     ]
@@ -2700,6 +2736,8 @@ def main():
         mma_pair_file(case)
     for case in CP_CASES:
         cp_file(case)
+    for case in CP_PAIR_CASES:
+        cp_file(case, pair=True)
     for case in MMA_BS_CASES:
         mma_bs_file(case)
     tma_mma_file()

@@ -89,7 +89,9 @@ pub enum Tc5Op {
 /// of the collective allocates in its own CTA's Tensor Memory (ptxvm's deterministic allocator
 /// gives both the same columns when they allocate the same sizes in the same order); `commit`
 /// arrives as `.cta_group::1` does; `shift` shifts the executing CTA's and its peer's Tensor
-/// Memory.
+/// Memory; `cp` copies into both CTAs' Tensor Memory (ISA: "the data is copied into the Tensor
+/// Memory of both the current and the peer CTAs"), each CTA's from its own shared memory
+/// through the same descriptor (`Cta::tcgen05_cp` run as each CTA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairOp {
     Alloc,
@@ -98,6 +100,7 @@ pub enum PairOp {
     Commit,
     CommitMulticast,
     Shift,
+    Cp(CpShape),
 }
 
 impl PairOp {
@@ -110,6 +113,7 @@ impl PairOp {
             PairOp::Commit => Tc5Op::Commit,
             PairOp::CommitMulticast => Tc5Op::CommitMulticast,
             PairOp::Shift => Tc5Op::Shift,
+            PairOp::Cp(shape) => Tc5Op::Cp(shape),
         }
     }
 }
@@ -257,7 +261,9 @@ impl Tc5Op {
                 | Tc5Op::CommitMulticast
                 | Tc5Op::Shift
                 | Tc5Op::Cp(_)
-                | Tc5Op::Pair(PairOp::Commit | PairOp::CommitMulticast | PairOp::Shift)
+                | Tc5Op::Pair(
+                    PairOp::Commit | PairOp::CommitMulticast | PairOp::Shift | PairOp::Cp(_)
+                )
         )
     }
 }

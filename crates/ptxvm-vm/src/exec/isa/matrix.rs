@@ -305,8 +305,7 @@ impl Dx<'_> {
 
     /// `tcgen05` (`crate::ops::tcgen05`): [`Self::decode_tcgen05_one`], then the
     /// `.cta_group::2` forms: `mma` (dense, not block-scaled) with `MmaForm::pair`, `alloc`,
-    /// `dealloc`, `relinquish_alloc_permit`, `commit` and `shift` as `Tc5Op::Pair`; `cp`
-    /// `.cta_group::2` decodes as unsupported.
+    /// `dealloc`, `relinquish_alloc_permit`, `commit`, `shift` and `cp` as `Tc5Op::Pair`.
     fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
         use crate::ops::tcgen05::{PairOp, Tc5Op};
         let mods: &[&str] = &inst.mods;
@@ -329,6 +328,7 @@ impl Dx<'_> {
             Tc5Op::Commit => Tc5Op::Pair(PairOp::Commit),
             Tc5Op::CommitMulticast => Tc5Op::Pair(PairOp::CommitMulticast),
             Tc5Op::Shift => Tc5Op::Pair(PairOp::Shift),
+            Tc5Op::Cp(shape) => Tc5Op::Pair(PairOp::Cp(shape)),
             // `disable-output-lane` has eight words with `.cta_group::2`.
             Tc5Op::Mma {
                 kind,
@@ -497,11 +497,6 @@ impl Dx<'_> {
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
         } else if has(".cp") {
-            // `.cta_group::2`: whether each CTA's Tensor Memory receives the data of its own
-            // shared memory or the issuer's is not stated.
-            if has(".cta_group::2") {
-                return None;
-            }
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Cp(crate::ops::tcgen05::CpShape::parse(mods)?)),
                 dsts: Vec::new(),
@@ -1443,16 +1438,17 @@ impl Cta<'_> {
             Tc5Op::Pair(p) => {
                 use crate::ops::tcgen05::PairOp;
                 match p {
-                    PairOp::Alloc => "tcgen05.alloc.cta_group::2",
-                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2",
-                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2",
-                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one",
+                    PairOp::Alloc => "tcgen05.alloc.cta_group::2".into(),
+                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2".into(),
+                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2".into(),
+                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one".into(),
                     PairOp::CommitMulticast => {
                         "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster"
+                            .into()
                     }
-                    PairOp::Shift => "tcgen05.shift.cta_group::2.down",
+                    PairOp::Shift => "tcgen05.shift.cta_group::2.down".into(),
+                    PairOp::Cp(s) => s.name().replace(".cta_group::1", ".cta_group::2"),
                 }
-                .into()
             }
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
@@ -1505,6 +1501,16 @@ impl Cta<'_> {
             if p == crate::ops::tcgen05::PairOp::Shift {
                 for &i in part {
                     self.with_peer(|c| c.tcgen05_shift(i, addr, &name))?;
+                }
+            }
+            // `cp`: the peer CTA's Tensor Memory receives its own shared memory's data through
+            // the same descriptor (CUTLASS's `SM100_UTCCP_*_2cta` traits give both CTAs of the
+            // pair the same source and destination offsets, and its 2-SM block-scaled
+            // collective loads each CTA's scale factors into its own shared memory and copies
+            // them with one `cta_group::2` copy issued by one CTA).
+            if let crate::ops::tcgen05::PairOp::Cp(shape) = p {
+                for &i in part {
+                    self.with_peer(|c| c.tcgen05_cp(i, shape, srcs, addr, &name))?;
                 }
             }
             return Ok(());
