@@ -518,6 +518,76 @@ MMA_WS = {
 }
 MMA_SP["tcgen05_mma_ws_sp_m128_f16_f32_tmem"] = 1
 MMA_SP["tcgen05_mma_ws_sp_m128_e5m2_f16_zmask"] = 0
+
+
+def zcm_masks(desc, M, n):
+    """The zero-column mask of a .ws MMA (PTX ISA "Zero-Column Mask Descriptor"), as the ISA's
+    examples write it: one string per sub-mask (128 / M of them, N / (128 / M) columns each),
+    most significant bit first; '1' = the column multiplies zeros. Each sub-mask i: runs
+    alternating from its First Span value (bit 32 + i), a run of '1's (Skip Span, bits 40-47) + 1
+    long, of '0's (Use Span, bits 48-55) + 1 long -- the lengths the ISA's Examples 2-4 and
+    CUTLASS's MaskAndShiftB (mma_sm100_desc.hpp: skip_span_ "columns where 0 value is used")
+    give; the table's descriptions name them the other way round -- its Start Count (byte i)
+    lowest bits dropped. Non-Zero Mask (bit 39) 0: all '0'. Returns (masks, column shift)."""
+    g = 128 // M
+    w = n // g
+    shift = desc >> 56 & 0x3F
+    if not desc >> 39 & 1:
+        return ["0" * w] * g, shift
+    runs = {"1": (desc >> 40 & 0xFF) + 1, "0": (desc >> 48 & 0xFF) + 1}
+    out = []
+    for i in range(g):
+        v = str(desc >> (32 + i) & 1)
+        lsb_first = ""
+        while len(lsb_first) < w + 256:
+            lsb_first += v * runs[v]
+            v = "1" if v == "0" else "0"
+        sc = desc >> (8 * i) & 0xFF
+        assert sc < runs[str(desc >> (32 + i) & 1)], "a start count past the first span: not described"
+        out.append(lsb_first[sc:sc + w][::-1])
+    return out, shift
+
+
+def zcm_zero(desc, M, n):
+    """(per D column: zeroed?, shift) from zcm_masks."""
+    masks, shift = zcm_masks(desc, M, n)
+    return [c == "1" for m in masks for c in reversed(m)], shift
+
+
+# The ISA's Examples 2-4, verbatim (the masks' lowest bits).
+assert zcm_masks(0x0003_0280_0000_0000, 128, 14)[0] == ["11100001110000"]
+_m3 = zcm_masks(0x0003_0281_0000_0000, 64, 36)[0]
+assert _m3[0].endswith("111" "0000" "111" "0000" "111") and _m3[1] == "0000" "111" "0000" "111" "0000"
+_m4, _s4 = zcm_masks(0x0203_0283_0102_0100, 32, 56)
+assert _s4 == 2 and [x[-len(e):] for x, e in zip(_m4, ["0000111" "0000111", "0000111" "000011",
+                                                      "111" "0000" "11100", "111" "0000" "111000"])] \
+    == ["0000111" "0000111", "0000111" "000011", "111" "0000" "11100", "111" "0000" "111000"]
+
+# Masks that zero columns, with and without a column shift: (M, descriptor). The shift's
+# instruction-descriptor field (bits 30-31, "maximum shift while attempting B matrix reuse in
+# .ws": 1 = 8, 2 = 16, 3 = 32) is set to cover it.
+MMA_WS.update({
+    # sc0 2, fs0 1, runs of 3 zero columns and 5 used.
+    "tcgen05_mma_ws_m128_f16_f32_zmask": (128, 0x0004_0281_0000_0002),
+    # The ISA's Example 4 descriptor (shift 2).
+    "tcgen05_mma_ws_m32_bf16_f32_zmask_shift2": (32, 0x0203_0283_0102_0100),
+    # fs {fs1, fs0} = {0, 1}, sc {3, 0}, single zero columns between runs of 7, shift 32 (the
+    # maximum).
+    "tcgen05_mma_ws_m64_s8_s32_zmask_shift32": (64, 0x2006_0081_0000_0300),
+    # .ws.sp: fs0 0, sc0 3, runs of 6 zero columns and 10 used, shift 8.
+    "tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8": (128, 0x0809_0580_0000_0003),
+})
+MMA_SP["tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8"] = 2
+MMA_CASES += [
+    ("tcgen05_mma_ws_m128_f16_f32_zmask", "f16", "f32", "f16", "f16", 64,
+     ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_m32_bf16_f32_zmask_shift2", "f16", "f32", "bf16", "bf16", 64,
+     "tmem", ("K", "64", 0, 0, 512), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_m64_s8_s32_zmask_shift32", "i8", "s32", "s8", "s8", 128,
+     ("K", "32", 0, 0, 256), ("K", "32", 0, 0, 256), 1, 0, 0, 0),
+    ("tcgen05_mma_ws_sp_m128_bf16_f32_zmask_shift8", "f16", "f32", "bf16", "bf16", 64,
+     ("K", "64", 0, 0, 512), ("K", "128", 0, 0, 1024), 1, 0, 0, 0),
+]
 MMA_CASES += [
     ("tcgen05_mma_ws_m32_f16_f32_sw128_none", "f16", "f32", "f16", "f16", 64,
      ("K", "128", 0, 0, 1024), ("K", "none", 0, 128, 256), 1, 0, 0, 0),
@@ -718,7 +788,10 @@ def mma_file(case):
     else:
         A = [[rand(at) for _ in range(k)] for _ in range(M)]
         AC = A
-    B = [[rand(bt) for _ in range(k)] for _ in range(n)]
+    zcm = MMA_WS.get(name, (0, None))[1]
+    zero, zshift = zcm_zero(zcm, M, n) if zcm is not None else ([False] * n, 0)
+    # B: N + shift columns (D's column nn multiplies B's column nn + shift, or zeros).
+    B = [[rand(bt) for _ in range(k)] for _ in range(n + zshift)]
     # The C image of every lane (row m of C is the lane row_lane(M, dlane, m)).
     CL = [[(tc_ref.rand_elem(rng, "s32", True) if d == "s32"
             else tc_ref.gen_bits(d, rng.next(), 1, center, ref=at)) for _ in range(n)]
@@ -734,7 +807,7 @@ def mma_file(case):
             for kk in range(ka):
                 end = max(end, place_elem(img, 0, asrc, T, m, kk, bits, at, AC[m][kk]))
     bbase = (end + 1023) // 1024 * 1024
-    for nn in range(n):
+    for nn in range(n + zshift):
         for kk in range(k):
             end = max(end, place_elem(img, bbase, bsrc, T, nn, kk, bits, bt, B[nn][kk]))
     img = img[:(end + 15) // 16 * 16]
@@ -744,7 +817,7 @@ def mma_file(case):
     for m in range(M):
         for nn in range(n):
             a = [neg(at, x, na) for x in A[m]]
-            b = [neg(bt, x, nb) for x in B[nn]]
+            b = [0] * k if zero[nn] else [neg(bt, x, nb) for x in B[nn + zshift]]
             c = C[m][nn] if en else 0
             if d == "s32":
                 D[m][nn] = tc_ref.dot_int(at, bt, a, b, c - (1 << 32) if c >> 31 else c, bool(sat)) & 0xFFFFFFFF
@@ -764,6 +837,8 @@ def mma_file(case):
         | ((M >> 4) << 24)
     if sp:
         idesc |= (1 << 2) | sel
+    if zshift:
+        idesc |= next(c for c in (1, 2, 3) if 4 << c >= zshift) << 30
     # A in Tensor Memory: row m in lane row_lane(M, alane, m), 32 bytes from column 256 (8
     # cells); other lanes 0.
     apacked = [0] * (128 * 8)
@@ -943,7 +1018,13 @@ def mma_file(case):
            "// tmem_frg_ws layout (N split into 128 / M groups of lanes), A in Tensor Memory duplicated",
            "// into every group's lanes"
            + (f"; zero-column mask descriptor {MMA_WS[name][1]:#x} (Non-Zero Mask 0: no column zeroed)"
-              if MMA_WS[name][1] is not None else "") + ","] if ws else []),
+              if MMA_WS[name][1] is not None and not MMA_WS[name][1] >> 39 & 1 and not zshift else "")
+           + ","] if ws else []),
+        *([f"// zero-column mask descriptor {zcm:#x}: sub-masks (most significant bit first, '1' = the",
+           f"// column multiplies zeros) {', '.join(zcm_masks(zcm, M, n)[0])}, column shift {zshift}",
+           "// (D's column c multiplies B's column c + shift; B holds N + shift columns): the ISA's",
+           "// examples' spans (a run of 1s Skip Span + 1 long, of 0s Use Span + 1) and CUTLASS's",
+           "// MaskAndShiftB,"] if zcm is not None and (zcm >> 39 & 1 or zshift) else []),
         *(["// .ashift: after the MMA, A's rows in Tensor Memory shift down by one (row 0 kept),",
            "// read back as the last argument,"] if ashift else []),
         *([f"// (Layout F: row m in lane {dlane} + 32 (m / 16) + m % 16 for D"
@@ -1426,30 +1507,47 @@ def cp_dest_lanes(cast, r):
     return [32 * pair[r // 32] + r % 32 for pair in pairs]
 
 
-def cp_file(case):
+# tcgen05.cp.cta_group::2 (the CTA pair of a 2-CTA cluster): the same fields, and the rank of
+# the CTA whose thread 0 issues the copy. ISA: "the data is copied into the Tensor Memory of both
+# the current and the peer CTAs"; each CTA's from its own shared memory through the same
+# descriptor (CUTLASS's SM100_UTCCP_*_2cta traits, stride 0 across the pair, and its 2-SM
+# block-scaled collective, which loads each CTA's scale factors into that CTA's shared memory
+# and copies them with one cta_group::2 copy). Each CTA's image differs.
+CP_PAIR_CASES = [
+    ("tcgen05_cp_pair_128x256b_sw128", "128x256b", 128, 32, "", ("128", 0, 0, 1024), 3, 0, 0),
+    ("tcgen05_cp_pair_32x128b_warpx4_b4x16_p64", "32x128b", 32, 16, ".warpx4", ("none", 0, 128, 128), 8, 4, 1),
+]
+
+
+def cp_file(case, pair=False):
     name, shape, rows, nbytes, cast, (swz, off, lbo, sbo), tcol = case[:7]
     unpack = case[7] if len(case) > 7 else 0
+    issuer = case[8] if pair else 0
     rng = tc_ref.SplitMix64(tc_ref.seed_of(name))
-    M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
-    # What lands in Tensor Memory: the row, or its chunks decompressed.
-    D = M if not unpack else [
-        [b for k in range(0, nbytes, 16) for b in cp_unpack(M[r][k:k + 16], unpack)] for r in range(rows)]
-    img = bytearray(32768)
-    end = 0
-    for r in range(rows):
-        for j in range(nbytes):
-            end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
-    img = img[:(end + 15) // 16 * 16]
-    words = wgmma_ref.u32s(bytes(img))
     NC = 16
-    cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
-    for r in range(rows):
-        for lane in cp_dest_lanes(cast, r):
-            for c in range(nbytes // 4):
-                cell[(lane, tcol + c)] = sum(D[r][4 * c + b] << (8 * b) for b in range(4))
-    out = [cell[(lane, c)] for lane in range(128) for c in range(NC)]
     fmt = {0: "", 6: ".b8x16.b6x16_p32", 4: ".b8x16.b4x16_p64"}[unpack]
-    op = f"tcgen05.cp.cta_group::1.{shape}{cast}{fmt}"
+    op = f"tcgen05.cp.cta_group::{2 if pair else 1}.{shape}{cast}{fmt}"
+    images, outs = [], []
+    for _cta in range(2 if pair else 1):
+        M = [[rng.next() & 0xFF for _ in range(nbytes)] for _ in range(rows)]
+        # What lands in Tensor Memory: the row, or its chunks decompressed.
+        D = M if not unpack else [
+            [b for k in range(0, nbytes, 16) for b in cp_unpack(M[r][k:k + 16], unpack)] for r in range(rows)]
+        img = bytearray(32768)
+        end = 0
+        for r in range(rows):
+            for j in range(nbytes):
+                end = max(end, wgmma_ref.place(img, off, "K", swz, 16, lbo, sbo, r, j, 8, M[r][j]))
+        images.append(wgmma_ref.u32s(bytes(img[:(end + 15) // 16 * 16])))
+        cell = {(lane, c): 0xA5000000 | (c << 8) | lane for lane in range(128) for c in range(NC)}
+        for r in range(rows):
+            for lane in cp_dest_lanes(cast, r):
+                for c in range(nbytes // 4):
+                    cell[(lane, tcol + c)] = sum(D[r][4 * c + b] << (8 * b) for b in range(4))
+        outs.append([cell[(lane, c)] for lane in range(128) for c in range(NC)])
+    wlen = max(len(w) for w in images)
+    words = [x for w in images for x in w + [0] * (wlen - len(w))]
+    out = [x for o in outs for x in o]
     vec16 = "{" + ", ".join(f"%v{j}" for j in range(NC)) + "}"
     L = [
         HEADER,
@@ -1459,6 +1557,7 @@ def cp_file(case):
         "\t.reg .b32 %v<16>;",
         "\t.reg .b64 %rd<16>;",
         "\t.reg .pred %p<4>;",
+        *(["\t.reg .b16 %rs<2>;"] if pair else []),
         "\t.shared .align 1024 .b8 smem[32768];",
         "\t.shared .align 8 .b64 mbar;",
         "\t.shared .align 4 .b32 slot;",
@@ -1470,8 +1569,13 @@ def cp_file(case):
         "\tshr.u32 %r1, %r0, 5;",
         "\tmov.u32 %r2, smem;",
         "\tmov.u32 %r3, %r0;",
+        *(["\tmov.u32 %r10, %cluster_ctarank;",
+           f"\tmul.wide.u32 %rd4, %r10, {4 * wlen};",
+           "\tadd.u64 %rd0, %rd0, %rd4;",
+           f"\tmul.wide.u32 %rd4, %r10, {4 * 128 * NC};",
+           "\tadd.u64 %rd3, %rd3, %rd4;"] if pair else []),
         "COPY:",
-        f"\tsetp.ge.u32 %p0, %r3, {len(words)};",
+        f"\tsetp.ge.u32 %p0, %r3, {wlen};",
         "\t@%p0 bra COPIED;",
         "\tmul.wide.u32 %rd4, %r3, 4;",
         "\tadd.u64 %rd5, %rd0, %rd4;",
@@ -1484,7 +1588,7 @@ def cp_file(case):
         "COPIED:",
         "\tsetp.ne.u32 %p1, %r1, 0;",
         "\t@%p1 bra SKIP_ALLOC;",
-        "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+        f"\ttcgen05.alloc.cta_group::{2 if pair else 1}.sync.aligned.shared::cta.b32 [slot], 32;",
         "SKIP_ALLOC:",
         "\tsetp.ne.u32 %p2, %r0, 0;",
         "\t@%p2 bra SKIP_INIT;",
@@ -1505,7 +1609,13 @@ def cp_file(case):
           "\ttcgen05.fence::before_thread_sync;",
           "\tbar.sync 0;",
           "\ttcgen05.fence::after_thread_sync;",
-          "\t@%p2 bra SKIP_CP;",
+          *(["\tbarrier.cluster.arrive;",
+             "\tbarrier.cluster.wait;",
+             "\ttcgen05.fence::after_thread_sync;",
+             f"\txor.b32 %r14, %r10, {issuer};",
+             "\tor.b32 %r14, %r14, %r0;",
+             "\tsetp.ne.u32 %p0, %r14, 0;",
+             "\t@%p0 bra SKIP_CP;"] if pair else ["\t@%p2 bra SKIP_CP;"]),
           f"\tadd.u32 %r11, %r2, {off};",
           "\tshr.u32 %r11, %r11, 4;",
           "\tand.b32 %r11, %r11, 0x3fff;",
@@ -1514,7 +1624,9 @@ def cp_file(case):
           f"\tadd.u32 %r12, %r7, {tcol};",
           f"\t{op} [%r12], %rd8;",
           "\tmov.u32 %r15, mbar;",
-          "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];",
+          *(["\tmov.b16 %rs1, 3;",
+             "\ttcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r15], %rs1;"]
+            if pair else ["\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r15];"]),
           "SKIP_CP:",
           "WAIT:",
           "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], 0;",
@@ -1527,10 +1639,10 @@ def cp_file(case):
     for c in range(NC):
         L.append(f"\tst.global.u32 [%rd7+{4 * c}], %v{c};")
     L += ["\ttcgen05.fence::before_thread_sync;",
-          "\tbar.sync 0;",
+          *(["\tbarrier.cluster.arrive;", "\tbarrier.cluster.wait;"] if pair else ["\tbar.sync 0;"]),
           "\ttcgen05.fence::after_thread_sync;",
           "\t@%p1 bra DONE;",
-          "\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r7, 32;",
+          f"\ttcgen05.dealloc.cta_group::{2 if pair else 1}.sync.aligned.b32 %r7, 32;",
           "DONE:",
           "\tret;",
           "}",
@@ -1547,7 +1659,12 @@ def cp_file(case):
         *([f"// Decompressing: each 16-byte chunk of a row holds 16 packed {unpack}-bit elements (lowest",
            "// first) and padding and becomes 16 bytes, element i in the low bits of byte i (ptxvm's",
            "// choice, as for ldmatrix's .b8x16 forms: the ISA shows it only in figures)."] if unpack else []),
-        "// run: --grid 1 --block 128 --arch sm_100a",
+        *([f"// .cta_group::2: a 2-CTA cluster, each CTA with its own image (CTA 0's, then CTA 1's), both",
+           "// allocating with tcgen05.alloc.cta_group::2; thread 0 of CTA " + str(issuer) + " copies and commits to",
+           "// both CTAs' mbarriers (.multicast::cluster); each CTA's Tensor Memory receives its own",
+           "// shared memory's matrix through the same descriptor (CUTLASS's SM100_UTCCP_*_2cta traits",
+           "// and 2-SM block-scaled collective). Outputs: CTA 0's, then CTA 1's."] if pair else []),
+        f"// run: --grid {2 if pair else 1} --block 128{' --cluster 2' if pair else ''} --arch sm_100a",
         f"// arg: u32[{len(words)}] = [{', '.join(hex(x) for x in words)}]",
         f"// arg: zeros:u32:{len(out)}",
     ]
@@ -2502,17 +2619,31 @@ ERRORS = {
         ["N = 32", "is not one of 64, 128, 256 for `.ws`", "tcgen05.mma.ws"],
     ),
     "tcgen05_mma_ws_zmask": (
-        "tcgen05.mma.ws with a zero-column mask descriptor that generates a mask (bit 39 set): its spans are not modelled (the ISA's examples and field descriptions disagree)",
+        "tcgen05.mma.ws with a zero-column mask descriptor whose start count (9) is past its first span (4 columns of B): the ISA does not describe it",
         [
             "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
             "\tld.shared.b32 %r3, [slot];",
             "\tmov.b64 %rd1, 0x400000000000;",
             "\tsetp.eq.u32 %q0, %r3, %r3;",
             f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((128 >> 4) << 24):#x};",
-            "\tmov.b64 %rd0, 0x0003028000000000;",
+            "\tmov.b64 %rd0, 0x0003028000000009;",
             "\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0, %rd0;",
         ],
-        ["zero-column mask descriptor 0x0003028000000000", "not modelled", "tcgen05.mma.ws"],
+        ["zero-column mask descriptor 0x0003028000000009", "start count 9 of sub-mask 0",
+         "not inside its first span", "tcgen05.mma.ws"],
+    ),
+    "tcgen05_mma_ws_zmask_shift": (
+        "tcgen05.mma.ws M = 32 with a column shift of 17 (the ISA: at most 16 for M = 32)",
+        [
+            "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+            "\tld.shared.b32 %r3, [slot];",
+            "\tmov.b64 %rd1, 0x400000000000;",
+            "\tsetp.eq.u32 %q0, %r3, %r3;",
+            f"\tmov.u32 %r4, {(1 << 4) | ((64 >> 3) << 17) | ((32 >> 4) << 24) | (3 << 30):#x};",
+            "\tmov.b64 %rd0, 0x1100000000000000;",
+            "\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd1, %r4, %q0, %rd0;",
+        ],
+        ["column shift 17 is above the maximum 16 for M = 32", "tcgen05.mma.ws"],
     ),
     "tcgen05_mma_bs_sf_id": (
         "block-scaled tcgen05.mma (kind::mxf4, 2 scale factors per row) whose SF-A ID is 1: the ISA allows 0 or 2 (a byte pair)",
@@ -2605,6 +2736,8 @@ def main():
         mma_pair_file(case)
     for case in CP_CASES:
         cp_file(case)
+    for case in CP_PAIR_CASES:
+        cp_file(case, pair=True)
     for case in MMA_BS_CASES:
         mma_bs_file(case)
     tma_mma_file()

@@ -89,7 +89,9 @@ pub enum Tc5Op {
 /// of the collective allocates in its own CTA's Tensor Memory (ptxvm's deterministic allocator
 /// gives both the same columns when they allocate the same sizes in the same order); `commit`
 /// arrives as `.cta_group::1` does; `shift` shifts the executing CTA's and its peer's Tensor
-/// Memory.
+/// Memory; `cp` copies into both CTAs' Tensor Memory (ISA: "the data is copied into the Tensor
+/// Memory of both the current and the peer CTAs"), each CTA's from its own shared memory
+/// through the same descriptor (`Cta::tcgen05_cp` run as each CTA).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairOp {
     Alloc,
@@ -98,6 +100,7 @@ pub enum PairOp {
     Commit,
     CommitMulticast,
     Shift,
+    Cp(CpShape),
 }
 
 impl PairOp {
@@ -110,6 +113,7 @@ impl PairOp {
             PairOp::Commit => Tc5Op::Commit,
             PairOp::CommitMulticast => Tc5Op::CommitMulticast,
             PairOp::Shift => Tc5Op::Shift,
+            PairOp::Cp(shape) => Tc5Op::Cp(shape),
         }
     }
 }
@@ -131,6 +135,81 @@ pub struct MmaForm {
     /// `.cta_group::2`: the MMA of the CTA pair (M = 128 or 256 split between the CTAs of
     /// ranks `r & !1` and `r | 1`; `Cta::tcgen05_mma_pair`).
     pub pair: bool,
+}
+
+/// The zero-column mask of a `tcgen05.mma.ws` with `m` rows and `n` columns (ISA "Zero-Column
+/// Mask Descriptor"): which of D's `n` columns multiply a column of zeros instead of B's, and
+/// the column shift (D's column `c` multiplies B's column `c + shift`: the ISA's Example 4,
+/// "columns from 2 to 129 will be used" for N = 128 and a shift of 2). Bit 39 (Non-Zero Mask)
+/// clear: no column is zeroed. Else the mask is `128 / m` sub-masks of `n / (128 / m)` columns
+/// each (sub-mask `i` the columns from `i n / (128 / m)`), each a run of its First Span value
+/// (bit `32 + i`; 1 = zero columns) and then runs of the other value and the first alternately,
+/// the first `sc_i` (Start Count, byte `i`) columns of the first run skipped. A run of 1s (zero
+/// columns) is bits 40-47 plus 1 long, a run of 0s (B used) bits 48-55 plus 1: the ISA's
+/// Examples 2-4 (Skip Span 2, Use Span 3: "0b ... 111 0000 111 0000") and CUTLASS's
+/// `MaskAndShiftB`/`make_column_zero_mask` (`include/cute/arch/mma_sm100_desc.hpp` 276-380 at
+/// 7107b055: `skip_span_`, bits 40-47, "columns where 0 value is used"; `use_span_` the columns
+/// of B) agree; the ISA's table describes the two fields the other way round. Errors
+/// `(unsupported, message)`: a start count not inside its first run is not described
+/// (unsupported); reserved bits (36-38, 62-63) set or a shift above the maximum (16 for M = 32,
+/// else 32) are invalid.
+pub fn zero_column_mask(
+    desc: u64,
+    m: usize,
+    n: usize,
+) -> Result<(Vec<bool>, usize), (bool, String)> {
+    let shift = (desc >> 56 & 0x3f) as usize;
+    if desc & 0xc000_0070_0000_0000 != 0 {
+        return Err((
+            false,
+            format!(
+                "zero-column mask descriptor {desc:#018x}: reserved bits (36-38, 62-63) are set"
+            ),
+        ));
+    }
+    let max = if m == 32 { 16 } else { 32 };
+    if shift > max {
+        return Err((
+            false,
+            format!(
+                "zero-column mask descriptor {desc:#018x}: column shift {shift} is above the maximum {max} for M = {m}"
+            ),
+        ));
+    }
+    let groups = match m {
+        32 => 4,
+        64 => 2,
+        _ => 1,
+    };
+    let mut zero = vec![false; n];
+    if desc >> 39 & 1 == 0 {
+        return Ok((zero, shift));
+    }
+    let ones = (desc >> 40 & 0xff) as usize + 1;
+    let zeros = (desc >> 48 & 0xff) as usize + 1;
+    let sub = n / groups;
+    for i in 0..groups {
+        let first_one = desc >> (32 + i) & 1 != 0;
+        let sc = (desc >> (8 * i) & 0xff) as usize;
+        let (first, second) = if first_one {
+            (ones, zeros)
+        } else {
+            (zeros, ones)
+        };
+        if sc >= first {
+            return Err((
+                true,
+                format!(
+                    "zero-column mask descriptor {desc:#018x}: start count {sc} of sub-mask {i} is not inside its first span ({first} columns): the PTX ISA does not describe it"
+                ),
+            ));
+        }
+        for c in 0..sub {
+            let p = (sc + c) % (first + second);
+            zero[i * sub + c] = (p < first) == first_one;
+        }
+    }
+    Ok((zero, shift))
 }
 
 /// Where `tcgen05.mma.sp` (M = 128) finds the 4-bit metadata field of chunk `ch` of row `row`
@@ -182,7 +261,9 @@ impl Tc5Op {
                 | Tc5Op::CommitMulticast
                 | Tc5Op::Shift
                 | Tc5Op::Cp(_)
-                | Tc5Op::Pair(PairOp::Commit | PairOp::CommitMulticast | PairOp::Shift)
+                | Tc5Op::Pair(
+                    PairOp::Commit | PairOp::CommitMulticast | PairOp::Shift | PairOp::Cp(_)
+                )
         )
     }
 }
@@ -632,6 +713,46 @@ pub fn warp_lanes(w: usize) -> std::ops::Range<u32> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The PTX ISA's zero-column mask Examples 2-4 ("Zero-Column Mask Descriptor"), each mask
+    /// written as there: most significant bit first, the lowest bits at the right.
+    #[test]
+    fn zero_column_mask_isa_examples() {
+        let bits =
+            |z: &[bool]| -> String { z.iter().rev().map(|&b| if b { '1' } else { '0' }).collect() };
+        // Example 1: Non-Zero Mask 0 (Skip Span 4, Use Span 3): no column zeroed.
+        let (z, s) = zero_column_mask(0x0003_0400_0000_0000, 128, 64).unwrap();
+        assert!(z.iter().all(|&b| !b) && s == 0);
+        // Example 2: M = 128, sc0 0, fs0 0, Skip Span 2, Use Span 3: 0b ... 111 0000 111 0000.
+        let (z, s) = zero_column_mask(0x0003_0280_0000_0000, 128, 14).unwrap();
+        assert_eq!((bits(&z).as_str(), s), ("11100001110000", 0));
+        // Example 3: M = 64, fs {fs1, fs0} = {0, 1}: mask0 0b ... 111 0000 111 0000 111,
+        // mask1 0b ... 0000 111 0000 111 0000.
+        let (z, _) = zero_column_mask(0x0003_0281_0000_0000, 64, 36).unwrap();
+        assert!(bits(&z[..18]).ends_with("11100001110000111"));
+        assert_eq!(bits(&z[18..]), "000011100001110000");
+        // Example 4: M = 32, sc {sc3..sc0} = {1, 2, 1, 0}, fs {0, 0, 1, 1}, shift 2.
+        let (z, s) = zero_column_mask(0x0203_0283_0102_0100, 32, 56).unwrap();
+        assert_eq!(s, 2);
+        let q: Vec<String> = z.chunks(14).map(bits).collect();
+        assert!(q[0].ends_with("00001110000111"), "{q:?}");
+        assert!(q[1].ends_with("0000111000011"), "{q:?}");
+        assert!(q[2].ends_with("111000011100"), "{q:?}");
+        assert!(q[3].ends_with("1110000111000"), "{q:?}");
+        // A start count past its first span; a shift above 16 for M = 32; reserved bits.
+        assert!(matches!(
+            zero_column_mask(0x0003_0280_0000_0004, 128, 64),
+            Err((true, _))
+        ));
+        assert!(matches!(
+            zero_column_mask(0x1100_0000_0000_0000, 32, 64),
+            Err((false, _))
+        ));
+        assert!(matches!(
+            zero_column_mask(0x0000_0010_0000_0000, 128, 64),
+            Err((false, _))
+        ));
+    }
     use super::*;
 
     #[test]

@@ -305,8 +305,7 @@ impl Dx<'_> {
 
     /// `tcgen05` (`crate::ops::tcgen05`): [`Self::decode_tcgen05_one`], then the
     /// `.cta_group::2` forms: `mma` (dense, not block-scaled) with `MmaForm::pair`, `alloc`,
-    /// `dealloc`, `relinquish_alloc_permit`, `commit` and `shift` as `Tc5Op::Pair`; `cp`
-    /// `.cta_group::2` decodes as unsupported.
+    /// `dealloc`, `relinquish_alloc_permit`, `commit`, `shift` and `cp` as `Tc5Op::Pair`.
     fn decode_tcgen05(&self, inst: &ir::Inst) -> Option<Exec> {
         use crate::ops::tcgen05::{PairOp, Tc5Op};
         let mods: &[&str] = &inst.mods;
@@ -329,6 +328,7 @@ impl Dx<'_> {
             Tc5Op::Commit => Tc5Op::Pair(PairOp::Commit),
             Tc5Op::CommitMulticast => Tc5Op::Pair(PairOp::CommitMulticast),
             Tc5Op::Shift => Tc5Op::Pair(PairOp::Shift),
+            Tc5Op::Cp(shape) => Tc5Op::Pair(PairOp::Cp(shape)),
             // `disable-output-lane` has eight words with `.cta_group::2`.
             Tc5Op::Mma {
                 kind,
@@ -497,11 +497,6 @@ impl Dx<'_> {
                 addr: Some((MemSpace::Generic, self.addr(op(0)?)?)),
             }
         } else if has(".cp") {
-            // `.cta_group::2`: whether each CTA's Tensor Memory receives the data of its own
-            // shared memory or the issuer's is not stated.
-            if has(".cta_group::2") {
-                return None;
-            }
             Exec::Matrix {
                 op: MatrixOp::Tcgen05(Tc5Op::Cp(crate::ops::tcgen05::CpShape::parse(mods)?)),
                 dsts: Vec::new(),
@@ -1443,16 +1438,17 @@ impl Cta<'_> {
             Tc5Op::Pair(p) => {
                 use crate::ops::tcgen05::PairOp;
                 match p {
-                    PairOp::Alloc => "tcgen05.alloc.cta_group::2",
-                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2",
-                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2",
-                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one",
+                    PairOp::Alloc => "tcgen05.alloc.cta_group::2".into(),
+                    PairOp::Dealloc => "tcgen05.dealloc.cta_group::2".into(),
+                    PairOp::Relinquish => "tcgen05.relinquish_alloc_permit.cta_group::2".into(),
+                    PairOp::Commit => "tcgen05.commit.cta_group::2.mbarrier::arrive::one".into(),
                     PairOp::CommitMulticast => {
                         "tcgen05.commit.cta_group::2.mbarrier::arrive::one.multicast::cluster"
+                            .into()
                     }
-                    PairOp::Shift => "tcgen05.shift.cta_group::2.down",
+                    PairOp::Shift => "tcgen05.shift.cta_group::2.down".into(),
+                    PairOp::Cp(s) => s.name().replace(".cta_group::1", ".cta_group::2"),
                 }
-                .into()
             }
             Tc5Op::CommitMulticast => {
                 "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster".into()
@@ -1505,6 +1501,16 @@ impl Cta<'_> {
             if p == crate::ops::tcgen05::PairOp::Shift {
                 for &i in part {
                     self.with_peer(|c| c.tcgen05_shift(i, addr, &name))?;
+                }
+            }
+            // `cp`: the peer CTA's Tensor Memory receives its own shared memory's data through
+            // the same descriptor (CUTLASS's `SM100_UTCCP_*_2cta` traits give both CTAs of the
+            // pair the same source and destination offsets, and its 2-SM block-scaled
+            // collective loads each CTA's scale factors into its own shared memory and copies
+            // them with one `cta_group::2` copy issued by one CTA).
+            if let crate::ops::tcgen05::PairOp::Cp(shape) = p {
+                for &i in part {
+                    self.with_peer(|c| c.tcgen05_cp(i, shape, srcs, addr, &name))?;
                 }
             }
             return Ok(());
@@ -2244,23 +2250,17 @@ impl Cta<'_> {
         let dlane = (d_addr >> 16 & 0xffff) as u32;
         let dcol = (d_addr & 0xffff) as u32;
         let extra = 4 + usize::from(form.sp);
-        if form.ws
-            && let Some(&z) = srcs.get(extra)
-        {
-            // The zero-column mask descriptor (ISA "Zero-Column Mask Descriptor"): with bit 39
-            // (Non-Zero Mask) clear the mask is all 0s, every column of B is used. How the
-            // spans and the column shift generate a mask is given by examples that disagree
-            // with the field descriptions, so a generated mask or a shift is not modelled.
-            let zd = self.src(t, z);
-            if zd >> 39 & 1 != 0 || zd >> 56 & 0x3f != 0 {
-                return Err(unsup(
-                    self,
-                    format!(
-                        "zero-column mask descriptor {zd:#018x}: a generated mask (bit 39) or a column shift (bits 56-61) is not modelled (the PTX ISA's examples and field descriptions disagree)"
-                    ),
-                ));
+        // The zero-column mask descriptor (`ops::tcgen05::zero_column_mask`): the D columns
+        // that multiply zeros instead of B's column, and the column shift (D's column `c`
+        // multiplies B's column `c + shift`).
+        let (zero_cols, shift) = match srcs.get(extra) {
+            Some(&z) if form.ws => {
+                let zd = self.src(t, z);
+                crate::ops::tcgen05::zero_column_mask(zd, m, n)
+                    .map_err(|(u, e)| if u { unsup(self, e) } else { bad(self, e) })?
             }
-        }
+            _ => (vec![false; n], 0),
+        };
         // disable-output-lane: bit L (of the four words, lowest first) keeps Tensor Memory lane
         // L of D.
         let mut off = [0u32; 4];
@@ -2274,7 +2274,7 @@ impl Cta<'_> {
         let ng = n / groups;
         for g in 0..groups {
             let glane = (g * m) as u32;
-            let [a, b, mut c] = self.tcgen05_operands(
+            let [a, mut b, mut c] = self.tcgen05_operands(
                 t,
                 name,
                 (
@@ -2283,7 +2283,7 @@ impl Cta<'_> {
                     a_off.wrapping_add((glane << 16) as i32),
                     id.trans_a,
                 ),
-                (sb, id.trans_b, g * ng),
+                (sb, id.trans_b, g * ng + shift),
                 se,
                 (bits, pad),
                 [m, ng, k],
@@ -2293,6 +2293,13 @@ impl Cta<'_> {
                 &|a: u64| g > 0 || lane_ok(a),
                 lane_rule,
             )?;
+            // Zeroed columns: B's elements read as 0 (ISA: "0s must be used for the entire
+            // column").
+            for (col, &z) in zero_cols[g * ng..(g + 1) * ng].iter().enumerate() {
+                if z {
+                    b[col * k..(col + 1) * k].fill(0);
+                }
+            }
             let a = if form.sp {
                 self.tcgen05_sp_decompress(
                     t,
