@@ -1482,7 +1482,8 @@ impl Lin {
 /// `mov` carry the form; every other write gives [`Lin::Bot`], and so does a write
 /// guarded by a predicate that is not uniform. At every PC where [`Uniform`] kills a
 /// register (written past a divergent branch, where the groups of its sides may meet),
-/// it is `Bot` too.
+/// it is `Bot` too, unless the register has one value for all groups
+/// ([`Affine::one_value`]: written once, from such values).
 ///
 /// Each width is exact modulo 2^width, so 32-bit arithmetic is. Widening is not: a
 /// 32-bit `u + s * l` may wrap between two lanes, and its 64-bit extension is then not
@@ -1510,11 +1511,13 @@ impl Affine {
         let succs = successors(f);
         let mut lin = vec![Lin::Top; (n + 1) * regs];
         lin[..regs].iter_mut().for_each(|x| *x = Lin::Bot);
-        let killed = |pc: usize, r: usize| {
+        let kill = |pc: usize, r: usize| {
             u.kill
                 .get(pc * u.words + r / 64)
                 .is_some_and(|w| w >> (r % 64) & 1 != 0)
         };
+        let exempt = Self::one_value(f, &succs, &kill);
+        let killed = |pc: usize, r: usize| kill(pc, r) && !exempt.get(r).copied().unwrap_or(false);
         let mut changed = true;
         while changed {
             changed = false;
@@ -1541,6 +1544,102 @@ impl Affine {
             }
         }
         Some(Affine { regs, n, lin })
+    }
+
+    /// The registers [`Uniform`]'s kills need not apply to: written by one instruction
+    /// only, unguarded, a lane-local one (`mov`, integer arithmetic, `cvt`, `cvta`) on no
+    /// cycle, whose other sources every group reads alike (immediates, `%tid`, `%laneid`,
+    /// `%ntid`, `%ctaid`, `%nctaid`, addresses of global and shared variables) and whose
+    /// register sources are themselves such registers or not killed there.
+    /// Each lane then writes it at most once, and any two groups that reach that
+    /// instruction split after their sources were written (else the sources would be killed
+    /// there), so they compute the same function of the lane; where the dataflow still has
+    /// a form for it, every path from the entry passed that write (a path around it gives
+    /// the entry's `Bot`). So the groups that meet anywhere agree on it: `u` is common.
+    fn one_value(
+        f: &FuncCode,
+        succs: &[Vec<usize>],
+        kill: &dyn Fn(usize, usize) -> bool,
+    ) -> Vec<bool> {
+        let n = f.code.len();
+        let regs = f.reg_slots.len();
+        let mut defs = vec![0u32; regs];
+        let mut at = vec![usize::MAX; regs];
+        for (pc, inst) in f.code.iter().enumerate() {
+            inst.exec.each_reg_rw(&mut |r, w| {
+                let r = r as usize;
+                if w && r < regs && at[r] != pc {
+                    defs[r] = defs[r].saturating_add(1);
+                    at[r] = pc;
+                }
+            });
+        }
+        let mut work = 0usize;
+        let mut on_cycle = HashMap::new();
+        let mut one = vec![false; regs];
+        for r in 0..regs {
+            let x = at[r];
+            if defs[r] != 1 || x >= n {
+                continue;
+            }
+            let inst = &f.code[x];
+            let srcs: Vec<&Src> = match &inst.exec {
+                Exec::Mov { a, .. } | Exec::Cvt { a, .. } => vec![a],
+                Exec::Cvta { a, addr: None, .. } => vec![a],
+                Exec::Int { a, b, .. } => vec![a, b],
+                Exec::Mad { a, b, c, .. } => vec![a, b, c],
+                _ => continue,
+            };
+            // Sources every group reads alike (not `%clock`, say).
+            let alike = srcs.iter().all(|s| match s {
+                Src::Imm(_) | Src::Reg(_) => true,
+                Src::SReg(id, comp) => sreg_slot(*id, *comp).is_some(),
+                Src::Var(VarLoc::Global(_) | VarLoc::Shared(_), _) => true,
+                _ => false,
+            });
+            if inst.guard.is_some() || !alike {
+                continue;
+            }
+            let cyc = *on_cycle.entry(x).or_insert_with(|| {
+                // Whether `x` reaches itself (too much work: assume so).
+                let mut seen = vec![false; n + 1];
+                let mut stack: Vec<usize> = succs[x].clone();
+                while let Some(y) = stack.pop() {
+                    work += 1;
+                    if y == x || work > 1 << 24 {
+                        return true;
+                    }
+                    if y < n && !seen[y] {
+                        seen[y] = true;
+                        stack.extend(succs[y].iter().copied());
+                    }
+                }
+                false
+            });
+            one[r] = !cyc;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in 0..regs {
+                if !one[r] {
+                    continue;
+                }
+                let x = at[r];
+                let mut ok = true;
+                f.code[x].exec.each_reg_rw(&mut |q, w| {
+                    let q = q as usize;
+                    if !w && kill(x, q) && !one.get(q).copied().unwrap_or(false) {
+                        ok = false;
+                    }
+                });
+                if !ok {
+                    one[r] = false;
+                    changed = true;
+                }
+            }
+        }
+        one
     }
 
     /// `out` (the state before `inst`) to the state after it.
@@ -4383,5 +4482,43 @@ mod tests {
         assert_eq!(a.at(6, r3), Some((4, false)));
         assert_eq!(a.at(8, r4), None);
         assert_eq!(a.at(9, r3), None);
+    }
+
+    #[test]
+    fn affine_registers_written_once_past_divergence() {
+        // nvcc's reduction: a shared address computed after a divergent `if`, from
+        // registers written before it; and a register written on both paths.
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .shared .align 4 .b8 sh[1024];\n\
+             .visible .entry k(.param .u32 pn)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .f32 %f<4>;\n\
+             ld.param.u32 %r1, [pn];\n\
+             mov.u32 %r2, %tid.x;\n\
+             mov.f32 %f1, 0f00000000;\n\
+             setp.ge.u32 %p1, %r2, %r1;\n\
+             @%p1 bra SKIP;\n\
+             mov.f32 %f1, 0f3F800000;\n\
+             SKIP:\n\
+             shl.b32 %r3, %r2, 2;\n\
+             mov.u32 %r4, sh;\n\
+             add.s32 %r5, %r4, %r3;\n\
+             st.shared.f32 [%r5], %f1;\n\
+             LOOP:\n\
+             add.s32 %r6, %r5, 4;\n\
+             add.s32 %r1, %r1, -1;\n\
+             setp.ne.s32 %p2, %r1, 0;\n\
+             @%p2 bra LOOP;\n\
+             ld.shared.f32 %f2, [%r6];\n\
+             ret;\n}\n",
+        );
+        let a = affine(&f);
+        let r5 = written(&f, 8);
+        let r6 = written(&f, 10);
+        assert_eq!(a.at(9, r5), Some((4, true)));
+        assert_eq!(a.at(15, r5), Some((4, true)));
+        // Written in a loop (each group may have run it a different number of times,
+        // here the same value, but the rule does not look so far): not kept.
+        assert_eq!(a.at(14, r6), None);
     }
 }
