@@ -3899,6 +3899,15 @@ impl Gen<'_, '_> {
         join: Block,
         other: Block,
     ) {
+        if tid {
+            // `%ntid.x` (the `cta` table's first word) a multiple of 32, first: a launch
+            // whose is not (a 16 x 16 tile) pays one test.
+            let ntx = self.b.ins().load(I32, TRUSTED, self.ctx, off!(cta));
+            let low = self.b.ins().band_imm_s(ntx, 31);
+            let rows = self.b.create_block();
+            self.b.ins().brif(low, other, &[], rows, &[]);
+            self.b.switch_to_block(rows);
+        }
         let p0 = self.addr_piece(base, off, 0);
         let p15 = self.addr_piece(base, off, 15);
         let a0 = self.b.ins().extractlane(p0, 0);
@@ -3908,14 +3917,7 @@ impl Gen<'_, '_> {
         let up = self.b.ins().icmp(IntCC::UnsignedGreaterThan, a31, a0);
         let whole = self.b.ins().icmp_imm_s(IntCC::Equal, lanes, -1);
         let ends = self.b.ins().band(e31, up);
-        let mut ok = self.b.ins().band(ends, whole);
-        if tid {
-            // `%ntid.x` (the `cta` table's first word) a multiple of 32.
-            let ntx = self.b.ins().load(I32, TRUSTED, self.ctx, off!(cta));
-            let low = self.b.ins().band_imm_s(ntx, 31);
-            let t = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-            ok = self.b.ins().band(ok, t);
-        }
+        let ok = self.b.ins().band(ends, whole);
         let go = self.b.create_block();
         if space == MemSpace::Shared {
             let mis = self.b.ins().band_imm_s(a0, wd as i64 - 1);
