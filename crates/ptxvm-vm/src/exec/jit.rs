@@ -671,6 +671,8 @@ struct Gen<'f, 'b> {
     act_count: Value,
     /// Which registers are uniform where ([`Uniform`]; `None`: none anywhere).
     uniform: Option<Uniform>,
+    /// Which registers are lane-linear where ([`Affine`]; `None`: none anywhere).
+    affine: Option<Affine>,
     /// Byte offsets of the group's first lane in a 32-bit and a 64-bit register (`I64`).
     lane_off: [Value; 2],
     /// A 256-byte stack slot, made when first needed ([`Gen::lane_scalar`]).
@@ -1117,6 +1119,9 @@ struct Uniform {
     n: usize,
     /// `(n + 1) * words` words: row `pc` is the set uniform before `pc`.
     bits: Vec<u64>,
+    /// `(n + 1) * words` words: row `pc` is the set written past a divergent branch whose
+    /// sides both reach `pc` (no longer one value, or one lane-linear value, there).
+    kill: Vec<u64>,
 }
 
 /// The sources and register destinations of a lane-local operation the JIT compiles (its
@@ -1298,7 +1303,12 @@ impl Uniform {
                 }
             }
             if !new_split {
-                return Some(Uniform { words, n, bits });
+                return Some(Uniform {
+                    words,
+                    n,
+                    bits,
+                    kill,
+                });
             }
         }
     }
@@ -1360,6 +1370,453 @@ impl Uniform {
                 .bits
                 .get(pc * self.words + r as usize / 64)
                 .is_some_and(|w| w >> (r % 64) & 1 != 0)
+    }
+}
+
+/// What [`Affine`] knows of a register before a PC.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lin {
+    /// Not reached yet (the dataflow's start).
+    Top,
+    /// In lane `l` of the group, `u + s * l` (modulo 2^width) with `u` one value for the
+    /// group. `wrap`: a 64-bit value with one 32-bit lane-linear term widened in it (which
+    /// may wrap between lanes; see [`Affine`]). `tid`: true only when `%ntid.x` is a
+    /// multiple of 32 (it comes from `%tid.x`).
+    Is { s: i32, wrap: bool, tid: bool },
+    /// Anything.
+    Bot,
+}
+
+/// The largest lane step [`Affine`] keeps (larger ones are [`Lin::Bot`]).
+const MAX_STEP: i64 = 1 << 16;
+
+impl Lin {
+    fn is(s: i64, wrap: bool, tid: bool) -> Lin {
+        if s.abs() > MAX_STEP {
+            return Lin::Bot;
+        }
+        // A term of step 0 is one value (its widening is exact).
+        Lin::Is {
+            s: s as i32,
+            wrap: wrap && s != 0,
+            tid,
+        }
+    }
+
+    /// The meet of the values two paths give.
+    fn meet(self, o: Lin) -> Lin {
+        match (self, o) {
+            (Lin::Top, x) | (x, Lin::Top) => x,
+            (
+                Lin::Is { s, wrap, tid },
+                Lin::Is {
+                    s: s2,
+                    wrap: w2,
+                    tid: t2,
+                },
+            ) if s == s2 => Lin::Is {
+                s,
+                wrap: wrap || w2,
+                tid: tid || t2,
+            },
+            _ => Lin::Bot,
+        }
+    }
+
+    /// `self + k * o` (`k` is 1 or -1).
+    fn add(self, o: Lin, k: i64) -> Lin {
+        match (self, o) {
+            (Lin::Bot, _) | (_, Lin::Bot) => Lin::Bot,
+            (Lin::Top, _) | (_, Lin::Top) => Lin::Top,
+            (
+                Lin::Is { s, wrap, tid },
+                Lin::Is {
+                    s: s2,
+                    wrap: w2,
+                    tid: t2,
+                },
+            ) => {
+                if wrap && w2 {
+                    // Two widened terms could wrap at different lanes and cancel at the
+                    // ends: the run check would not see it.
+                    return Lin::Bot;
+                }
+                Lin::is(s as i64 + k * s2 as i64, wrap || w2, tid || t2)
+            }
+        }
+    }
+
+    /// `self * c`.
+    fn mul(self, c: i64) -> Lin {
+        match self {
+            Lin::Is { s, wrap, tid } => match (s as i64).checked_mul(c) {
+                Some(p) => Lin::is(p, wrap, tid),
+                None => Lin::Bot,
+            },
+            x => x,
+        }
+    }
+
+    /// A 32-bit value widened to 64 bits (zero- or sign-extended).
+    fn widen(self) -> Lin {
+        match self {
+            Lin::Is { s, tid, .. } => Lin::is(s as i64, true, tid),
+            x => x,
+        }
+    }
+}
+
+/// Which registers are *lane-linear* over a group before each PC: in lane `l` of the
+/// group, `u + s * l` with `u` one value for the group and `s` a known constant (the
+/// lane step). A 4- or 8-byte access of a whole warp whose address register steps by the
+/// access size is one run of 32 lanes: the JIT then skips the per-lane run check
+/// ([`Gen::memory`]).
+///
+/// A forward dataflow over the function, next to [`Uniform`] and on its results: the
+/// sources are `%laneid` (step 1), `%tid.x` (step 1, only where `%ntid.x` is a multiple
+/// of 32 — then the lanes of a warp are consecutive `%tid.x`; the code checks that at run
+/// time, [`Lin::Is`]'s `tid`) and the uniform registers, immediates and addresses of
+/// global and shared variables (step 0); `add`,
+/// `sub`, `mul.lo`/`shl` by a constant, `mad.lo` and `mul.wide`/`mad.wide` with one
+/// constant factor, integer `cvt` from 32 to 64 bits, `cvta` of a 64-bit register and
+/// `mov` carry the form; every other write gives [`Lin::Bot`], and so does a write
+/// guarded by a predicate that is not uniform. At every PC where [`Uniform`] kills a
+/// register (written past a divergent branch, where the groups of its sides may meet),
+/// it is `Bot` too, unless the register has one value for all groups
+/// ([`Affine::one_value`]: written once, from such values).
+///
+/// Each width is exact modulo 2^width, so 32-bit arithmetic is. Widening is not: a
+/// 32-bit `u + s * l` may wrap between two lanes, and its 64-bit extension is then not
+/// lane-linear. Steps are kept small (at most [`MAX_STEP`]) and a 64-bit value may hold
+/// at most one widened term (`wrap`), so that over 32 lanes such a term wraps at most
+/// once and in one direction, which moves lane 31's value off `u + 31 * s`: an access
+/// that checks its two ends (lane 0 and lane 31 `31 * s` apart, with no 64-bit overflow)
+/// holds the form in every lane. A 32-bit address register (a window offset, widened
+/// by the access) is such a term. Uses [`Uniform`]'s rules for calls and non-kernels
+/// (none).
+struct Affine {
+    regs: usize,
+    n: usize,
+    /// `(n + 1) * regs` entries: row `pc` is the state before `pc`.
+    lin: Vec<Lin>,
+}
+
+impl Affine {
+    fn of(f: &FuncCode, u: &Uniform) -> Option<Affine> {
+        let n = f.code.len();
+        let regs = f.reg_slots.len().max(1);
+        if (n + 1).checked_mul(regs)? > MAX_LIVE_BITS / 32 {
+            return None;
+        }
+        let succs = successors(f);
+        let mut lin = vec![Lin::Top; (n + 1) * regs];
+        lin[..regs].iter_mut().for_each(|x| *x = Lin::Bot);
+        let kill = |pc: usize, r: usize| {
+            u.kill
+                .get(pc * u.words + r / 64)
+                .is_some_and(|w| w >> (r % 64) & 1 != 0)
+        };
+        let exempt = Self::one_value(f, &succs, &kill);
+        let killed = |pc: usize, r: usize| kill(pc, r) && !exempt.get(r).copied().unwrap_or(false);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (pc, (inst, ss)) in f.code.iter().zip(&succs).enumerate() {
+                if ss.iter().all(|&t| t == 0) {
+                    continue;
+                }
+                let mut out = lin[pc * regs..(pc + 1) * regs].to_vec();
+                Self::transfer(f, u, pc, inst, &mut out);
+                for &t in ss {
+                    if t == 0 {
+                        continue;
+                    }
+                    for (r, &x) in out.iter().enumerate() {
+                        let x = if killed(t, r) { Lin::Bot } else { x };
+                        let cur = &mut lin[t * regs + r];
+                        let new = cur.meet(x);
+                        if new != *cur {
+                            *cur = new;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        Some(Affine { regs, n, lin })
+    }
+
+    /// The registers [`Uniform`]'s kills need not apply to: written by one instruction
+    /// only, unguarded, a lane-local one (`mov`, integer arithmetic, `cvt`, `cvta`) on no
+    /// cycle, whose other sources every group reads alike (immediates, `%tid`, `%laneid`,
+    /// `%ntid`, `%ctaid`, `%nctaid`, addresses of global and shared variables) and whose
+    /// register sources are themselves such registers or not killed there.
+    /// Each lane then writes it at most once, and any two groups that reach that
+    /// instruction split after their sources were written (else the sources would be killed
+    /// there), so they compute the same function of the lane; where the dataflow still has
+    /// a form for it, every path from the entry passed that write (a path around it gives
+    /// the entry's `Bot`). So the groups that meet anywhere agree on it: `u` is common.
+    fn one_value(
+        f: &FuncCode,
+        succs: &[Vec<usize>],
+        kill: &dyn Fn(usize, usize) -> bool,
+    ) -> Vec<bool> {
+        let n = f.code.len();
+        let regs = f.reg_slots.len();
+        let mut defs = vec![0u32; regs];
+        let mut at = vec![usize::MAX; regs];
+        for (pc, inst) in f.code.iter().enumerate() {
+            inst.exec.each_reg_rw(&mut |r, w| {
+                let r = r as usize;
+                if w && r < regs && at[r] != pc {
+                    defs[r] = defs[r].saturating_add(1);
+                    at[r] = pc;
+                }
+            });
+        }
+        let mut work = 0usize;
+        let mut on_cycle = HashMap::new();
+        let mut one = vec![false; regs];
+        for r in 0..regs {
+            let x = at[r];
+            if defs[r] != 1 || x >= n {
+                continue;
+            }
+            let inst = &f.code[x];
+            let srcs: Vec<&Src> = match &inst.exec {
+                Exec::Mov { a, .. } | Exec::Cvt { a, .. } => vec![a],
+                Exec::Cvta { a, addr: None, .. } => vec![a],
+                Exec::Int { a, b, .. } => vec![a, b],
+                Exec::Mad { a, b, c, .. } => vec![a, b, c],
+                _ => continue,
+            };
+            // Sources every group reads alike (not `%clock`, say).
+            let alike = srcs.iter().all(|s| match s {
+                Src::Imm(_) | Src::Reg(_) => true,
+                Src::SReg(id, comp) => sreg_slot(*id, *comp).is_some(),
+                Src::Var(VarLoc::Global(_) | VarLoc::Shared(_), _) => true,
+                _ => false,
+            });
+            if inst.guard.is_some() || !alike {
+                continue;
+            }
+            let cyc = *on_cycle.entry(x).or_insert_with(|| {
+                // Whether `x` reaches itself (too much work: assume so).
+                let mut seen = vec![false; n + 1];
+                let mut stack: Vec<usize> = succs[x].clone();
+                while let Some(y) = stack.pop() {
+                    work += 1;
+                    if y == x || work > 1 << 24 {
+                        return true;
+                    }
+                    if y < n && !seen[y] {
+                        seen[y] = true;
+                        stack.extend(succs[y].iter().copied());
+                    }
+                }
+                false
+            });
+            one[r] = !cyc;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in 0..regs {
+                if !one[r] {
+                    continue;
+                }
+                let x = at[r];
+                let mut ok = true;
+                f.code[x].exec.each_reg_rw(&mut |q, w| {
+                    let q = q as usize;
+                    if !w && kill(x, q) && !one.get(q).copied().unwrap_or(false) {
+                        ok = false;
+                    }
+                });
+                if !ok {
+                    one[r] = false;
+                    changed = true;
+                }
+            }
+        }
+        one
+    }
+
+    /// `out` (the state before `inst`) to the state after it.
+    fn transfer(f: &FuncCode, u: &Uniform, pc: usize, inst: &DInst, out: &mut [Lin]) {
+        let slot = |r: u32| f.reg_slots.get(r as usize).copied();
+        let src = |s: &Src, bits: u32| -> Lin {
+            match s {
+                // Immediates, and the addresses of global and shared variables (the same
+                // for every thread of a CTA).
+                Src::Imm(_) | Src::Var(VarLoc::Global(_) | VarLoc::Shared(_), _) => {
+                    Lin::is(0, false, false)
+                }
+                Src::Reg(r) if u.at(pc as u32, *r) => Lin::is(0, false, false),
+                Src::Reg(r) => {
+                    let ok = matches!(
+                        (slot(*r), bits),
+                        (Some(RegSlot::B32(_)), 32) | (Some(RegSlot::B64(_)), 64)
+                    );
+                    if ok {
+                        out.get(*r as usize).copied().unwrap_or(Lin::Bot)
+                    } else {
+                        Lin::Bot
+                    }
+                }
+                Src::SReg(id, comp) if bits == 32 => {
+                    let name = ptxvm_ir::ir::SREGS.get(*id as usize).map(|x| x.0);
+                    match (name, *comp, sreg_slot(*id, *comp)) {
+                        (Some("%laneid"), _, _) => Lin::is(1, false, false),
+                        (Some("%tid"), 0, _) => Lin::is(1, false, true),
+                        (_, _, Some(Some(i))) if i >= 3 => Lin::is(0, false, false),
+                        _ => Lin::Bot,
+                    }
+                }
+                _ => Lin::Bot,
+            }
+        };
+        // A constant factor: `(value, bits)` of an immediate.
+        let imm = |s: &Src, bits: u32, signed: bool| -> Option<i64> {
+            match s {
+                Src::Imm(v) if bits == 32 && signed => Some(*v as u32 as i32 as i64),
+                Src::Imm(v) if bits == 32 => Some(*v as u32 as i64),
+                Src::Imm(v) => Some(*v as i64),
+                _ => None,
+            }
+        };
+        // `a * b` with one constant factor, `a` and `b` of `bits`, widened when `wide`:
+        // `mul.wide` by `c` extends `c` as its type says; `mul.lo` is modulo 2^bits, where
+        // any representative of `c` will do (the signed one is small for small negatives).
+        let mul = |a: &Src, b: &Src, bits: u32, signed: bool, wide: bool| -> Lin {
+            let sx = signed || !wide;
+            let (x, c) = match (imm(a, bits, sx), imm(b, bits, sx)) {
+                (_, Some(c)) => (a, c),
+                (Some(c), None) => (b, c),
+                // Two values of step 0: one value.
+                _ => {
+                    return match (src(a, bits), src(b, bits)) {
+                        (Lin::Is { s: 0, tid, .. }, Lin::Is { s: 0, tid: t2, .. }) => {
+                            Lin::is(0, false, tid || t2)
+                        }
+                        (Lin::Bot, _) | (_, Lin::Bot) => Lin::Bot,
+                        (Lin::Top, _) | (_, Lin::Top) => Lin::Top,
+                        _ => Lin::Bot,
+                    };
+                }
+            };
+            let v = src(x, bits);
+            if wide { v.widen().mul(c) } else { v.mul(c) }
+        };
+        let width = |ty: Type| -> Option<u32> { matches!(ty.bits(), 32 | 64).then(|| ty.bits()) };
+        let signed = |ty: Type| ty.class() == ptxvm_ir::types::Class::Signed;
+        let res: Option<(u32, Lin, u32)> = match &inst.exec {
+            Exec::Mov {
+                d: Dst::Reg(d),
+                a,
+                bits,
+            } if matches!(bits, 32 | 64) => Some((*d, src(a, *bits), *bits)),
+            Exec::Int {
+                op,
+                ty,
+                d: Dst::Reg(d),
+                a,
+                b,
+            } => width(*ty).map(|w| {
+                let v = match op {
+                    IntOp::Add => src(a, w).add(src(b, w), 1),
+                    IntOp::Sub => src(a, w).add(src(b, w), -1),
+                    IntOp::MulLo => mul(a, b, w, signed(*ty), false),
+                    IntOp::MulWide if w == 32 => mul(a, b, w, signed(*ty), true),
+                    IntOp::Shl => match b {
+                        Src::Imm(k) if *k < w as u64 && *k < 31 => src(a, w).mul(1 << *k),
+                        _ => Lin::Bot,
+                    },
+                    _ => Lin::Bot,
+                };
+                let dw = if *op == IntOp::MulWide { 64 } else { w };
+                (*d, v, dw)
+            }),
+            Exec::Mad {
+                mode,
+                ty,
+                sat: false,
+                d: Dst::Reg(d),
+                a,
+                b,
+                c,
+            } => width(*ty).map(|w| match mode {
+                IntOp::MulLo => (*d, mul(a, b, w, signed(*ty), false).add(src(c, w), 1), w),
+                IntOp::MulWide if w == 32 => {
+                    (*d, mul(a, b, w, signed(*ty), true).add(src(c, 64), 1), 64)
+                }
+                _ => (*d, Lin::Bot, w),
+            }),
+            Exec::Cvt {
+                dty,
+                aty,
+                rnd: None,
+                irnd: None,
+                sat: false,
+                d: Dst::Reg(d),
+                a,
+                ..
+            } if dty.bits() == 64
+                && aty.bits() == 32
+                && dty.class() != ptxvm_ir::types::Class::Float
+                && aty.class() != ptxvm_ir::types::Class::Float =>
+            {
+                Some((*d, src(a, 32).widen(), 64))
+            }
+            Exec::Cvta {
+                space: MemSpace::Global | MemSpace::Shared | MemSpace::Local,
+                d: Dst::Reg(d),
+                a,
+                addr: None,
+                ..
+            } => Some((*d, src(a, 64), 64)),
+            _ => None,
+        };
+        match res {
+            Some((d, v, dw)) => {
+                let ok = matches!(
+                    (slot(d), dw),
+                    (Some(RegSlot::B32(_)), 32) | (Some(RegSlot::B64(_)), 64)
+                ) && full_width(f, d);
+                let v = if ok { v } else { Lin::Bot };
+                let Some(cur) = out.get_mut(d as usize) else {
+                    return;
+                };
+                *cur = match inst.guard {
+                    None => v,
+                    // All lanes or none write: the same form if the step is.
+                    Some((p, _)) if u.at(pc as u32, p) => match (*cur, v) {
+                        (Lin::Is { s, .. }, Lin::Is { s: s2, .. }) if s == s2 => cur.meet(v),
+                        (Lin::Top, _) | (_, Lin::Top) => Lin::Top,
+                        _ => Lin::Bot,
+                    },
+                    Some(_) => Lin::Bot,
+                };
+            }
+            None => inst.exec.each_reg_rw(&mut |r, written| {
+                if written && let Some(x) = out.get_mut(r as usize) {
+                    *x = Lin::Bot;
+                }
+            }),
+        }
+    }
+
+    /// The lane step of register `r` before `pc`, and whether it holds only when
+    /// `%ntid.x` is a multiple of 32; `None` when `r` is not known lane-linear there.
+    fn at(&self, pc: u32, r: u32) -> Option<(i32, bool)> {
+        let pc = pc as usize;
+        if pc >= self.n || r as usize >= self.regs {
+            return None;
+        }
+        match self.lin.get(pc * self.regs + r as usize)? {
+            Lin::Is { s, tid, .. } => Some((*s, *tid)),
+            _ => None,
+        }
     }
 }
 
@@ -1615,6 +2072,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let first = b.ins().ctz(act);
         let first = b.ins().uextend(I64, first);
         let lane_off = [b.ins().ishl_imm_u(first, 2), b.ins().ishl_imm_u(first, 3)];
+        let uniform = Uniform::of(f);
         let mut g = Gen {
             b: &mut b,
             f,
@@ -1641,7 +2099,8 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             lp: None,
             pending: 0,
             act_count,
-            uniform: Uniform::of(f),
+            affine: uniform.as_ref().and_then(|u| Affine::of(f, u)),
+            uniform,
             lane_off,
             scratch: None,
             dispatch,
@@ -3148,10 +3607,50 @@ impl Gen<'_, '_> {
             let ty = if four { I32X4 } else { I64X2 };
             self.b.append_block_param(join, ty);
         }
-        if matches!(wd, 4 | 8) && space != MemSpace::Shared {
-            self.run_access(wd, space, lanes, &base, off, val.as_ref(), slow, join);
-        } else {
-            self.b.ins().jump(slow, &[]);
+        // An address register that steps by the access size in every lane ([`Affine`]).
+        let lin = self
+            .affine
+            .as_ref()
+            .and_then(|a| a.at(pc, r))
+            .filter(|&(s, _)| matches!(wd, 4 | 8) && s == wd as i32);
+        match lin {
+            Some((_, tid)) if space == MemSpace::Shared => {
+                self.lin_access(
+                    wd,
+                    space,
+                    lanes,
+                    &base,
+                    off,
+                    tid,
+                    val.as_ref(),
+                    slow,
+                    join,
+                    slow,
+                );
+            }
+            Some((_, tid)) => {
+                let other = self.b.create_block();
+                self.lin_access(
+                    wd,
+                    space,
+                    lanes,
+                    &base,
+                    off,
+                    tid,
+                    val.as_ref(),
+                    slow,
+                    join,
+                    other,
+                );
+                self.b.switch_to_block(other);
+                self.run_access(wd, space, lanes, &base, off, val.as_ref(), slow, join);
+            }
+            None if matches!(wd, 4 | 8) && space != MemSpace::Shared => {
+                self.run_access(wd, space, lanes, &base, off, val.as_ref(), slow, join);
+            }
+            None => {
+                self.b.ins().jump(slow, &[]);
+            }
         }
         self.b.switch_to_block(slow);
         for k in 0..16 {
@@ -3374,6 +3873,88 @@ impl Gen<'_, '_> {
         let try_b = self.b.create_block();
         self.b.ins().brif(run, try_b, &[], slow, &[]);
         self.b.switch_to_block(try_b);
+        self.span_access(wd, space, a0, val, slow, join);
+    }
+
+    /// A whole-warp access of `wd` (4 or 8) bytes at a register [`Affine`] proves to step
+    /// by `wd` from lane to lane (when `%ntid.x` is a multiple of 32 if `tid`): the run
+    /// needs no per-lane check, only that the group is the whole warp and that its two
+    /// ends are `31 * wd` apart with no overflow (which a widened 32-bit term that wraps
+    /// between lanes fails: see [`Affine`]). A global access then makes one
+    /// [`Gen::span_access`]; a shared one checks the run against the CTA's shared window
+    /// itself (aligned, inside `[0, shared_len)`: what `fast::run_span` checks) and loads
+    /// or stores there. Jumps to `other` when the case is not proven (the caller's usual
+    /// way), to `slow` when the span check fails.
+    #[allow(clippy::too_many_arguments)]
+    fn lin_access(
+        &mut self,
+        wd: u32,
+        space: MemSpace,
+        lanes: Value,
+        base: &Pieces,
+        off: i64,
+        tid: bool,
+        val: Option<&Pieces>,
+        slow: Block,
+        join: Block,
+        other: Block,
+    ) {
+        if tid {
+            // `%ntid.x` (the `cta` table's first word) a multiple of 32, first: a launch
+            // whose is not (a 16 x 16 tile) pays one test.
+            let ntx = self.b.ins().load(I32, TRUSTED, self.ctx, off!(cta));
+            let low = self.b.ins().band_imm_s(ntx, 31);
+            let rows = self.b.create_block();
+            self.b.ins().brif(low, other, &[], rows, &[]);
+            self.b.switch_to_block(rows);
+        }
+        let p0 = self.addr_piece(base, off, 0);
+        let p15 = self.addr_piece(base, off, 15);
+        let a0 = self.b.ins().extractlane(p0, 0);
+        let a31 = self.b.ins().extractlane(p15, 1);
+        let w31 = self.b.ins().iadd_imm_s(a0, 31 * wd as i64);
+        let e31 = self.b.ins().icmp(IntCC::Equal, a31, w31);
+        let up = self.b.ins().icmp(IntCC::UnsignedGreaterThan, a31, a0);
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, lanes, -1);
+        let ends = self.b.ins().band(e31, up);
+        let ok = self.b.ins().band(ends, whole);
+        let go = self.b.create_block();
+        if space == MemSpace::Shared {
+            let mis = self.b.ins().band_imm_s(a0, wd as i64 - 1);
+            let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, mis, 0);
+            let len = self.b.ins().load(I64, TRUSTED, self.ctx, off!(shared_len));
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0, len);
+            let room = self.b.ins().isub(len, a0);
+            let fits =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, room, 32 * wd as i64);
+            let ok = self.b.ins().band(ok, aligned);
+            let ok = self.b.ins().band(ok, inside);
+            let ok = self.b.ins().band(ok, fits);
+            self.b.ins().brif(ok, go, &[], other, &[]);
+            self.b.switch_to_block(go);
+            let sh = self.b.ins().load(I64, TRUSTED, self.ctx, off!(shared));
+            let p = self.b.ins().iadd(sh, a0);
+            self.run_at(wd, p, val, slow, join);
+        } else {
+            self.b.ins().brif(ok, go, &[], other, &[]);
+            self.b.switch_to_block(go);
+            self.span_access(wd, space, a0, val, slow, join);
+        }
+    }
+
+    /// One helper call checks the run of 32 `wd`-byte lanes from `a0` (`jit_run_span`),
+    /// then [`Gen::run_at`] on its host address; to `slow` when it fails.
+    fn span_access(
+        &mut self,
+        wd: u32,
+        space: MemSpace,
+        a0: Value,
+        val: Option<&Pieces>,
+        slow: Block,
+        join: Block,
+    ) {
         let sp = self
             .b
             .ins()
@@ -3387,7 +3968,13 @@ impl Gen<'_, '_> {
         let fast = self.b.create_block();
         self.b.ins().brif(p, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
-        // Guest memory: checked by the helper, no alignment promised to Cranelift.
+        self.run_at(wd, p, val, slow, join);
+    }
+
+    /// Loads or stores the 32 `wd`-byte values of a run at host address `p` (checked by
+    /// the caller), then jumps to `join` (a load with the values).
+    fn run_at(&mut self, wd: u32, p: Value, val: Option<&Pieces>, slow: Block, join: Block) {
+        // Guest memory: checked by the caller, no alignment promised to Cranelift.
         let flags = MemFlagsData::new().with_notrap();
         match val {
             Some(Pieces::W32(v)) => {
@@ -3767,5 +4354,173 @@ mod tests {
              .visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r1, 1;\ncall g;\nret;\n}\n",
         );
         assert!(Uniform::of(&f).is_none());
+    }
+
+    /// The register the instruction at `pc` writes (any instruction).
+    fn written(f: &FuncCode, pc: usize) -> u32 {
+        let mut d = None;
+        f.code[pc].exec.each_reg_rw(&mut |r, w| {
+            if w && d.is_none() {
+                d = Some(r);
+            }
+        });
+        d.expect("a destination")
+    }
+
+    fn affine(f: &FuncCode) -> Affine {
+        Affine::of(f, &Uniform::of(f).expect("uniform")).expect("affine")
+    }
+
+    #[test]
+    fn affine_registers() {
+        // nvcc's `out[i] = in[i]` with i = ctaid.x * ntid.x + tid.x, and a 32-bit
+        // shared-window offset from %laneid.
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .shared .align 8 .b8 sh[512];\n\
+             .visible .entry k(.param .u64 pin, .param .u32 pn)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<12>;\n\
+             ld.param.u64 %rd1, [pin];\n\
+             mov.u32 %r1, %ctaid.x;\n\
+             mov.u32 %r2, %ntid.x;\n\
+             mov.u32 %r3, %tid.x;\n\
+             mad.lo.s32 %r4, %r1, %r2, %r3;\n\
+             cvta.to.global.u64 %rd2, %rd1;\n\
+             mul.wide.s32 %rd3, %r4, 4;\n\
+             add.s64 %rd4, %rd2, %rd3;\n\
+             ld.global.u32 %r5, [%rd4+8];\n\
+             mov.u32 %r6, %laneid;\n\
+             shl.b32 %r7, %r6, 3;\n\
+             mov.u32 %r8, sh;\n\
+             add.s32 %r9, %r8, %r7;\n\
+             st.shared.u64 [%r9], %rd4;\n\
+             cvt.u64.u32 %rd5, %r6;\n\
+             mad.wide.u32 %rd6, %r3, 4, %rd5;\n\
+             mul.lo.s32 %r10, %r6, %r3;\n\
+             ret;\n}\n",
+        );
+        let a = affine(&f);
+        let (r3, r4, rd3, rd4) = (
+            written(&f, 3),
+            written(&f, 4),
+            written(&f, 6),
+            written(&f, 7),
+        );
+        let (r6, r7, r9) = (written(&f, 9), written(&f, 10), written(&f, 12));
+        let (rd5, rd6, r10) = (written(&f, 14), written(&f, 15), written(&f, 16));
+        // %tid.x: step 1, only when %ntid.x is a multiple of 32.
+        assert_eq!(a.at(4, r3), Some((1, true)));
+        assert_eq!(a.at(5, r4), Some((1, true)));
+        assert_eq!(a.at(7, rd3), Some((4, true)));
+        assert_eq!(a.at(8, rd4), Some((4, true)));
+        // %laneid: always.
+        assert_eq!(a.at(10, r6), Some((1, false)));
+        assert_eq!(a.at(11, r7), Some((8, false)));
+        assert_eq!(a.at(13, r9), Some((8, false)));
+        assert_eq!(a.at(15, rd5), Some((1, false)));
+        // Two widened terms (each may wrap at its own lane): not lane-linear.
+        assert_eq!(a.at(16, rd6), None);
+        // A product of two lane-linear values: not lane-linear.
+        assert_eq!(a.at(17, r10), None);
+    }
+
+    #[test]
+    fn affine_registers_at_divergence() {
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 pin, .param .u32 pn)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<12>;\n\
+             ld.param.u64 %rd1, [pin];\n\
+             ld.param.u32 %r1, [pn];\n\
+             mov.u32 %r2, %laneid;\n\
+             mul.wide.u32 %rd2, %r2, 4;\n\
+             add.s64 %rd3, %rd1, %rd2;\n\
+             LOOP:\n\
+             ld.global.u32 %r4, [%rd2];\n\
+             add.s64 %rd2, %rd2, 128;\n\
+             add.s32 %r1, %r1, -1;\n\
+             setp.ne.s32 %p2, %r1, 0;\n\
+             @%p2 bra LOOP;\n\
+             setp.lt.u32 %p1, %r2, 5;\n\
+             @%p1 bra SKIP;\n\
+             add.s64 %rd3, %rd3, 128;\n\
+             SKIP:\n\
+             ld.global.u32 %r3, [%rd3];\n\
+             ret;\n}\n",
+        );
+        let a = affine(&f);
+        let (rd2, rd3) = (written(&f, 3), written(&f, 4));
+        // A loop (uniform exit) carries a lane-linear address.
+        assert_eq!(a.at(5, rd2), Some((4, false)));
+        assert_eq!(a.at(9, rd2), Some((4, false)));
+        assert_eq!(a.at(11, rd3), Some((4, false)));
+        // Written on one side of a divergent branch, read where the sides meet: the
+        // groups' `u` differ.
+        assert_eq!(a.at(13, rd3), None);
+    }
+
+    #[test]
+    fn affine_registers_under_guards() {
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u32 pn)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<12>;\n\
+             ld.param.u32 %r1, [pn];\n\
+             mov.u32 %r2, %laneid;\n\
+             setp.lt.u32 %p1, %r2, 5;\n\
+             setp.lt.u32 %p2, %r1, 5;\n\
+             shl.b32 %r3, %r2, 2;\n\
+             @%p2 add.s32 %r3, %r3, 64;\n\
+             shl.b32 %r4, %r2, 2;\n\
+             @%p1 add.s32 %r4, %r4, 64;\n\
+             @%p2 shl.b32 %r3, %r2, 3;\n\
+             ret;\n}\n",
+        );
+        let a = affine(&f);
+        let (r3, r4) = (written(&f, 4), written(&f, 6));
+        // Under a uniform guard the form stays (all lanes or none write), under a
+        // divergent one it does not; a uniform guard writing another step neither.
+        assert_eq!(a.at(5, r3), Some((4, false)));
+        assert_eq!(a.at(6, r3), Some((4, false)));
+        assert_eq!(a.at(8, r4), None);
+        assert_eq!(a.at(9, r3), None);
+    }
+
+    #[test]
+    fn affine_registers_written_once_past_divergence() {
+        // nvcc's reduction: a shared address computed after a divergent `if`, from
+        // registers written before it; and a register written on both paths.
+        let f = kernel(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .shared .align 4 .b8 sh[1024];\n\
+             .visible .entry k(.param .u32 pn)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .f32 %f<4>;\n\
+             ld.param.u32 %r1, [pn];\n\
+             mov.u32 %r2, %tid.x;\n\
+             mov.f32 %f1, 0f00000000;\n\
+             setp.ge.u32 %p1, %r2, %r1;\n\
+             @%p1 bra SKIP;\n\
+             mov.f32 %f1, 0f3F800000;\n\
+             SKIP:\n\
+             shl.b32 %r3, %r2, 2;\n\
+             mov.u32 %r4, sh;\n\
+             add.s32 %r5, %r4, %r3;\n\
+             st.shared.f32 [%r5], %f1;\n\
+             LOOP:\n\
+             add.s32 %r6, %r5, 4;\n\
+             add.s32 %r1, %r1, -1;\n\
+             setp.ne.s32 %p2, %r1, 0;\n\
+             @%p2 bra LOOP;\n\
+             ld.shared.f32 %f2, [%r6];\n\
+             ret;\n}\n",
+        );
+        let a = affine(&f);
+        let r5 = written(&f, 8);
+        let r6 = written(&f, 10);
+        assert_eq!(a.at(9, r5), Some((4, true)));
+        assert_eq!(a.at(15, r5), Some((4, true)));
+        // Written in a loop (each group may have run it a different number of times,
+        // here the same value, but the rule does not look so far): not kept.
+        assert_eq!(a.at(14, r6), None);
     }
 }
