@@ -13,8 +13,10 @@
 //!
 //! The native code leaves (returns to the warp engine, which goes on exactly where it
 //! stopped) wherever the reference would do something it does not: an instruction it does
-//! not compile (the engine runs it and comes back), a divergent branch, a group that has to
-//! be selected again (it reached another group's PC, or started spinning), the end of the
+//! not compile (the engine runs it and comes back), a divergent branch it cannot take on
+//! itself (it takes one where the warp engine would go on with the lanes at the branch's
+//! lower PC as the selected group: [`jit_diverge`], the others waiting until the two meet,
+//! [`jit_merge`]), a group that has to be selected again (it reached another group's PC, or started spinning), the end of the
 //! warp's quantum or of the launch's step budget (counted per block on entry, given back
 //! for what a block did not run), or a memory access that some lane cannot make the quick
 //! way (the engine makes it, faults included). So the scheduling, the counters and every
@@ -81,9 +83,9 @@ pub(super) struct JitCtx {
     live: u32,
     /// A helper's second result (`jit_shfl`: the lanes whose source was in range).
     aux: u32,
-    /// A divergent forward branch the code took on itself ([`Gen::diverge`]): the lanes
-    /// that jumped wait at `pend_pc` while `act` (the others) runs on, until it reaches
-    /// `pend_pc` and the two merge (`pend` 0 again). `0` on entry.
+    /// A divergent branch the code took on itself ([`jit_diverge`]): the lanes of `pend`
+    /// wait at `pend_pc` while `act` runs on, until it reaches `pend_pc` and the two merge
+    /// ([`jit_merge`]; `pend` 0 again). `0` on entry.
     pend: u32,
     pend_pc: u32,
     /// `others` before the divergence (while `pend` waits, `others` is `pend_pc`).
