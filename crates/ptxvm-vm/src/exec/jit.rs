@@ -131,6 +131,23 @@ impl JitCtx {
     };
 }
 
+impl JitCtx {
+    /// The group's spin state, as the code keeps it.
+    fn spin(&self) -> super::fast::Spin {
+        super::fast::Spin {
+            max: self.spin_max,
+            taken: self.spin_taken,
+            zeroed: self.spin_zeroed != 0,
+        }
+    }
+
+    fn set_spin(&mut self, spin: &super::fast::Spin) {
+        self.spin_max = spin.max;
+        self.spin_taken = spin.taken;
+        self.spin_zeroed = spin.zeroed as u32;
+    }
+}
+
 /// How a call of native code ended: warp instructions run, the exit code and PC, and the
 /// group then (its lanes and the others' lowest PC), which a divergence the code took on
 /// itself narrows.
@@ -267,9 +284,7 @@ impl Cta<'_> {
         ctx.room = room;
         ctx.yield_below = room.saturating_sub(quantum);
         ctx.thread_insts = 0;
-        ctx.spin_max = spin.max;
-        ctx.spin_taken = spin.taken;
-        ctx.spin_zeroed = spin.zeroed as u32;
+        ctx.set_spin(spin);
         ctx.exit_pc = pc;
         ctx.spans = &mut self.spans;
         ctx.shared = self.shared.as_mut_ptr();
@@ -308,9 +323,7 @@ impl Cta<'_> {
         } else {
             0
         };
-        spin.max = ctx.spin_max;
-        spin.taken = ctx.spin_taken;
-        spin.zeroed = ctx.spin_zeroed != 0;
+        *spin = ctx.spin();
         let out = JitExit {
             ran,
             code: exit,
@@ -366,11 +379,7 @@ extern "C" fn jit_diverge(ctx: *mut JitCtx, taken: u32, pc: u32, target: u32) ->
     } else {
         ctx.others
     };
-    let spin = super::fast::Spin {
-        max: ctx.spin_max,
-        taken: ctx.spin_taken,
-        zeroed: ctx.spin_zeroed != 0,
-    };
+    let spin = ctx.spin();
     // After the branch no lane's count exceeds this: all below the yield, none spins.
     let highest = u64::from(spin.highest()) + u64::from(back);
     if run_pc >= orig || highest >= u64::from(SPIN_YIELD) {
@@ -381,9 +390,11 @@ extern "C" fn jit_diverge(ctx: *mut JitCtx, taken: u32, pc: u32, target: u32) ->
     super::fast::diverge_spins(sched, 0, act, taken, &spin, back);
     let mut max = 0;
     super::fast::each_sched(sched, 0, run, |s| max = max.max(s.spins));
-    ctx.spin_max = max;
-    ctx.spin_taken = 0;
-    ctx.spin_zeroed = 0;
+    ctx.set_spin(&super::fast::Spin {
+        max,
+        taken: 0,
+        zeroed: false,
+    });
     ctx.orig_others = orig;
     ctx.pend |= wait;
     ctx.pend_pc = wait_pc;
@@ -403,11 +414,7 @@ extern "C" fn jit_merge(ctx: *mut JitCtx, pc: u32, _: u32) -> u32 {
 }
 
 fn merge_waiting(ctx: &mut JitCtx, pc: u32) -> bool {
-    let spin = super::fast::Spin {
-        max: ctx.spin_max,
-        taken: ctx.spin_taken,
-        zeroed: ctx.spin_zeroed != 0,
-    };
+    let spin = ctx.spin();
     if ctx.pend == 0 || ctx.pend_pc != pc || ctx.orig_others <= pc || spin.highest() >= SPIN_YIELD {
         return false;
     }
@@ -417,9 +424,11 @@ fn merge_waiting(ctx: &mut JitCtx, pc: u32) -> bool {
     let all = ctx.act | ctx.pend;
     let mut max = 0;
     super::fast::each_sched(sched, 0, all, |s| max = max.max(s.spins));
-    ctx.spin_max = max;
-    ctx.spin_taken = 0;
-    ctx.spin_zeroed = 0;
+    ctx.set_spin(&super::fast::Spin {
+        max,
+        taken: 0,
+        zeroed: false,
+    });
     ctx.act = all;
     ctx.pend = 0;
     ctx.others = ctx.orig_others;
@@ -695,6 +704,12 @@ fn wait_pc(pc: u32, target: u32) -> u32 {
     if target > pc { target } else { pc + 1 }
 }
 
+/// Where the lanes of a divergent `bra` at `pc` to `target` that go on continue: the other
+/// side of [`wait_pc`].
+fn run_pc(pc: u32, target: u32) -> u32 {
+    if target > pc { pc + 1 } else { target }
+}
+
 /// The PCs where lanes wait after a divergent `bra` ending a compiled block whose lanes
 /// that go on continue at a compiled block ([`wait_pc`]): the code takes such a divergence
 /// on itself ([`Gen::diverge`], [`jit_diverge`]) and the lanes merge again where they
@@ -711,10 +726,9 @@ fn merge_points(
             let pc = e - 1;
             let inst = f.code.get(pc as usize)?;
             match inst.exec {
-                Exec::Bra { target } if inst.guard.is_some() => {
-                    let run = if target <= pc { target } else { pc + 1 };
-                    by_start.contains_key(&run).then(|| wait_pc(pc, target))
-                }
+                Exec::Bra { target } if inst.guard.is_some() => by_start
+                    .contains_key(&run_pc(pc, target))
+                    .then(|| wait_pc(pc, target)),
                 _ => None,
             }
         })
@@ -2925,8 +2939,7 @@ impl Gen<'_, '_> {
         self.leave_const(pc, EXIT_AT);
         self.b.switch_to_block(go);
         self.count(taken);
-        let run = if target <= pc { target } else { pc + 1 };
-        let next = self.b.ins().iconst(I32, run as i64);
+        let next = self.b.ins().iconst(I32, run_pc(pc, target) as i64);
         self.b.ins().jump(self.dispatch, &[next.into()]);
     }
 
