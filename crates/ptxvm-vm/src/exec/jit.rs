@@ -695,6 +695,9 @@ struct Gen<'f, 'b> {
     merges: HashSet<u32>,
     diverge_fn: cranelift_codegen::ir::FuncRef,
     merge_fn: cranelift_codegen::ir::FuncRef,
+    /// The module's lane routines ([`lane_routine`]) and those the code calls (bits).
+    lane_fns: Vec<cranelift_codegen::ir::FuncRef>,
+    lanes_used: u32,
 }
 
 /// Where the lanes of a divergent `bra` at `pc` to `target` that do not go on wait: at
@@ -1963,6 +1966,206 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     }
 }
 
+/// The lane routines of a module ([`Gen::shared_lanes`]): one per address width (`wide`:
+/// 64-bit address registers), access size (4 or 8) and direction.
+const LANE_ROUTINES: usize = 8;
+/// Where a lane routine finds what it works on in the kernel's scratch slot: the lanes'
+/// addresses from offset 0 (4 or 8 bytes each), the values (4 or 8 bytes each) here, and it
+/// writes whether it made the access (an `i32`) there.
+const SCRATCH_VALS: i32 = 256;
+const SCRATCH_OK: i32 = 512;
+
+fn lane_routine(wide: bool, wd: u32, store: bool) -> usize {
+    (wide as usize) << 2 | ((wd == 8) as usize) << 1 | store as usize
+}
+
+/// Writes lane routine `key` ([`lane_routine`]): `(ctx, sa, off, lanes)`, `preserve_all`
+/// (the caller's registers survive the call). The addresses of the lanes outside `lanes`
+/// are taken as 0 (a load reads there, its value unused; a store writes back what is
+/// there). Every lane's offset `a + off` (`a` a lane's address, a 32-bit one
+/// zero-extended; `|off| <= 2^32`) must be aligned and inside
+/// `[0, shared_len - wd]` — what `fast::whole_warp` checks for shared memory, found from
+/// vector minima, maxima and the OR of the lanes; then the 32 accesses in lane order (for
+/// a store a later lane's value wins, as in `fast::scatter`), and 1 at `sa + SCRATCH_OK`;
+/// else nothing but 0 there.
+fn define_lane_routine(
+    module: &mut JITModule,
+    id: cranelift_module::FuncId,
+    sig: &Signature,
+    key: usize,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<(), NoJit> {
+    let (wide, wd, store) = (
+        key & 4 != 0,
+        if key & 2 != 0 { 8u32 } else { 4 },
+        key & 1 != 0,
+    );
+    let tcfg = module.target_config();
+    let mut cctx = module.make_context();
+    cctx.func.signature = sig.clone();
+    cctx.func.name = UserFuncName::user(0, id.as_u32());
+    {
+        let mut b = FunctionBuilder::new(&mut cctx.func, fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (ctx, sa, off, lanes) = (
+            b.block_params(entry)[0],
+            b.block_params(entry)[1],
+            b.block_params(entry)[2],
+            b.block_params(entry)[3],
+        );
+        // A partial group: the other lanes' addresses made 0 first.
+        let full = b.ins().icmp_imm_s(IntCC::Equal, lanes, -1);
+        let mask = b.create_block();
+        let check = b.create_block();
+        b.ins().brif(full, check, &[], mask, &[]);
+        b.switch_to_block(mask);
+        for k in 0..if wide { 16 } else { 8 } {
+            let (ty, m) = if wide {
+                (I64X2, lane_mask64(&mut b, lanes, k))
+            } else {
+                (I32X4, lane_mask32(&mut b, lanes, k))
+            };
+            let x = b.ins().load(ty, TRUSTED, sa, 16 * k as i32);
+            let x = b.ins().band(x, m);
+            b.ins().store(TRUSTED, x, sa, 16 * k as i32);
+        }
+        b.ins().jump(check, &[]);
+        b.switch_to_block(check);
+        let (lo, hi, ors) = if wide {
+            let v: Vec<Value> = (0..16)
+                .map(|k| b.ins().load(I64X2, TRUSTED, sa, 16 * k))
+                .collect();
+            let (mut mn, mut mx, mut or) = (v[0], v[0], v[0]);
+            for x in &v[1..] {
+                let lt = b.ins().icmp(IntCC::UnsignedLessThan, *x, mn);
+                mn = b.ins().bitselect(lt, *x, mn);
+                let gt = b.ins().icmp(IntCC::UnsignedGreaterThan, *x, mx);
+                mx = b.ins().bitselect(gt, *x, mx);
+                or = b.ins().bor(or, *x);
+            }
+            let mut two = |v: Value| (b.ins().extractlane(v, 0), b.ins().extractlane(v, 1));
+            let ((p, q), (r, t), (u, w)) = (two(mn), two(mx), two(or));
+            (b.ins().umin(p, q), b.ins().umax(r, t), b.ins().bor(u, w))
+        } else {
+            let v: Vec<Value> = (0..8)
+                .map(|k| b.ins().load(I32X4, TRUSTED, sa, 16 * k))
+                .collect();
+            let (mut mn, mut mx, mut or) = (v[0], v[0], v[0]);
+            for x in &v[1..] {
+                mn = b.ins().umin(mn, *x);
+                mx = b.ins().umax(mx, *x);
+                or = b.ins().bor(or, *x);
+            }
+            let lane = |b: &mut FunctionBuilder, v: Value, i: u8| {
+                let x = b.ins().extractlane(v, i);
+                b.ins().uextend(I64, x)
+            };
+            let (mut lo, mut hi, mut o) = (
+                lane(&mut b, mn, 0),
+                lane(&mut b, mx, 0),
+                lane(&mut b, or, 0),
+            );
+            for i in 1..4 {
+                let (p, q, r) = (
+                    lane(&mut b, mn, i),
+                    lane(&mut b, mx, i),
+                    lane(&mut b, or, i),
+                );
+                lo = b.ins().umin(lo, p);
+                hi = b.ins().umax(hi, q);
+                o = b.ins().bor(o, r);
+            }
+            (lo, hi, o)
+        };
+        // `lo + off >= 0`, `hi + off <= len - wd` and `(ors | off) & (wd - 1) == 0` (an
+        // `off` not a multiple of `wd` goes to the helpers, which decide); no sum
+        // overflows: `|off| <= 2^32` and `hi < 2^62` (checked).
+        let len = b.ins().load(I64, TRUSTED, ctx, off!(shared_len));
+        let room = b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, len, wd as i64);
+        let limit = b.ins().iadd_imm_s(len, -(wd as i64));
+        let lo_at = b.ins().iadd(lo, off);
+        let hi_at = b.ins().iadd(hi, off);
+        let from0 = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lo_at, 0);
+        let small = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, hi, 1 << 62);
+        let below = b.ins().icmp(IntCC::SignedLessThanOrEqual, hi_at, limit);
+        let o = b.ins().bor(ors, off);
+        let mis = b.ins().band_imm_s(o, wd as i64 - 1);
+        let aligned = b.ins().icmp_imm_s(IntCC::Equal, mis, 0);
+        let mut ok = room;
+        for c in [from0, small, below, aligned] {
+            ok = b.ins().band(ok, c);
+        }
+        let ok32 = b.ins().uextend(I32, ok);
+        b.ins().store(TRUSTED, ok32, sa, SCRATCH_OK);
+        let xfer = b.create_block();
+        let done = b.create_block();
+        b.ins().brif(ok, xfer, &[], done, &[]);
+        b.switch_to_block(xfer);
+        let sh = b.ins().load(I64, TRUSTED, ctx, off!(shared));
+        let sh = b.ins().iadd(sh, off);
+        // Guest memory: checked above, no alignment promised to Cranelift.
+        let flags = MemFlagsData::new().with_notrap();
+        let ty = if wd == 4 { I32 } else { I64 };
+        // A partial group's store keeps the other lanes' bytes; a whole warp's store, and
+        // every load, goes plainly.
+        if store {
+            let partial = b.create_block();
+            let plain = b.create_block();
+            b.ins().brif(full, plain, &[], partial, &[]);
+            b.switch_to_block(partial);
+            for l in 0..32i32 {
+                let a = if wide {
+                    b.ins().load(I64, TRUSTED, sa, 8 * l)
+                } else {
+                    b.ins().uload32(TRUSTED, sa, 4 * l)
+                };
+                let p = b.ins().iadd(sh, a);
+                // A lane outside `lanes` (its address made 0 above) stores what is there
+                // now, the earlier lanes' stores included: nothing changes.
+                let x = b.ins().load(ty, TRUSTED, sa, SCRATCH_VALS + wd as i32 * l);
+                let now = b.ins().load(ty, flags, p, 0);
+                let on = b.ins().band_imm_s(lanes, 1 << l);
+                let x = b.ins().select(on, x, now);
+                b.ins().store(flags, x, p, 0);
+            }
+            b.ins().jump(done, &[]);
+            b.switch_to_block(plain);
+        }
+        for l in 0..32i32 {
+            let a = if wide {
+                b.ins().load(I64, TRUSTED, sa, 8 * l)
+            } else {
+                b.ins().uload32(TRUSTED, sa, 4 * l)
+            };
+            let p = b.ins().iadd(sh, a);
+            let at = SCRATCH_VALS + wd as i32 * l;
+            if store {
+                let x = b.ins().load(ty, TRUSTED, sa, at);
+                b.ins().store(flags, x, p, 0);
+            } else {
+                let x = b.ins().load(ty, flags, p, 0);
+                b.ins().store(TRUSTED, x, sa, at);
+            }
+        }
+        b.ins().jump(done, &[]);
+        b.switch_to_block(done);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(tcfg);
+    }
+    module
+        .define_function(id, &mut cctx)
+        .map_err(|e| NoJit(format!("{e:?}")))?;
+    module.clear_context(&mut cctx);
+    Ok(())
+}
+
 /// Compiles a kernel with the usual pipeline or, when `quick`, the quick one; `None` when
 /// the kernel is too large for the usual one ([`QUICK_ABOVE`]).
 fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
@@ -2042,6 +2245,22 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .declare_function("ptxvm_jit_run_span", Linkage::Import, &span_sig)
         .map_err(|e| NoJit(e.to_string()))?;
 
+    let mut lane_sig = module.make_signature();
+    lane_sig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
+    lane_sig.params.push(AbiParam::new(ptr));
+    lane_sig.params.push(AbiParam::new(ptr));
+    lane_sig.params.push(AbiParam::new(I64));
+    lane_sig.params.push(AbiParam::new(I32));
+    let mut lane_ids = Vec::with_capacity(LANE_ROUTINES);
+    for k in 0..LANE_ROUTINES {
+        lane_ids.push(
+            module
+                .declare_function(&format!("lanes{k}"), Linkage::Local, &lane_sig)
+                .map_err(|e| NoJit(e.to_string()))?,
+        );
+    }
+    let lanes_used;
+
     let mut sig: Signature = module.make_signature();
     sig.params.push(AbiParam::new(ptr));
     sig.params.push(AbiParam::new(I32));
@@ -2072,6 +2291,10 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         let diverge_fn = module.declare_func_in_func(diverge_id, b.func);
         let merge_fn = module.declare_func_in_func(merge_id, b.func);
         let run_span = module.declare_func_in_func(run_span_id, b.func);
+        let lane_fns: Vec<cranelift_codegen::ir::FuncRef> = lane_ids
+            .iter()
+            .map(|&id| module.declare_func_in_func(id, b.func))
+            .collect();
         let exit = b.create_block();
         // The dispatch: the group's lanes and what is made of them, then on to the block
         // starting at its PC. Entered from the entry, and again where the group's lanes
@@ -2123,6 +2346,8 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             merges: HashSet::new(),
             diverge_fn,
             merge_fn,
+            lane_fns,
+            lanes_used: 0,
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -2160,6 +2385,7 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         g.b.ins().store(TRUSTED, sum, ctx, off!(thread_insts));
         let code = g.b.use_var(exit_code);
         g.b.ins().return_(&[code]);
+        lanes_used = g.lanes_used;
         if g.bad {
             return Err(NoJit("an operand of an unexpected kind".into()));
         }
@@ -2182,6 +2408,11 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .define_function(fid, &mut cctx)
         .map_err(|e| NoJit(format!("{e:?}")))?;
     module.clear_context(&mut cctx);
+    for (k, &id) in lane_ids.iter().enumerate() {
+        if lanes_used >> k & 1 != 0 {
+            define_lane_routine(&mut module, id, &lane_sig, k, &mut fctx)?;
+        }
+    }
     module
         .finalize_definitions()
         .map_err(|e| NoJit(e.to_string()))?;
@@ -2408,7 +2639,7 @@ impl Gen<'_, '_> {
             None => {
                 let ss = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
-                    256,
+                    SCRATCH_OK as u32 + 16,
                     4,
                 ));
                 self.scratch = Some(ss);
@@ -3630,6 +3861,7 @@ impl Gen<'_, '_> {
             .filter(|&(s, _)| matches!(wd, 4 | 8) && s == wd as i32);
         match lin {
             Some((_, tid)) if space == MemSpace::Shared => {
+                let other = self.b.create_block();
                 self.lin_access(
                     wd,
                     space,
@@ -3640,8 +3872,10 @@ impl Gen<'_, '_> {
                     val.as_ref(),
                     slow,
                     join,
-                    slow,
+                    other,
                 );
+                self.b.switch_to_block(other);
+                self.shared_lanes(wd, lanes, &base, off, val.as_ref(), slow, join);
             }
             Some((_, tid)) => {
                 let other = self.b.create_block();
@@ -3662,6 +3896,9 @@ impl Gen<'_, '_> {
             }
             None if matches!(wd, 4 | 8) && space != MemSpace::Shared => {
                 self.run_access(wd, space, lanes, &base, off, val.as_ref(), slow, join);
+            }
+            None if matches!(wd, 4 | 8) => {
+                self.shared_lanes(wd, lanes, &base, off, val.as_ref(), slow, join);
             }
             None => {
                 self.b.ins().jump(slow, &[]);
@@ -3957,6 +4194,76 @@ impl Gen<'_, '_> {
             self.b.switch_to_block(go);
             self.span_access(wd, space, a0, val, slow, join);
         }
+    }
+
+    /// A shared-memory access of `wd` (4 or 8) bytes for the lanes of `lanes` made by a lane routine of
+    /// the module ([`define_lane_routine`]) instead of the helpers: the lanes' addresses
+    /// (and a store's values) go to the scratch slot, the routine checks and makes the
+    /// access, and a load takes its values from the scratch slot; to `slow` (the helpers,
+    /// which also fault) when the routine finds a lane misaligned or outside the shared
+    /// memory. The routine preserves every register (`preserve_all`), so the vectors live
+    /// around the access stay in registers, and its code is written once per module, not
+    /// once per access (which would push a kernel past [`QUICK_ABOVE`]).
+    #[allow(clippy::too_many_arguments)]
+    fn shared_lanes(
+        &mut self,
+        wd: u32,
+        lanes: Value,
+        base: &Pieces,
+        off: i64,
+        val: Option<&Pieces>,
+        slow: Block,
+        join: Block,
+    ) {
+        let wide = match base {
+            Pieces::W32(_) => false,
+            Pieces::W64(_) => true,
+            Pieces::Pred(_) => {
+                self.b.ins().jump(slow, &[]);
+                return;
+            }
+        };
+        if off.unsigned_abs() > u64::from(u32::MAX) || matches!(val, Some(Pieces::Pred(_))) {
+            // Far offsets (the routine's sums assume `|off| <= 2^32`): the helpers.
+            self.b.ins().jump(slow, &[]);
+            return;
+        }
+        let ss = self.scratch_slot();
+        let sa = self.b.ins().stack_addr(I64, ss, 0);
+        for (k, x) in base.values().iter().enumerate() {
+            self.b.ins().store(TRUSTED, *x, sa, 16 * k as i32);
+        }
+        if let Some(v) = val {
+            for (k, x) in v.values().iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(TRUSTED, *x, sa, SCRATCH_VALS + 16 * k as i32);
+            }
+        }
+        let key = lane_routine(wide, wd, val.is_some());
+        self.lanes_used |= 1 << key;
+        let offv = self.b.ins().iconst(I64, off);
+        self.b
+            .ins()
+            .call(self.lane_fns[key], &[self.ctx, sa, offv, lanes]);
+        let ok = self.b.ins().load(I32, TRUSTED, sa, SCRATCH_OK);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], slow, &[]);
+        self.b.switch_to_block(go);
+        let args: Vec<cranelift_codegen::ir::BlockArg> = if val.is_some() {
+            Vec::new()
+        } else {
+            let (vty, n) = if wd == 4 { (I32X4, 8) } else { (I64X2, 16) };
+            (0..n)
+                .map(|k| {
+                    self.b
+                        .ins()
+                        .load(vty, TRUSTED, sa, SCRATCH_VALS + 16 * k)
+                        .into()
+                })
+                .collect()
+        };
+        self.b.ins().jump(join, &args);
     }
 
     /// One helper call checks the run of 32 `wd`-byte lanes from `a0` (`jit_run_span`),
