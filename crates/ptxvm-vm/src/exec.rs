@@ -310,6 +310,18 @@ struct Group {
     others: u32,
 }
 
+impl Group {
+    /// No group (a placeholder where the warp engine holds none).
+    const NONE: Group = Group {
+        mask: 0,
+        pc: 0,
+        func: 0,
+        depth: 0,
+        leader: 0,
+        others: 0,
+    };
+}
+
 struct Cta<'a> {
     prog: &'a Program,
     /// The launched kernel's code.

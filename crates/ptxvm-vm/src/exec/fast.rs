@@ -66,6 +66,13 @@ pub(super) struct Spin {
 }
 
 impl Spin {
+    /// No spinning (a placeholder where no group is held).
+    pub(super) const NONE: Spin = Spin {
+        max: 0,
+        taken: 0,
+        zeroed: false,
+    };
+
     /// The largest count of any thread of the group.
     pub(super) fn highest(&self) -> u32 {
         if self.zeroed {
@@ -413,28 +420,34 @@ impl Cta<'_> {
     ) -> Result<bool, Box<Fault>> {
         let mut n = 0u32;
         // The group being run, whose PC (and spin counts) are kept here rather than in its
-        // threads while it stays the group `select` would pick.
+        // threads while it stays the group `select` would pick (`held`). Plain locals, not
+        // an `Option` of the pair: taking a 40-byte `Option` apart at every turn's top
+        // loaded what had just been stored field by field, a stalled store-to-load forward
+        // on every pass (a third of this loop's time on barrier-heavy kernels).
         // The group this warp ran last, kept since its last quantum when nothing outside it
         // may have changed the warp's threads (no reference step anywhere in the CTA).
-        let mut cur: Option<(Group, Spin)> = match self.wcache[w as usize].take() {
-            Some((g, spin, epoch)) if epoch == self.sched_epoch => Some((g, spin)),
+        let (mut g, mut spin, mut held) = match self.wcache[w as usize].take() {
+            Some((g, spin, epoch)) if epoch == self.sched_epoch => (g, spin, true),
             Some((g, spin, _)) => {
                 self.set_pcs(w, g.mask, g.pc);
                 self.apply_spins(w, g.mask, &spin);
-                None
+                (g, spin, false)
             }
-            None => None,
+            None => (Group::NONE, Spin::NONE, false),
         };
         loop {
-            let (g, mut spin) = match cur.take() {
-                Some(c) => c,
-                None => match self.select(w) {
-                    Some(g) => (g, self.spin_of(w, g.mask)),
+            if !held {
+                match self.select(w) {
+                    Some(s) => {
+                        g = s;
+                        spin = self.spin_of(w, g.mask);
+                    }
                     None => break,
-                },
-            };
+                }
+            }
+            held = false;
             if n >= QUANTUM && self.yields_at(&g) {
-                cur = Some((g, spin));
+                held = true;
                 break;
             }
             if g.depth == 1 {
@@ -454,14 +467,12 @@ impl Cta<'_> {
                         let (exit, pc) = (x.code, x.pc);
                         // The group the code left running (narrower after a divergence it
                         // took on itself, the other lanes waiting at the branch target).
-                        let g = Group {
-                            mask: x.mask,
-                            leader: w * 32 + x.mask.trailing_zeros(),
-                            others: x.others,
-                            ..g
-                        };
+                        g.mask = x.mask;
+                        g.leader = w * 32 + x.mask.trailing_zeros();
+                        g.others = x.others;
                         if exit == super::jit::EXIT_AT && pc < g.others {
-                            cur = Some((Group { pc, ..g }, spin));
+                            g.pc = pc;
+                            held = true;
                         } else {
                             self.set_pcs(w, g.mask, pc);
                             self.apply_spins(w, g.mask, &spin);
@@ -475,7 +486,8 @@ impl Cta<'_> {
                         n += 1;
                         match done {
                             Done::Uniform(pc) if pc < g.others => {
-                                cur = Some((Group { pc, ..g }, spin));
+                                g.pc = pc;
+                                held = true;
                             }
                             Done::Uniform(pc) | Done::Reselect(pc) => {
                                 self.set_pcs(w, g.mask, pc);
@@ -500,7 +512,7 @@ impl Cta<'_> {
             self.step_group(w, g, mem, stats, budget)?;
             n += 1;
         }
-        if let Some((g, spin)) = cur {
+        if held {
             self.wcache[w as usize] = Some((g, spin, self.sched_epoch));
         }
         Ok(n > 0)
