@@ -1987,7 +1987,8 @@ fn lane_routine(wide: bool, wd: u32, store: bool) -> usize {
 /// `[0, shared_len - wd]` — what `fast::whole_warp` checks for shared memory, found from
 /// vector minima, maxima and the OR of the lanes; then the 32 accesses in lane order (for
 /// a store a later lane's value wins, as in `fast::scatter`), and 1 at `sa + SCRATCH_OK`;
-/// else nothing but 0 there.
+/// else nothing but 0 there. A load whose lanes share addresses reads each address once
+/// (one for the warp, one per half warp, or the first half's 16 for both halves).
 fn define_lane_routine(
     module: &mut JITModule,
     id: cranelift_module::FuncId,
@@ -2033,6 +2034,8 @@ fn define_lane_routine(
         }
         b.ins().jump(check, &[]);
         b.switch_to_block(check);
+        // The 32-bit addresses' vectors (for the shapes a load checks below).
+        let mut narrow: Vec<Value> = Vec::new();
         let (lo, hi, ors) = if wide {
             let v: Vec<Value> = (0..16)
                 .map(|k| b.ins().load(I64X2, TRUSTED, sa, 16 * k))
@@ -2052,6 +2055,7 @@ fn define_lane_routine(
             let v: Vec<Value> = (0..8)
                 .map(|k| b.ins().load(I32X4, TRUSTED, sa, 16 * k))
                 .collect();
+            narrow = v.clone();
             let (mut mn, mut mx, mut or) = (v[0], v[0], v[0]);
             for x in &v[1..] {
                 mn = b.ins().umin(mn, *x);
@@ -2136,6 +2140,80 @@ fn define_lane_routine(
             }
             b.ins().jump(done, &[]);
             b.switch_to_block(plain);
+        }
+        let vty = if wd == 4 { I32X4 } else { I64X2 };
+        // The values' bytes per half warp, and their vectors (16 bytes each).
+        let (half, per_half) = (16 * wd as i32, wd as i32);
+        if !store {
+            // Shapes of a load's addresses that need fewer accesses (checked in turn): every
+            // lane at one address (a broadcast), each half warp at one address (a 16 x 16
+            // tile's row read by a warp that spans two rows), the second half at the first
+            // half's addresses (its column read).
+            let splat_to = |b: &mut FunctionBuilder, a: Value, at: i32, n: i32| {
+                let p = b.ins().iadd(sh, a);
+                let x = b.ins().load(ty, flags, p, 0);
+                let x = b.ins().splat(vty, x);
+                for k in 0..n {
+                    b.ins().store(TRUSTED, x, sa, at + 16 * k);
+                }
+            };
+            let one = b.create_block();
+            let rest = b.create_block();
+            let same = b.ins().icmp(IntCC::Equal, lo, hi);
+            b.ins().brif(same, one, &[], rest, &[]);
+            b.switch_to_block(one);
+            splat_to(&mut b, lo, SCRATCH_VALS, 2 * per_half);
+            b.ins().jump(done, &[]);
+            b.switch_to_block(rest);
+            if !narrow.is_empty() {
+                let first = |b: &mut FunctionBuilder, k: usize| {
+                    let x = b.ins().extractlane(narrow[k], 0);
+                    let a = b.ins().uextend(I64, x);
+                    let v = b.ins().splat(I32X4, x);
+                    let mut all: Option<Value> = None;
+                    for j in k..k + 4 {
+                        let e = b.ins().icmp(IntCC::Equal, narrow[j], v);
+                        all = Some(all.map_or(e, |o| b.ins().band(o, e)));
+                    }
+                    (a, all.map_or(v, |x| x))
+                };
+                let (a0, u0) = first(&mut b, 0);
+                let (a1, u1) = first(&mut b, 4);
+                let both = b.ins().band(u0, u1);
+                let uni = b.ins().vall_true(both);
+                let rows = b.create_block();
+                let next = b.create_block();
+                b.ins().brif(uni, rows, &[], next, &[]);
+                b.switch_to_block(rows);
+                splat_to(&mut b, a0, SCRATCH_VALS, per_half);
+                splat_to(&mut b, a1, SCRATCH_VALS + half, per_half);
+                b.ins().jump(done, &[]);
+                b.switch_to_block(next);
+                let mut twice: Option<Value> = None;
+                for k in 0..4 {
+                    let e = b.ins().icmp(IntCC::Equal, narrow[k], narrow[k + 4]);
+                    twice = Some(twice.map_or(e, |o| b.ins().band(o, e)));
+                }
+                if let Some(twice) = twice {
+                    let twice = b.ins().vall_true(twice);
+                    let cols = b.create_block();
+                    let general = b.create_block();
+                    b.ins().brif(twice, cols, &[], general, &[]);
+                    b.switch_to_block(cols);
+                    for l in 0..16i32 {
+                        let a = b.ins().uload32(TRUSTED, sa, 4 * l);
+                        let p = b.ins().iadd(sh, a);
+                        let x = b.ins().load(ty, flags, p, 0);
+                        b.ins().store(TRUSTED, x, sa, SCRATCH_VALS + wd as i32 * l);
+                    }
+                    for k in 0..per_half {
+                        let x = b.ins().load(vty, TRUSTED, sa, SCRATCH_VALS + 16 * k);
+                        b.ins().store(TRUSTED, x, sa, SCRATCH_VALS + half + 16 * k);
+                    }
+                    b.ins().jump(done, &[]);
+                    b.switch_to_block(general);
+                }
+            }
         }
         for l in 0..32i32 {
             let a = if wide {
