@@ -2171,8 +2171,8 @@ fn define_lane_routine(
                     let a = b.ins().uextend(I64, x);
                     let v = b.ins().splat(I32X4, x);
                     let mut all: Option<Value> = None;
-                    for j in k..k + 4 {
-                        let e = b.ins().icmp(IntCC::Equal, narrow[j], v);
+                    for x in &narrow[k..k + 4] {
+                        let e = b.ins().icmp(IntCC::Equal, *x, v);
                         all = Some(all.map_or(e, |o| b.ins().band(o, e)));
                     }
                     (a, all.map_or(v, |x| x))
