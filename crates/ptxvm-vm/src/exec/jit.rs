@@ -695,9 +695,8 @@ struct Gen<'f, 'b> {
     merges: HashSet<u32>,
     diverge_fn: cranelift_codegen::ir::FuncRef,
     merge_fn: cranelift_codegen::ir::FuncRef,
-    /// The module's lane routines ([`lane_routine`]) and those the code calls (bits).
+    /// The lane routines ([`lane_routine`], [`lane_routines`]).
     lane_fns: Vec<cranelift_codegen::ir::FuncRef>,
-    lanes_used: u32,
 }
 
 /// Where the lanes of a divergent `bra` at `pc` to `target` that do not go on wait: at
@@ -1966,7 +1965,7 @@ pub(crate) fn compile(f: &FuncCode) -> Result<JitCode, NoJit> {
     }
 }
 
-/// The lane routines of a module ([`Gen::shared_lanes`]): one per address width (`wide`:
+/// The lane routines ([`Gen::shared_lanes`]): one per address width (`wide`:
 /// 64-bit address registers), access size (4 or 8) and direction.
 const LANE_ROUTINES: usize = 8;
 /// Where a lane routine finds what it works on in the kernel's scratch slot: the lanes'
@@ -1977,6 +1976,54 @@ const SCRATCH_OK: i32 = 512;
 
 fn lane_routine(wide: bool, wd: u32, store: bool) -> usize {
     (wide as usize) << 2 | ((wd == 8) as usize) << 1 | store as usize
+}
+
+/// The signature of the lane routines: `(ctx, sa, off, lanes)`, `preserve_all`.
+fn lane_sig(module: &JITModule) -> Signature {
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(I64));
+    sig.params.push(AbiParam::new(I32));
+    sig
+}
+
+/// The lane routines' code addresses, compiled once per process (a kernel's module
+/// imports them: compiling them with every kernel cost 5% of the median compile time).
+/// Their module is never freed, so the code stays.
+fn lane_routines() -> Result<&'static [usize; LANE_ROUTINES], NoJit> {
+    static CODE: OnceLock<Result<[usize; LANE_ROUTINES], String>> = OnceLock::new();
+    CODE.get_or_init(|| {
+        let build = || -> Result<[usize; LANE_ROUTINES], NoJit> {
+            let module = Box::leak(Box::new(JITModule::new(JITBuilder::with_isa(
+                isa(false)?,
+                default_libcall_names(),
+            ))));
+            let sig = lane_sig(module);
+            let mut fctx = FunctionBuilderContext::new();
+            let mut ids = Vec::with_capacity(LANE_ROUTINES);
+            for k in 0..LANE_ROUTINES {
+                let id = module
+                    .declare_function(&format!("lanes{k}"), Linkage::Local, &sig)
+                    .map_err(|e| NoJit(e.to_string()))?;
+                define_lane_routine(module, id, &sig, k, &mut fctx)?;
+                ids.push(id);
+            }
+            module
+                .finalize_definitions()
+                .map_err(|e| NoJit(e.to_string()))?;
+            let mut code = [0usize; LANE_ROUTINES];
+            for (c, id) in code.iter_mut().zip(ids) {
+                *c = module.get_finalized_function(id) as usize;
+            }
+            Ok(code)
+        };
+        build().map_err(|e| e.0)
+    })
+    .as_ref()
+    .map_err(|e| NoJit(e.clone()))
 }
 
 /// Writes lane routine `key` ([`lane_routine`]): `(ctx, sa, off, lanes)`, `preserve_all`
@@ -2280,7 +2327,11 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
     }
 
     let isa = isa(quick)?;
+    let lanes = lane_routines()?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    for (k, &a) in lanes.iter().enumerate() {
+        jb.symbol(format!("ptxvm_lanes{k}"), a as *const u8);
+    }
     jb.symbol("ptxvm_jit_gather", jit_gather as *const u8);
     jb.symbol("ptxvm_jit_scatter", jit_scatter as *const u8);
     jb.symbol("ptxvm_jit_shfl", jit_shfl as *const u8);
@@ -2323,21 +2374,15 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .declare_function("ptxvm_jit_run_span", Linkage::Import, &span_sig)
         .map_err(|e| NoJit(e.to_string()))?;
 
-    let mut lane_sig = module.make_signature();
-    lane_sig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
-    lane_sig.params.push(AbiParam::new(ptr));
-    lane_sig.params.push(AbiParam::new(ptr));
-    lane_sig.params.push(AbiParam::new(I64));
-    lane_sig.params.push(AbiParam::new(I32));
+    let lane_sig = lane_sig(&module);
     let mut lane_ids = Vec::with_capacity(LANE_ROUTINES);
     for k in 0..LANE_ROUTINES {
         lane_ids.push(
             module
-                .declare_function(&format!("lanes{k}"), Linkage::Local, &lane_sig)
+                .declare_function(&format!("ptxvm_lanes{k}"), Linkage::Import, &lane_sig)
                 .map_err(|e| NoJit(e.to_string()))?,
         );
     }
-    let lanes_used;
 
     let mut sig: Signature = module.make_signature();
     sig.params.push(AbiParam::new(ptr));
@@ -2425,7 +2470,6 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
             diverge_fn,
             merge_fn,
             lane_fns,
-            lanes_used: 0,
         };
         // One Cranelift block per compiled block, entered with nothing in registers.
         let cblocks: Vec<Block> = blocks.iter().map(|_| g.b.create_block()).collect();
@@ -2463,7 +2507,6 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         g.b.ins().store(TRUSTED, sum, ctx, off!(thread_insts));
         let code = g.b.use_var(exit_code);
         g.b.ins().return_(&[code]);
-        lanes_used = g.lanes_used;
         if g.bad {
             return Err(NoJit("an operand of an unexpected kind".into()));
         }
@@ -2486,11 +2529,6 @@ fn build(f: &FuncCode, quick: bool) -> Result<Option<JitCode>, NoJit> {
         .define_function(fid, &mut cctx)
         .map_err(|e| NoJit(format!("{e:?}")))?;
     module.clear_context(&mut cctx);
-    for (k, &id) in lane_ids.iter().enumerate() {
-        if lanes_used >> k & 1 != 0 {
-            define_lane_routine(&mut module, id, &lane_sig, k, &mut fctx)?;
-        }
-    }
     module
         .finalize_definitions()
         .map_err(|e| NoJit(e.to_string()))?;
@@ -4274,14 +4312,15 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// A shared-memory access of `wd` (4 or 8) bytes for the lanes of `lanes` made by a lane routine of
-    /// the module ([`define_lane_routine`]) instead of the helpers: the lanes' addresses
-    /// (and a store's values) go to the scratch slot, the routine checks and makes the
-    /// access, and a load takes its values from the scratch slot; to `slow` (the helpers,
-    /// which also fault) when the routine finds a lane misaligned or outside the shared
-    /// memory. The routine preserves every register (`preserve_all`), so the vectors live
-    /// around the access stay in registers, and its code is written once per module, not
-    /// once per access (which would push a kernel past [`QUICK_ABOVE`]).
+    /// A shared-memory access of `wd` (4 or 8) bytes for the lanes of `lanes` made by a
+    /// lane routine ([`define_lane_routine`], [`lane_routines`]) instead of the helpers:
+    /// the lanes' addresses (and a store's values) go to the scratch slot, the routine
+    /// checks and makes the access, and a load takes its values from the scratch slot; to
+    /// `slow` (the helpers, which also fault) when the routine finds a lane misaligned or
+    /// outside the shared memory. The routine preserves every register (`preserve_all`),
+    /// so the vectors live around the access stay in registers, and its code is written
+    /// once per process, not once per access (which would push a kernel past
+    /// [`QUICK_ABOVE`] and its register allocation into spilling).
     #[allow(clippy::too_many_arguments)]
     fn shared_lanes(
         &mut self,
@@ -4319,7 +4358,6 @@ impl Gen<'_, '_> {
             }
         }
         let key = lane_routine(wide, wd, val.is_some());
-        self.lanes_used |= 1 << key;
         let offv = self.b.ins().iconst(I64, off);
         self.b
             .ins()
