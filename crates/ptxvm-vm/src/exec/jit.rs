@@ -2163,6 +2163,15 @@ fn define_lane_routine(
         // Guest memory: checked above, no alignment promised to Cranelift.
         let flags = MemFlagsData::new().with_notrap();
         let ty = if wd == 4 { I32 } else { I64 };
+        // Lane `l`'s host address: its address from the scratch slot, from `sh`.
+        let lane_at = |b: &mut FunctionBuilder, l: i32| {
+            let a = if wide {
+                b.ins().load(I64, TRUSTED, sa, 8 * l)
+            } else {
+                b.ins().uload32(TRUSTED, sa, 4 * l)
+            };
+            b.ins().iadd(sh, a)
+        };
         // A partial group's store keeps the other lanes' bytes; a whole warp's store, and
         // every load, goes plainly.
         if store {
@@ -2171,12 +2180,7 @@ fn define_lane_routine(
             b.ins().brif(full, plain, &[], partial, &[]);
             b.switch_to_block(partial);
             for l in 0..32i32 {
-                let a = if wide {
-                    b.ins().load(I64, TRUSTED, sa, 8 * l)
-                } else {
-                    b.ins().uload32(TRUSTED, sa, 4 * l)
-                };
-                let p = b.ins().iadd(sh, a);
+                let p = lane_at(&mut b, l);
                 // A lane outside `lanes` (its address made 0 above) stores what is there
                 // now, the earlier lanes' stores included: nothing changes.
                 let x = b.ins().load(ty, TRUSTED, sa, SCRATCH_VALS + wd as i32 * l);
@@ -2248,8 +2252,7 @@ fn define_lane_routine(
                     b.ins().brif(twice, cols, &[], general, &[]);
                     b.switch_to_block(cols);
                     for l in 0..16i32 {
-                        let a = b.ins().uload32(TRUSTED, sa, 4 * l);
-                        let p = b.ins().iadd(sh, a);
+                        let p = lane_at(&mut b, l);
                         let x = b.ins().load(ty, flags, p, 0);
                         b.ins().store(TRUSTED, x, sa, SCRATCH_VALS + wd as i32 * l);
                     }
@@ -2263,12 +2266,7 @@ fn define_lane_routine(
             }
         }
         for l in 0..32i32 {
-            let a = if wide {
-                b.ins().load(I64, TRUSTED, sa, 8 * l)
-            } else {
-                b.ins().uload32(TRUSTED, sa, 4 * l)
-            };
-            let p = b.ins().iadd(sh, a);
+            let p = lane_at(&mut b, l);
             let at = SCRATCH_VALS + wd as i32 * l;
             if store {
                 let x = b.ins().load(ty, TRUSTED, sa, at);
