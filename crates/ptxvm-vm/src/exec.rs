@@ -363,6 +363,9 @@ struct Cta<'a> {
     /// Per warp: set when all of its live lanes blocked at a barrier together in the warp
     /// engine (barrier, PC after it, the lanes' highest spin count, below [`SPIN_YIELD`]):
     /// when that barrier completes, they are the warp's one group, known without `select`.
+    /// Such a warp is *parked*: its threads' records (`sched`) keep the PC and `Ready`
+    /// state they had before the barrier until its release writes the PCs; the warp gets no
+    /// turn meanwhile, and what reports threads' states reads them through `sched_at`.
     bar_whole: Vec<Option<(u8, u32, u32)>>,
     /// The `bar_whole` records the last barrier completion released (warp, PC, spins).
     woken: Vec<(u32, u32, u32)>,
@@ -1092,9 +1095,22 @@ impl<'a> Cta<'a> {
         &self.prog.funcs[self.launch.kernel as usize]
     }
 
+    /// Thread `i`'s scheduling record as it stands: the threads of a warp parked at a
+    /// barrier (`bar_whole`) wait there, their PC past it, whatever their record says.
+    fn sched_at(&self, i: usize) -> Sched {
+        let mut s = self.sched.get(i).copied().unwrap_or(Sched::START);
+        if let Some(&Some((id, pc, _))) = self.bar_whole.get(i / 32)
+            && self.live_lanes(i / 32) >> (i % 32) & 1 == 1
+        {
+            s.pc = pc;
+            s.state = TState::Barrier(id);
+        }
+        s
+    }
+
     fn site(&self, t: usize) -> Site {
         let th = &self.threads[t];
-        let sc = self.sched[t];
+        let sc = self.sched_at(t);
         let func = th.frames.last().map_or(self.launch.kernel, |f| f.func);
         let fc = &self.prog.funcs[func as usize];
         // A thread waiting at a barrier has already moved past it: report the barrier.
@@ -1190,7 +1206,8 @@ impl<'a> Cta<'a> {
     }
 
     fn deadlock(&self) -> Box<Fault> {
-        if let Some(t) = (0..self.threads.len()).find(|&i| self.sched[i].state == TState::WarpSync)
+        if let Some(t) =
+            (0..self.threads.len()).find(|&i| self.sched_at(i).state == TState::WarpSync)
         {
             let missing = self.sync_missing(t);
             let what = self.sync_lane_states(t, missing);
@@ -1206,20 +1223,20 @@ impl<'a> Cta<'a> {
             );
         }
         let waiting: Vec<usize> = (0..self.threads.len())
-            .filter(|&i| matches!(self.sched[i].state, TState::Barrier(_)))
+            .filter(|&i| matches!(self.sched_at(i).state, TState::Barrier(_)))
             .collect();
-        let exited = self
-            .sched
-            .iter()
-            .filter(|t| t.state == TState::Exited)
+        let exited = (0..self.threads.len())
+            .filter(|&i| self.sched_at(i).state == TState::Exited)
             .count();
         let first = waiting.first().copied().unwrap_or(0);
         let mut warps: Vec<String> = Vec::new();
         for w in 0..self.nwarps {
             let lo = (w * 32) as usize;
             let hi = (lo + 32).min(self.sched.len());
-            if let Some(i) = (lo..hi).find(|&i| matches!(self.sched[i].state, TState::Barrier(_))) {
-                let TState::Barrier(id) = self.sched[i].state else {
+            if let Some(i) =
+                (lo..hi).find(|&i| matches!(self.sched_at(i).state, TState::Barrier(_)))
+            {
+                let TState::Barrier(id) = self.sched_at(i).state else {
                     continue;
                 };
                 let func = self.threads[i].frames.last().map_or(0, |f| f.func);
@@ -1227,12 +1244,12 @@ impl<'a> Cta<'a> {
                     .prog
                     .funcs
                     .get(func as usize)
-                    .and_then(|f| f.code.get(self.sched[i].pc.saturating_sub(1) as usize))
+                    .and_then(|f| f.code.get(self.sched_at(i).pc.saturating_sub(1) as usize))
                     .map_or(0, |i| i.line);
                 warps.push(format!("warp {w} waits at {} (line {line})", bar_name(id)));
             }
         }
-        let id = match self.sched[first].state {
+        let id = match self.sched_at(first).state {
             TState::Barrier(id) => id,
             _ => 0,
         };
@@ -1670,7 +1687,7 @@ impl<'a> Cta<'a> {
         (
             th.frames.last().map_or(0, |f| f.func),
             th.frames.len(),
-            self.sched[t].pc,
+            self.sched_at(t).pc,
         )
     }
 

@@ -501,7 +501,8 @@ impl Cta<'_> {
     fn state_text(&self) -> String {
         let mut waits: BTreeMap<(u8, u32), u32> = BTreeMap::new();
         let (mut exited, mut sync, mut ready) = (0, 0, 0);
-        for (th, sc) in self.threads.iter().zip(&self.sched) {
+        for (i, th) in self.threads.iter().enumerate() {
+            let sc = self.sched_at(i);
             match sc.state {
                 TState::Barrier(id) => {
                     let func = th.frames.last().map_or(0, |f| f.func);

@@ -418,6 +418,10 @@ impl Cta<'_> {
         stats: &mut Stats,
         budget: &mut Budget,
     ) -> Result<bool, Box<Fault>> {
+        if self.bar_whole[w as usize].is_some() {
+            // Parked at a barrier: nothing of the warp can run until it completes.
+            return Ok(false);
+        }
         let mut n = 0u32;
         // The group being run, whose PC (and spin counts) are kept here rather than in its
         // threads while it stays the group `select` would pick (`held`). Plain locals, not
@@ -1233,18 +1237,22 @@ impl Cta<'_> {
         wait: bool,
     ) -> Done {
         let next = g.pc + 1;
-        self.set_pcs(w, g.mask, next);
         let wi = w as usize;
-        let lanes_now = self.bar_mark(id, wi, act, count);
-        if wait {
-            each_sched(&mut self.sched, wi, act, |s| {
-                s.state = TState::Barrier(id as u8)
-            });
-        }
         let live = self.live_lanes(wi);
         let spins = spin.highest();
-        if wait && act == g.mask && act == live && spins < SPIN_YIELD {
+        // A whole warp that waits is parked (`Cta::bar_whole`): its threads' records are
+        // left as they are, and the barrier's release writes their PCs.
+        let park = wait && act == g.mask && act == live && spins < SPIN_YIELD;
+        let lanes_now = self.bar_mark(id, wi, act, count);
+        if park {
             self.bar_whole[wi] = Some((id as u8, next, spins));
+        } else {
+            self.set_pcs(w, g.mask, next);
+            if wait {
+                each_sched(&mut self.sched, wi, act, |s| {
+                    s.state = TState::Barrier(id as u8)
+                });
+            }
         }
         if lanes_now & live == live && self.check_barrier(id) {
             // Threads of other warps (or of this one) woke: their kept groups are stale.

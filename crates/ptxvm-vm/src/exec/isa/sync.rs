@@ -472,18 +472,27 @@ impl Cta<'_> {
     /// their `bar.red` results).
     pub(in crate::exec) fn release_barrier(&mut self, id: usize) {
         self.woken.clear();
+        // Parked warps (`Cta::bar_whole`): their threads' states are still `Ready`; only
+        // their PCs are written, past the barrier.
+        let mut parked = 0u64;
         for (w, rec) in self.bar_whole.iter_mut().enumerate() {
             if let Some((rid, pc, spins)) = *rec
                 && rid as usize == id
             {
                 self.woken.push((w as u32, pc, spins));
                 *rec = None;
+                let live = self.live.get(w).copied().unwrap_or(0);
+                fast::each_sched(&mut self.sched, w, live, |sc| sc.pc = pc);
+                parked |= 1u64.checked_shl(w as u32).unwrap_or(0);
             }
         }
         let r = self.bar_red[id];
         let mut results = Vec::new();
         // The threads waiting at the barrier are among those that arrived in this phase.
         for (w, &arrived) in self.bar_lanes[id].iter().enumerate() {
+            if parked.checked_shr(w as u32).unwrap_or(0) & 1 == 1 {
+                continue;
+            }
             if r.op.is_none() {
                 // No `bar.red` in this phase: only the states change (a whole warp as one
                 // slice).
