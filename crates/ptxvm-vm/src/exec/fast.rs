@@ -904,9 +904,23 @@ impl Cta<'_> {
             let lo = wi * 32;
             let mut part = [0usize; 32];
             let mut np = 0;
-            self.touched = true;
+            // A shuffle reads no membermask once it is known to complete here (nor does the
+            // JIT's, `jit_shfl`): only the other collectives get theirs in the threads (which
+            // the CTA's next reset then clears: `touched`).
+            let shfl = matches!(
+                inst.exec,
+                Exec::Warp {
+                    op: WarpOp::Shfl(_),
+                    ..
+                }
+            );
+            if !shfl {
+                self.touched = true;
+            }
             for l in lanes(act) {
-                self.threads[lo + l].sync_mask = masks[l];
+                if !shfl {
+                    self.threads[lo + l].sync_mask = masks[l];
+                }
                 part[np] = lo + l;
                 np += 1;
             }
