@@ -1702,7 +1702,11 @@ impl<'a> Cta<'a> {
         self.exits_dirty = false;
         let mut any = false;
         for id in 0..NBAR {
-            any |= self.check_barrier(id);
+            // (A barrier no thread has arrived at cannot complete: `check_barrier`'s own
+            // first test, here without the call for each of them at every warp's exit.)
+            if self.bar_count[id] != 0 {
+                any |= self.check_barrier(id);
+            }
         }
         for w in 0..self.nwarps as usize {
             // (Only a warp with threads waiting at a warp-synchronous instruction can wake.)
