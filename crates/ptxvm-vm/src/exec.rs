@@ -1233,18 +1233,19 @@ impl<'a> Cta<'a> {
         for w in 0..self.nwarps {
             let lo = (w * 32) as usize;
             let hi = (lo + 32).min(self.sched.len());
-            if let Some(i) =
-                (lo..hi).find(|&i| matches!(self.sched_at(i).state, TState::Barrier(_)))
-            {
-                let TState::Barrier(id) = self.sched_at(i).state else {
-                    continue;
-                };
+            if let Some((i, id, pc)) = (lo..hi).find_map(|i| {
+                let sc = self.sched_at(i);
+                match sc.state {
+                    TState::Barrier(id) => Some((i, id, sc.pc)),
+                    _ => None,
+                }
+            }) {
                 let func = self.threads[i].frames.last().map_or(0, |f| f.func);
                 let line = self
                     .prog
                     .funcs
                     .get(func as usize)
-                    .and_then(|f| f.code.get(self.sched_at(i).pc.saturating_sub(1) as usize))
+                    .and_then(|f| f.code.get(pc.saturating_sub(1) as usize))
                     .map_or(0, |i| i.line);
                 warps.push(format!("warp {w} waits at {} (line {line})", bar_name(id)));
             }
@@ -1704,7 +1705,7 @@ impl<'a> Cta<'a> {
         for id in 0..NBAR {
             // (A barrier no thread has arrived at cannot complete: `check_barrier`'s own
             // first test, here without the call for each of them at every warp's exit.)
-            if self.bar_count[id] != 0 {
+            if self.bar_arrived(id) != 0 {
                 any |= self.check_barrier(id);
             }
         }
